@@ -1,0 +1,46 @@
+# hum: the two commands are `make run` and `make test`; both install what they need first.
+SWIFT   ?= swift
+PREFIX  ?= /usr/local
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev
+TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux
+
+.PHONY: run test build release deps test-deps sounds bench clean
+
+# Installs the Debian packages that are missing (apt-get, through sudo when not root).
+define install_missing
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(RUN_DEPS))
+
+test-deps: deps
+	$(call install_missing,$(TEST_DEPS))
+
+release: deps
+	$(SWIFT) build -c release --product hum
+
+run: release
+	.build/release/hum
+
+build: deps
+	$(SWIFT) build
+
+test: test-deps
+	scripts/test.sh
+
+sounds: deps
+	$(SWIFT) build -c release --product hum-soundgen
+	.build/release/hum-soundgen --out Sounds
+
+bench: release test-deps
+	bench/render.sh
+	bench/playback.sh
+
+clean:
+	rm -rf .build

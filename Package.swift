@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Every target builds in the Swift 6 language mode (complete strict concurrency checking, set below in
+// swiftLanguageModes); `strict` adds the settings we hold every target to on top of it.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+func system(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "hum",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hum", targets: ["hum"]),
+        .executable(name: "hum-soundgen", targets: ["hum-soundgen"]),
+    ],
+    targets: [
+        system("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        system("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        system("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        system("CEbur128", pkgConfig: "libebur128", apt: "libebur128-dev"),
+        system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        system("CCurses", pkgConfig: "ncursesw", apt: "libncurses-dev"),
+
+        .target(name: "HumCore", swiftSettings: strict),
+        .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
+        .target(name: "HumStore", dependencies: ["HumCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
+        .target(name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumTerminal"], swiftSettings: strict),
+        .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
+        .executableTarget(name: "hum-soundgen", dependencies: ["HumCore", "HumAudio"], swiftSettings: strict),
+
+        .testTarget(name: "HumCoreTests", dependencies: ["HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumAudioTests", dependencies: ["HumAudio", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumStoreTests", dependencies: ["HumStore", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumTerminalTests", dependencies: ["HumTerminal", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumCLITests", dependencies: ["HumCLI", "HumCore"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

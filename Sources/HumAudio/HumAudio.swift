@@ -1,0 +1,2 @@
+/// ALSA, libsndfile and libsoxr adapters.
+enum HumAudioModule {}

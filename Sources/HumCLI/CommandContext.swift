@@ -1,0 +1,38 @@
+import HumCore
+
+/// Where a command writes text. The frontend gives the real stdout and stderr; tests give a buffer.
+public protocol TextOutput: AnyObject, Sendable {
+    func write(_ text: String)
+}
+
+/// What a command may use of the outside world, handed in instead of reached for through globals.
+public struct CommandContext: Sendable {
+    public var environment: [String: String]
+    public var stdout: any TextOutput
+    public var stderr: any TextOutput
+    /// True when stdout is a terminal: live status lines and colour are allowed.
+    public var stdoutIsTerminal: Bool
+    /// True when stdin is a terminal: keys can be read.
+    public var stdinIsTerminal: Bool
+    public var paths: HumPaths
+
+    public init(environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
+                stdoutIsTerminal: Bool, stdinIsTerminal: Bool) {
+        self.environment = environment
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stdinIsTerminal = stdinIsTerminal
+        self.paths = HumPaths(environment: environment)
+    }
+
+    /// Colour is used only on a terminal and never when NO_COLOR is set to anything non-empty.
+    public var useColor: Bool {
+        stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// Prints a warning line, `hum: warning: …`, on stderr.
+    public func warn(_ message: String) {
+        stderr.write("hum: warning: \(message)\n")
+    }
+}

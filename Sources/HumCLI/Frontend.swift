@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HumCore
+
+/// Writes straight to a file descriptor, unbuffered, so output and the exit code arrive in order.
+final class DescriptorOutput: TextOutput, @unchecked Sendable {
+    // @unchecked: the descriptor is immutable and write(2) is safe to call from any thread.
+    let descriptor: Int32
+
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return  // EPIPE and friends: the reader went away; nothing useful to do.
+                }
+                offset += n
+            }
+        }
+    }
+}
+
+/// The process frontend: owns stdout, stderr, the TTY and the exit code. `main.swift` calls only this.
+public enum Frontend {
+    public static func main() -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        var environment: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let pair = String(cString: entry)
+            if let eq = pair.firstIndex(of: "=") {
+                environment[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+            }
+            pointer += 1
+        }
+        let context = CommandContext(environment: environment,
+                                     stdout: DescriptorOutput(STDOUT_FILENO),
+                                     stderr: DescriptorOutput(STDERR_FILENO),
+                                     stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
+                                     stdinIsTerminal: isatty(STDIN_FILENO) == 1)
+        exit(HumMain.run(arguments: CommandLine.arguments, context: context))
+    }
+}

@@ -1,0 +1,2 @@
+/// The terminal UI.
+enum HumTerminalModule {}

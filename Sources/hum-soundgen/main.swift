@@ -1,0 +1,2 @@
+// The sound generator; see issue 3.
+print("hum-soundgen: not built yet")

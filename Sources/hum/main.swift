@@ -1,0 +1,3 @@
+import HumCLI
+
+Frontend.main()

@@ -1,0 +1,4 @@
+import Testing
+@testable import HumAudio
+
+@Test func HumAudioBuilds() { #expect(Bool(true)) }

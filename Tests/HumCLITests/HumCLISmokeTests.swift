@@ -1,0 +1,4 @@
+import Testing
+@testable import HumCLI
+
+@Test func HumCLIBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import HumCore
+
+@Test func HumCoreBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import HumStore
+
+@Test func HumStoreBuilds() { #expect(Bool(true)) }

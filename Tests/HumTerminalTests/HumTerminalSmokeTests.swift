@@ -1,0 +1,4 @@
+import Testing
+@testable import HumTerminal
+
+@Test func HumTerminalBuilds() { #expect(Bool(true)) }
