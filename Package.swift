@@ -26,7 +26,8 @@ let package = Package(
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CCurses", pkgConfig: "ncursesw", apt: "libncurses-dev"),
 
-        .target(name: "HumCore", swiftSettings: strict),
+        // HumCore imports no C module; it links libm only because the standard library's rounding and math need it.
+        .target(name: "HumCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
         .target(name: "HumStore", dependencies: ["HumCore", "CSQLite"], swiftSettings: strict),
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),

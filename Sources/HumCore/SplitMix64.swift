@@ -1,0 +1,20 @@
+/// A small, fast, seedable pseudo-random generator (SplitMix64): deterministic noise for the sound generator and
+/// reproducible property tests.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform Float in [-1, 1).
+    public mutating func nextSignedUnit() -> Float {
+        Float(Int64(bitPattern: next()) >> 40) / Float(1 << 23)
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import HumCore
-
-@Test func HumCoreBuilds() { #expect(Bool(true)) }
