@@ -1,2 +1,0 @@
-/// ALSA, libsndfile and libsoxr adapters.
-enum HumAudioModule {}
