@@ -1,0 +1,218 @@
+/// The mixing kernel: loops, per-track and master gain ramps, the mix-wide fade and the limiter, on plain buffers.
+///
+/// Pull model: the caller (the ALSA engine thread, or `render` writing a file) asks for N frames of interleaved
+/// stereo float and gets them. Playback and offline rendering run this same code, so a render is the playback,
+/// sample for sample. `render` takes no lock, allocates nothing and does no I/O; it reads its controls through
+/// atomics once per block and reaches its loops through raw pointers.
+public final class Mixer: @unchecked Sendable {
+    // @unchecked: the mutable state is touched only by the one thread that calls `render`; other threads go
+    // through `controls`.
+
+    /// One track to mix: a loop and a fixed gain that normalizes its loudness (1 for the built-in sounds).
+    public struct Track: Sendable {
+        public var loop: LoopBuffer
+        public var normalization: Float
+        public init(loop: LoopBuffer, normalization: Float = 1) {
+            self.loop = loop
+            self.normalization = normalization
+        }
+    }
+
+    struct Voice {
+        var samples: UnsafePointer<Int16>
+        var frames: Int
+        var channels: Int
+        var position: Int
+        var normalization: Float
+        var ramp: GainRamp
+    }
+
+    /// The largest block processed at once; bigger requests are split.
+    public static let maximumBlock = 2048
+    /// Every volume change (track, master, mute) ramps over this long.
+    public static let rampSeconds = 0.03
+
+    public let sampleRate: Int
+    public let controls: MixerControls
+    private let loops: [LoopBuffer]  // keeps the samples alive
+    private let voices: UnsafeMutablePointer<Voice>
+    private let voiceCount: Int
+    private let fadeGains: UnsafeMutablePointer<Float>
+    private var master: GainRamp
+    private var fade: FadeEnvelope
+    private var limiter: SoftLimiter
+    private var frame: Int64 = 0
+    private var lastFadeSequence: UInt16 = 0
+    private var finishWhenSilent = false
+    private var endFadeStarted = false
+    public private(set) var finished = false
+
+    /// - Parameters:
+    ///   - fadeInFrames: the mix starts silent and fades in over this many frames (0: starts at full volume).
+    public init(sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0) {
+        precondition(controls.trackCount == tracks.count, "one control per track")
+        self.sampleRate = sampleRate
+        self.controls = controls
+        loops = tracks.map(\.loop)
+        voiceCount = tracks.count
+        voices = .allocate(capacity: max(1, tracks.count))
+        let rampFrames = Int(Double(sampleRate) * Mixer.rampSeconds)
+        for (i, track) in tracks.enumerated() {
+            // Start at the target gain: the mix-wide fade-in (or the first block's ramp) takes care of onset.
+            let gain = controls.targetGain(track: i) * track.normalization
+            (voices + i).initialize(to: Voice(samples: UnsafePointer(track.loop.samples), frames: track.loop.frames,
+                                              channels: track.loop.channels, position: 0,
+                                              normalization: track.normalization,
+                                              ramp: GainRamp(gain: gain, rampFrames: rampFrames)))
+        }
+        fadeGains = .allocate(capacity: Mixer.maximumBlock)
+        master = GainRamp(gain: controls.targetMasterGain(), rampFrames: rampFrames)
+        fade = FadeEnvelope(silent: fadeInFrames > 0)
+        if fadeInFrames > 0 { fade.start(toSilence: false, frames: fadeInFrames) }
+        limiter = SoftLimiter(sampleRate: sampleRate)
+        lastFadeSequence = controls.latestFade().sequence
+    }
+
+    deinit {
+        voices.deinitialize(count: voiceCount)
+        voices.deallocate()
+        fadeGains.deallocate()
+    }
+
+    /// Frames rendered so far.
+    public var framesRendered: Int64 { frame }
+
+    /// Fills `out` with up to `frames` frames of interleaved stereo. Returns how many were written: fewer only
+    /// when the mix finished (a stop faded out, or a scheduled end was reached), 0 from then on.
+    public func render(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        var done = 0
+        while done < frames, !finished {
+            var n = min(frames - done, Mixer.maximumBlock)
+            applyControls()
+            let end = controls.scheduledEnd()
+            if end.frame >= 0 {
+                let fadeStart = end.frame - end.fade
+                if !endFadeStarted {
+                    if frame >= fadeStart {
+                        endFadeStarted = true
+                        finishWhenSilent = true
+                        fade.start(toSilence: true, frames: Int(max(0, end.frame - frame)))
+                    } else {
+                        n = min(n, Int(fadeStart - frame))
+                    }
+                }
+                n = min(n, Int(max(0, end.frame - frame)))
+                if n == 0 {
+                    finished = true
+                    break
+                }
+            }
+            renderBlock(out + 2 * done, frames: n)
+            frame += Int64(n)
+            done += n
+            if finishWhenSilent, fade.isSilent { finished = true }
+        }
+        controls.report(frames: frame, fade: fade.gain, finished: finished)
+        return done
+    }
+
+    @inline(__always)
+    private func applyControls() {
+        let request = controls.latestFade()
+        if request.sequence != lastFadeSequence {
+            lastFadeSequence = request.sequence
+            if request.hold {
+                fade.hold()
+            } else {
+                fade.start(toSilence: request.toSilence, frames: request.frames)
+            }
+            if !endFadeStarted { finishWhenSilent = request.finishWhenSilent }
+        }
+        master.setTarget(controls.targetMasterGain())
+        for t in 0..<voiceCount {
+            voices[t].ramp.setTarget(controls.targetGain(track: t) * voices[t].normalization)
+        }
+    }
+
+    @inline(__always)
+    private func renderBlock(_ out: UnsafeMutablePointer<Float>, frames n: Int) {
+        out.update(repeating: 0, count: 2 * n)
+        for t in 0..<voiceCount {
+            Mixer.mix(voice: &voices[t], into: out, frames: n)
+        }
+        // Master gain and fade, then the limiter.
+        let fadeVaries = fade.fill(fadeGains, frames: n)
+        let rampFrames = master.rampingFrames(within: n)
+        if !fadeVaries, rampFrames == 0 {
+            let g = master.current * fadeGains[0]
+            if g != 1 {
+                for i in 0..<(2 * n) { out[i] *= g }
+            }
+        } else {
+            var m = master.current
+            let step = master.increment
+            for i in 0..<n {
+                if i < rampFrames { m += step }
+                let g = m * (fadeVaries ? fadeGains[i] : fadeGains[0])
+                out[2 * i] *= g
+                out[2 * i + 1] *= g
+            }
+        }
+        master.advance(n)
+        limiter.process(out, frames: n)
+    }
+
+    /// Adds one voice's next `n` frames into `out`, wrapping around the loop.
+    @inline(__always)
+    static func mix(voice: inout Voice, into out: UnsafeMutablePointer<Float>, frames n: Int) {
+        if voice.ramp.current == 0, !voice.ramp.isRamping {
+            voice.position = (voice.position + n) % voice.frames  // silent: keep time, skip the work
+            return
+        }
+        let scale: Float = 1 / 32768
+        var done = 0
+        while done < n {
+            let chunk = min(n - done, voice.frames - voice.position)
+            let src = voice.samples + voice.position * voice.channels
+            let dst = out + 2 * done
+            let ramping = voice.ramp.rampingFrames(within: chunk)
+            if ramping > 0 {
+                var g = voice.ramp.current * scale
+                let step = voice.ramp.increment * scale
+                if voice.channels == 2 {
+                    for i in 0..<ramping {
+                        g += step
+                        dst[2 * i] += Float(src[2 * i]) * g
+                        dst[2 * i + 1] += Float(src[2 * i + 1]) * g
+                    }
+                } else {
+                    for i in 0..<ramping {
+                        g += step
+                        let s = Float(src[i]) * g
+                        dst[2 * i] += s
+                        dst[2 * i + 1] += s
+                    }
+                }
+                voice.ramp.advance(ramping)
+            }
+            let g = voice.ramp.current * scale
+            let rest = chunk - ramping
+            if g != 0, rest > 0 {
+                let s0 = src + ramping * voice.channels
+                let d0 = dst + 2 * ramping
+                if voice.channels == 2 {
+                    for i in 0..<(2 * rest) { d0[i] += Float(s0[i]) * g }
+                } else {
+                    for i in 0..<rest {
+                        let s = Float(s0[i]) * g
+                        d0[2 * i] += s
+                        d0[2 * i + 1] += s
+                    }
+                }
+            }
+            voice.position += chunk
+            if voice.position == voice.frames { voice.position = 0 }
+            done += chunk
+        }
+    }
+}

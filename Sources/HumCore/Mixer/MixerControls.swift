@@ -1,0 +1,153 @@
+import Synchronization
+
+/// How the outside world steers a running mix: every control is an atomic the audio thread reads once per block.
+/// Nothing here locks or allocates after `init`, so any thread (the UI, the timer, a signal watcher) may call it
+/// while the audio thread renders.
+public final class MixerControls: @unchecked Sendable {
+    // @unchecked: all shared state lives in atomics allocated once in init and freed in deinit.
+
+    public let trackCount: Int
+    /// Per track: volume (Float bits, 0–100) in the low 32 bits, muted in bit 32.
+    private let tracks: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Master volume (Float bits, 0–100).
+    private let master = Atomic<UInt32>(Float(100).bitPattern)
+    /// The latest fade request: sequence (bits 48–63), flags (bits 40–47), duration in frames (bits 0–39).
+    private let fadeRequest = Atomic<UInt64>(0)
+    /// The frame at which the mix ends with a fade (−1: plays until stopped), and that fade's length in frames.
+    private let end = Atomic<Int64>(-1)
+    private let endFade = Atomic<Int64>(0)
+    /// Written by the audio thread: frames rendered so far, and whether the mix has finished.
+    private let rendered = Atomic<Int64>(0)
+    private let finishedFlag = Atomic<Bool>(false)
+    private let fadeLevel = Atomic<UInt32>(Float(1).bitPattern)
+
+    public init(volumes: [Float], master: Float = 100) {
+        trackCount = volumes.count
+        tracks = .allocate(capacity: max(1, volumes.count))
+        for (i, v) in volumes.enumerated() {
+            (tracks + i).initialize(to: Atomic(UInt64(MixerControls.clamp(v).bitPattern)))
+        }
+        self.master.store(MixerControls.clamp(master).bitPattern, ordering: .relaxed)
+    }
+
+    deinit {
+        tracks.deinitialize(count: trackCount)
+        tracks.deallocate()
+    }
+
+    private static func clamp(_ v: Float) -> Float { v.isNaN ? 0 : min(max(v, 0), 100) }
+
+    // MARK: Track and master volume
+
+    public func setVolume(_ volume: Float, track: Int) {
+        guard track >= 0, track < trackCount else { return }
+        let muted = tracks[track].load(ordering: .relaxed) & (1 << 32)
+        tracks[track].store(muted | UInt64(MixerControls.clamp(volume).bitPattern), ordering: .relaxed)
+    }
+
+    public func setMuted(_ muted: Bool, track: Int) {
+        guard track >= 0, track < trackCount else { return }
+        let bits = tracks[track].load(ordering: .relaxed) & 0xFFFF_FFFF
+        tracks[track].store(bits | (muted ? 1 << 32 : 0), ordering: .relaxed)
+    }
+
+    public func volume(track: Int) -> Float {
+        guard track >= 0, track < trackCount else { return 0 }
+        return Float(bitPattern: UInt32(truncatingIfNeeded: tracks[track].load(ordering: .relaxed)))
+    }
+
+    public func isMuted(track: Int) -> Bool {
+        guard track >= 0, track < trackCount else { return false }
+        return tracks[track].load(ordering: .relaxed) & (1 << 32) != 0
+    }
+
+    public var masterVolume: Float {
+        get { Float(bitPattern: master.load(ordering: .relaxed)) }
+        set { master.store(MixerControls.clamp(newValue).bitPattern, ordering: .relaxed) }
+    }
+
+    /// The gain a track should have now: its volume on the perceptual curve, or 0 when muted.
+    @inline(__always)
+    func targetGain(track: Int) -> Float {
+        let bits = tracks[track].load(ordering: .relaxed)
+        if bits & (1 << 32) != 0 { return 0 }
+        return Volume.gain(Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
+    }
+
+    @inline(__always)
+    func targetMasterGain() -> Float { Volume.gain(masterVolume) }
+
+    // MARK: Fades
+
+    /// A request to fade the whole mix, as the audio thread sees it.
+    public struct FadeRequest: Equatable, Sendable {
+        public var sequence: UInt16
+        public var toSilence: Bool
+        /// When the fade reaches silence, the mix finishes (used to stop with a fade).
+        public var finishWhenSilent: Bool
+        /// Holds the fade where it is instead of moving.
+        public var hold: Bool
+        public var frames: Int
+    }
+
+    /// Fades the mix to silence over exactly `frames` frames from wherever it is now.
+    public func fadeOut(frames: Int) { post(toSilence: true, finish: false, hold: false, frames: frames) }
+    /// Fades the mix back to full over exactly `frames` frames from wherever it is now.
+    public func fadeIn(frames: Int) { post(toSilence: false, finish: false, hold: false, frames: frames) }
+    /// Holds the fade at its current level (a fade cancelled midway).
+    public func holdFade() { post(toSilence: false, finish: false, hold: true, frames: 0) }
+    /// Fades to silence over `frames` frames, then the mix finishes.
+    public func stop(fadeFrames: Int) { post(toSilence: true, finish: true, hold: false, frames: fadeFrames) }
+
+    private func post(toSilence: Bool, finish: Bool, hold: Bool, frames: Int) {
+        let frames = UInt64(min(max(frames, 0), (1 << 40) - 1))
+        let flags = UInt64((toSilence ? 1 : 0) | (finish ? 2 : 0) | (hold ? 4 : 0)) << 40
+        var current = fadeRequest.load(ordering: .relaxed)
+        while true {
+            let sequence = ((current >> 48) &+ 1) & 0xFFFF
+            let next = sequence << 48 | flags | frames
+            let (exchanged, original) = fadeRequest.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    @inline(__always)
+    func latestFade() -> FadeRequest {
+        let bits = fadeRequest.load(ordering: .acquiring)
+        return FadeRequest(sequence: UInt16(truncatingIfNeeded: bits >> 48),
+                           toSilence: bits & (1 << 40) != 0,
+                           finishWhenSilent: bits & (2 << 40) != 0,
+                           hold: bits & (4 << 40) != 0,
+                           frames: Int(bits & ((1 << 40) - 1)))
+    }
+
+    /// Ends the mix at an absolute frame, fading to silence over the last `fadeFrames` frames (a sleep timer, or a
+    /// render of a fixed length). The mix then finishes exactly at `frame`.
+    public func scheduleEnd(atFrame frame: Int64, fadeFrames: Int64) {
+        endFade.store(max(0, min(fadeFrames, frame)), ordering: .relaxed)
+        end.store(frame, ordering: .releasing)
+    }
+
+    @inline(__always)
+    func scheduledEnd() -> (frame: Int64, fade: Int64) {
+        let frame = end.load(ordering: .acquiring)
+        return (frame, endFade.load(ordering: .relaxed))
+    }
+
+    // MARK: What the audio thread reports
+
+    /// Frames rendered since the start: the mix's own clock.
+    public var framesRendered: Int64 { rendered.load(ordering: .relaxed) }
+    /// True once a stop or a scheduled end has faded to silence: nothing more will sound.
+    public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    /// The fade's current gain (1 = no fade).
+    public var fadeGain: Float { Float(bitPattern: fadeLevel.load(ordering: .relaxed)) }
+
+    @inline(__always)
+    func report(frames: Int64, fade: Float, finished: Bool) {
+        rendered.store(frames, ordering: .relaxed)
+        fadeLevel.store(fade.bitPattern, ordering: .relaxed)
+        if finished { finishedFlag.store(true, ordering: .releasing) }
+    }
+}

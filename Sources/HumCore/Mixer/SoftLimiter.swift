@@ -1,0 +1,31 @@
+/// Keeps the summed mix within full scale without touching ordinary levels.
+///
+/// Below the threshold (−1 dBFS) it does nothing at all. A frame that would exceed it pulls the gain down at
+/// once, exactly enough; the gain then recovers smoothly (about 250 ms to −1 dB of recovery). A final clamp to
+/// ±1 guards against anything the envelope misses (it never does by construction, but the output must be bounded).
+public struct SoftLimiter: Sendable {
+    public static let threshold: Float = 0.891  // −1 dBFS
+    public private(set) var gain: Float = 1
+    private let release: Float
+
+    public init(sampleRate: Int) {
+        // One-pole recovery toward unity with a time constant of 100 ms.
+        release = 1 - Float(FadeEnvelope.pow10(-1 / (0.1 * Double(sampleRate) * 2.302585092994046)))
+    }
+
+    /// Limits interleaved stereo in place.
+    @inline(__always)
+    public mutating func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int) {
+        var g = gain
+        let t = SoftLimiter.threshold
+        for i in 0..<frames {
+            let l = buffer[2 * i], r = buffer[2 * i + 1]
+            let peak = max(abs(l), abs(r))
+            if g < 1 { g += (1 - g) * release }
+            if peak * g > t { g = t / peak }
+            buffer[2 * i] = max(-1, min(1, l * g))
+            buffer[2 * i + 1] = max(-1, min(1, r * g))
+        }
+        gain = g
+    }
+}
