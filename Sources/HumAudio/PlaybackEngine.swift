@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HumCore
+import Synchronization
+
+/// The real-time engine: one thread that pulls periods from the mixer and pushes them to the sink.
+///
+/// Its loop allocates nothing, takes no lock and does no file I/O: the mixer reads its controls through atomics,
+/// the period buffer is allocated before the thread starts, and state goes out through atomics the frontend polls.
+/// When the device goes away it says so through `state`, keeps the mixer as it is, and tries to reopen the device
+/// every half second; playback resumes where it stopped.
+public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
+    // @unchecked: the mixer and sink are used only by the engine thread once it runs; shared state is atomic.
+
+    public enum State: UInt8, Sendable {
+        case idle, playing, deviceLost, finished
+    }
+
+    public let mixer: Mixer
+    public let sink: Sink
+    private let stateValue = Atomic<UInt8>(State.idle.rawValue)
+    private let underrunCount = Atomic<Int>(0)
+    private let lostCode = Atomic<Int32>(0)
+    private let reopenCount = Atomic<Int>(0)
+    private let abortFlag = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    private let buffer: UnsafeMutablePointer<Float>
+    /// How long to wait between attempts to reopen a lost device.
+    public var reopenInterval: Double = 0.5
+
+    /// - Parameter sink: already opened (so its format is known before the mixer was built).
+    public init(mixer: Mixer, sink: Sink) {
+        self.mixer = mixer
+        self.sink = sink
+        buffer = .allocate(capacity: 2 * Mixer.maximumBlock)
+    }
+
+    deinit { buffer.deallocate() }
+
+    public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .idle }
+    /// Underruns recovered so far.
+    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    /// The error code of the write that lost the device (negative errno), while lost.
+    public var lostErrorCode: Int32 { lostCode.load(ordering: .relaxed) }
+    /// How many times the device was reopened after being lost.
+    public var reopens: Int { reopenCount.load(ordering: .relaxed) }
+
+    /// Starts the engine thread.
+    public func start() {
+        stateValue.store(State.playing.rawValue, ordering: .releasing)
+        let thread = Thread { [self] in run() }
+        thread.name = "hum-audio"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    /// Stops at once, without a fade (a second Ctrl-C).
+    public func abort() { abortFlag.store(true, ordering: .relaxed) }
+
+    /// Waits until the engine finished, up to `timeout` seconds. Returns false on timeout.
+    @discardableResult
+    public func wait(timeout: Double) -> Bool {
+        done.wait(timeout: .now() + timeout) == .success
+    }
+
+    private func run() {
+        defer {
+            stateValue.store(State.finished.rawValue, ordering: .releasing)
+            done.signal()
+        }
+        let period = min(max(sink.periodFrames, 64), Mixer.maximumBlock)
+        while !abortFlag.load(ordering: .relaxed) {
+            if state == .deviceLost {
+                usleep(UInt32(reopenInterval * 1_000_000))
+                do throws(AudioSinkError) {
+                    try sink.open()
+                    guard sink.sampleRate == mixer.sampleRate else {
+                        sink.close()  // came back at another rate: keep waiting for the one the loops were made for
+                        continue
+                    }
+                    reopenCount.add(1, ordering: .relaxed)
+                    lostCode.store(0, ordering: .relaxed)
+                    stateValue.store(State.playing.rawValue, ordering: .releasing)
+                } catch {
+                    continue
+                }
+                continue
+            }
+            let n = mixer.render(into: buffer, frames: period)
+            if n > 0 {
+                switch sink.write(buffer, count: n) {
+                case .written: break
+                case .recovered: underrunCount.add(1, ordering: .relaxed)
+                case .lost(let code):
+                    sink.close()
+                    lostCode.store(code, ordering: .relaxed)
+                    stateValue.store(State.deviceLost.rawValue, ordering: .releasing)
+                    continue
+                }
+            }
+            if n < period {
+                sink.finish()
+                break
+            }
+        }
+        sink.close()
+    }
+}

@@ -1,0 +1,52 @@
+/// One `SOUND[=VOLUME]` word of a mix on the command line.
+public struct MixToken: Equatable, Sendable, Codable {
+    public var name: String
+    public var volume: Double
+
+    public init(name: String, volume: Double) {
+        self.name = name
+        self.volume = volume
+    }
+}
+
+/// Parses mix words: `rain=40`, `brown` (volume 50), `./my=file.wav=30` (the last `=` splits name and volume).
+public enum MixSpec {
+    public enum ParseError: Error, Equatable, Sendable {
+        case emptyName(String)
+        case badVolume(String)
+        case volumeOutOfRange(String)
+
+        /// A line for people, naming the bad word and what to try.
+        public var message: String {
+            switch self {
+            case .emptyName(let w): return "\"\(w)\" names no sound; write SOUND=VOLUME, for example rain=40"
+            case .badVolume(let w): return "\"\(w)\" has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for example rain=40"
+            case .volumeOutOfRange(let w): return "the volume in \"\(w)\" is outside 0–100; for example rain=40"
+            }
+        }
+    }
+
+    public static func parse(_ word: String) throws(ParseError) -> MixToken {
+        guard let eq = word.lastIndex(of: "=") else {
+            guard !word.isEmpty else { throw .emptyName(word) }
+            return MixToken(name: word, volume: Volume.default)
+        }
+        let name = String(word[..<eq])
+        var text = String(word[word.index(after: eq)...])
+        if text.hasSuffix("%") { text.removeLast() }
+        guard !name.isEmpty else { throw .emptyName(word) }
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
+              let volume = Double(text), volume.isFinite else { throw .badVolume(word) }
+        guard Volume.range.contains(volume) else { throw .volumeOutOfRange(word) }
+        return MixToken(name: name, volume: volume)
+    }
+
+    /// The words for a mix, as a person would type them again (`rain=40 brown=25`).
+    public static func format(_ mix: [MixToken]) -> String {
+        mix.map { "\($0.name)=\(formatVolume($0.volume))" }.joined(separator: " ")
+    }
+
+    public static func formatVolume(_ v: Double) -> String {
+        v == v.rounded() ? String(Int(v)) : String(v)
+    }
+}

@@ -1,2 +1,0 @@
-/// The terminal UI.
-enum HumTerminalModule {}

@@ -1,4 +1,0 @@
-import Testing
-@testable import HumTerminal
-
-@Test func HumTerminalBuilds() { #expect(Bool(true)) }
