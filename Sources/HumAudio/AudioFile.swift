@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSndFile
+import Foundation
 import HumCore
 
 /// Why an audio file could not be read or written, for people: the path and the reason.
@@ -191,10 +192,14 @@ public final class AudioFileWriter {
     /// The extensions `render` can write.
     public static let extensions = ["wav", "flac", "ogg", "opus"]
 
-    /// - Parameter quality: for Ogg Vorbis and Opus, 0…1 (libsndfile's VBR quality); ignored otherwise.
-    public init(path: String, sampleRate: Int, channels: Int, sampleFormat: SampleFormat = .s16,
-                quality: Double? = nil) throws(AudioFileError) {
-        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+    /// - Parameters:
+    ///   - formatName: the name whose extension picks the container (default: `path`), so a temporary file can be
+    ///     written in the format of the name it will be renamed to.
+    ///   - quality: for Ogg Vorbis and Opus, 0…1 (libsndfile's VBR quality); ignored otherwise.
+    public init(path: String, formatName: String? = nil, sampleRate: Int, channels: Int,
+                sampleFormat: SampleFormat = .s16, quality: Double? = nil) throws(AudioFileError) {
+        let name = ((formatName ?? path) as NSString).lastPathComponent
+        let ext = name.contains(".") ? String(name.split(separator: ".").last!).lowercased() : ""
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)

@@ -4,6 +4,8 @@ import HumCore
 public enum CommandTable {
     // nonisolated(unsafe): an immutable table of metatypes; nothing ever writes to it.
     nonisolated(unsafe) public static let commands: [any HumCommand.Type] = [
+        PlayCommand.self,
+        RenderCommand.self,
     ]
 
     /// What bare `hum` runs.

@@ -1,0 +1,136 @@
+import Foundation
+import HumAudio
+import HumCore
+
+/// A sound of the mix, resolved: what the person typed and what it names.
+struct MixEntry: Sendable {
+    var token: MixToken
+    var sound: SoundReference
+}
+
+/// Turns mix words into sounds, and remembers the last mix played.
+enum MixSetup {
+    /// The mix played when none is given and none was played before.
+    static let defaultMix = [MixToken(name: "rain", volume: 40), MixToken(name: "brown", volume: 25)]
+
+    static func catalog(_ context: CommandContext) -> SoundCatalog {
+        SoundCatalog(builtinDirectory: SoundCatalog.locateBuiltins(environment: context.environment),
+                     userDirectory: context.paths.userSoundsDirectory)
+    }
+
+    /// Parses and resolves the words; a word that is not a valid mix word but names an existing file is that file.
+    static func resolve(words: [String], catalog: SoundCatalog, command: String) throws(HumError) -> [MixEntry] {
+        var entries: [MixEntry] = []
+        for word in words {
+            let token: MixToken
+            do throws(MixSpec.ParseError) {
+                token = try MixSpec.parse(word)
+            } catch {
+                if FileManager.default.fileExists(atPath: word) {
+                    token = MixToken(name: word, volume: Volume.default)
+                } else {
+                    throw .usage(error.message)
+                }
+            }
+            guard let sound = catalog.resolve(token.name) else {
+                let names = catalog.all.map(\.name)
+                let hint = Suggest.closest(to: token.name, in: names).map { "did you mean \"\($0)\"? " } ?? ""
+                let listing = names.isEmpty ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
+                throw .usage("unknown sound \"\(token.name)\" in \"\(word)\"; \(hint)\(listing)")
+            }
+            if entries.contains(where: { $0.sound.path == sound.path }) {
+                throw .usage("\"\(token.name)\" is in the mix twice; give each sound once")
+            }
+            entries.append(MixEntry(token: token, sound: sound))
+        }
+        return entries
+    }
+
+    /// The mix to play when the command line names none: the last one played, else the default. Sounds of it that
+    /// no longer exist (a user file that went away) are reported and left out; the saved mix itself is kept.
+    static func remembered(_ context: CommandContext, catalog: SoundCatalog) throws(HumError) -> [MixEntry] {
+        let saved = lastMix(context) ?? defaultMix
+        var entries: [MixEntry] = []
+        for token in saved {
+            if let sound = catalog.resolve(token.name), FileManager.default.fileExists(atPath: sound.path) {
+                entries.append(MixEntry(token: token, sound: sound))
+            } else {
+                context.warn("the sound \"\(token.name)\" of your last mix is missing; playing the rest (see 'hum sounds')")
+            }
+        }
+        if entries.isEmpty {
+            if catalog.builtins.isEmpty {
+                throw .failure("no sounds to play: the built-in library was not found (set HUM_SOUNDS_DIR to its folder) and no sound was given; try 'hum play PATH-TO-AUDIO-FILE'")
+            }
+            throw .failure("no sound of the saved mix can be found; name some, for example 'hum play rain=40'")
+        }
+        return entries
+    }
+
+    struct SavedMix: Codable {
+        var mix: [MixToken]
+    }
+
+    static func lastMixPath(_ context: CommandContext) -> String { context.paths.stateDirectory + "/last-mix.json" }
+
+    static func lastMix(_ context: CommandContext) -> [MixToken]? {
+        guard let data = FileManager.default.contents(atPath: lastMixPath(context)),
+              let saved = try? JSONDecoder().decode(SavedMix.self, from: data), !saved.mix.isEmpty else { return nil }
+        return saved.mix
+    }
+
+    /// Saves the mix for next time. Failing to save is not worth stopping the music for: a warning at most.
+    static func remember(_ mix: [MixToken], context: CommandContext) {
+        do {
+            try FileManager.default.createDirectory(atPath: context.paths.stateDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let data = try JSONEncoder().encode(SavedMix(mix: mix))
+            try data.write(to: URL(fileURLWithPath: lastMixPath(context)), options: .atomic)
+        } catch {
+            context.warn("could not save the mix for next time (\(lastMixPath(context)): \(error.localizedDescription))")
+        }
+    }
+
+    /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
+    /// can, the failure names them.
+    static func loadTracks(_ entries: [MixEntry], rate: Int, context: CommandContext) throws(HumError) -> (tracks: [Mixer.Track], playing: [MixEntry]) {
+        let results = TrackLoader.loadAll(entries.map { ($0.sound, Float(1)) }, outputRate: rate)
+        var tracks: [Mixer.Track] = []
+        var playing: [MixEntry] = []
+        var problems: [String] = []
+        for (entry, result) in zip(entries, results) {
+            switch result {
+            case .success(let track):
+                tracks.append(track)
+                playing.append(entry)
+            case .failure(let error):
+                problems.append("cannot play \(entry.token.name): \(describe(error, entry))")
+            }
+        }
+        if tracks.isEmpty {
+            throw .failure(problems.joined(separator: "; ") + (problems.count == 1 ? "" : ""))
+        }
+        for problem in problems { context.warn(problem + "; playing the others") }
+        return (tracks, playing)
+    }
+
+    static func describe(_ error: AudioFileError, _ entry: MixEntry) -> String {
+        entry.sound.path == entry.token.name ? error.reason : "\(error.path): \(error.reason)"
+    }
+
+    /// Parses a duration option, or says which word was wrong.
+    static func duration(_ text: String, option: String) throws(HumError) -> Double {
+        do throws(DurationText.ParseError) {
+            return try DurationText.parseSeconds(text)
+        } catch {
+            throw .usage("--\(option) \"\(text)\" is not a duration; write for example 90s, 25m, 1h or 1h30m")
+        }
+    }
+
+    static func volume(_ text: String, option: String) throws(HumError) -> Double {
+        guard let v = Double(text), v.isFinite, Volume.range.contains(v) else {
+            throw .usage("--\(option) \"\(text)\" is not a volume from 0 to 100")
+        }
+        return v
+    }
+}

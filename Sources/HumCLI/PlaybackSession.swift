@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HumAudio
+import HumCore
+import HumTerminal
+
+/// A mix playing through ALSA: the device, the mixer and its controls, and the engine thread.
+final class PlaybackSession {
+    let sink: AlsaSink
+    let controls: MixerControls
+    let mixer: Mixer
+    let engine: PlaybackEngine<AlsaSink>
+    let entries: [MixEntry]
+    let fadeFrames: Int
+    private var reportedLost = false
+
+    /// The device hum plays to: --device, else HUM_DEVICE, else ALSA's `default`.
+    static func device(option: String?, context: CommandContext) -> String {
+        if let option, !option.isEmpty { return option }
+        if let env = context.environment["HUM_DEVICE"], !env.isEmpty { return env }
+        return "default"
+    }
+
+    /// Opens the device, loads the sounds at its rate and starts the engine, fading in over `fadeSeconds`.
+    init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, context: CommandContext) throws(HumError) {
+        sink = AlsaSink(device: device)
+        do throws(AudioSinkError) {
+            try sink.open()
+        } catch {
+            throw .failure(error.message)
+        }
+        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: sink.sampleRate, context: context)
+        self.entries = playing
+        controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
+        fadeFrames = Int(fadeSeconds * Double(sink.sampleRate))
+        mixer = Mixer(sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames)
+        engine = PlaybackEngine(mixer: mixer, sink: sink)
+        engine.start()
+    }
+
+    var elapsedSeconds: Int64 { controls.framesRendered / Int64(max(sink.sampleRate, 1)) }
+
+    /// Fades out over the session's fade (at least 50 ms, so even --fade 0 stops without a click), then finishes.
+    func stop() { controls.stop(fadeFrames: max(fadeFrames, sink.sampleRate / 20)) }
+
+    /// Reports a lost or returned device once each time it changes. Returns a short note for the status line.
+    func deviceNote(context: CommandContext, beforePrinting: () -> Void) -> String? {
+        switch engine.state {
+        case .deviceLost:
+            if !reportedLost {
+                reportedLost = true
+                beforePrinting()
+                let code = engine.lostErrorCode
+                let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
+                context.stderr.write("hum: the audio device \"\(sink.device)\" went away\(reason); the mix is kept and plays again when it returns\n")
+            }
+            return "waiting for the audio device"
+        default:
+            if reportedLost, engine.state == .playing {
+                reportedLost = false
+                beforePrinting()
+                context.stderr.write("hum: the audio device \"\(sink.device)\" is back\n")
+            }
+            return nil
+        }
+    }
+}
+
+extension AlsaSink {
+    static func describeWrite(_ code: Int32) -> String {
+        "snd_pcm_writei: " + String(cString: strerror(-code))
+    }
+}
