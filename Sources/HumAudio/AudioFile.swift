@@ -88,8 +88,20 @@ final class SoundFile {
 
     deinit { sf_close(handle) }
 
+    /// libsndfile notes a WAV/AIFF whose chunk sizes exceed the file ("data : 529200 (should be 99920)").
+    var logMentionsTruncation: Bool {
+        var log = [CChar](repeating: 0, count: 8192)
+        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "\n").contains { $0.hasPrefix("data") && $0.contains("should be") }
+    }
+
     private static func openFailure(_ path: String) -> String {
         let message = String(cString: sf_strerror(nil))
+        // For a regular file (checked before), this message only means a decoder (mpg123) gave up on it.
+        if message.contains("not a regular file") {
+            return "not an audio file libsndfile can read (no valid audio frames); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
+        }
         if message.contains("unknown format") || message.contains("Format not recognised") {
             return "not an audio file libsndfile can read (\(message.trimmingTrailingPeriod)); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
         }
@@ -124,23 +136,43 @@ public enum AudioFileReader {
                              channels: Int(file.info.channels), formatName: file.formatName)
     }
 
+    /// The longest sound hum loops from memory: 30 minutes (about 330 MB of float while loading at 48 kHz stereo).
+    public static let maximumSeconds = 1800
+
     /// Decodes the whole file to float. More than two channels are down-mixed to stereo (even channels left, odd
     /// right, each side averaged); mono stays mono.
     public static func decode(path: String) throws(AudioFileError) -> DecodedAudio {
         let file = try SoundFile(reading: path)
         let channels = Int(file.info.channels)
-        let expected = Int(file.info.frames)
-        guard expected < Int(Int32.max) / max(channels, 1) else {
-            throw AudioFileError(path: path, reason: "is too long to loop from memory (\(expected) frames)")
+        let rate = Int(file.info.samplerate)
+        let limit = maximumSeconds * rate
+        // A header can promise anything (a cut Ogg file reports an unknown length): read in chunks instead of
+        // trusting it for the allocation.
+        let promised = Int(file.info.frames)
+        let known = promised > 0 && promised <= limit
+        if promised == Int(Int64.max) {
+            // libsndfile's answer for an Ogg stream whose last page is missing.
+            throw AudioFileError(path: path, reason: "the file is truncated (its end is missing)")
         }
-        var samples = [Float](repeating: 0, count: expected * channels)
+        if promised > limit {
+            throw AudioFileError(path: path, reason: "is too long to loop (\(promised / max(rate, 1)) s; at most \(maximumSeconds / 60) minutes)")
+        }
+        if file.logMentionsTruncation {
+            throw AudioFileError(path: path, reason: "the file is truncated (its header promises more audio than it holds)")
+        }
+        var samples: [Float] = []
+        samples.reserveCapacity((known ? promised : rate * 60) * channels)
+        let chunk = 65536
+        var block = [Float](repeating: 0, count: chunk * channels)
         var read = 0
-        while read < expected {
-            let n = samples.withUnsafeMutableBufferPointer { buffer in
-                sf_readf_float(file.handle, buffer.baseAddress! + read * channels, sf_count_t(expected - read))
-            }
+        while true {
+            let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(file.handle, $0.baseAddress!, sf_count_t(chunk)) })
             if n <= 0 { break }
-            read += Int(n)
+            samples.append(contentsOf: block[0..<(n * channels)])
+            read += n
+            if read > limit {
+                throw AudioFileError(path: path, reason: "is too long to loop (at most \(maximumSeconds / 60) minutes)")
+            }
         }
         let error = sf_error(file.handle)
         if error != 0 {
@@ -148,17 +180,14 @@ public enum AudioFileReader {
         }
         if read == 0 { throw AudioFileError(path: path, reason: "contains no decodable audio") }
         // The header promised more than the file holds: a truncated download or copy. Playing what is there
-        // would loop a cut-off file with a jump, so say so instead. Ogg/MP3 estimates can be short by a packet.
-        let tolerance = max(8192, expected / 100)
-        if read + tolerance < expected {
-            throw AudioFileError(path: path, reason: "the file is truncated (\(read) of \(expected) frames readable)")
+        // would loop a cut-off file, so say so. Ogg and MP3 length estimates can be short by a packet or two.
+        if known, read + max(8192, promised / 100) < promised {
+            throw AudioFileError(path: path, reason: "the file is truncated (\(read) of \(promised) frames readable)")
         }
-        samples.removeLast((expected - read) * channels)
         if channels <= 2 {
-            return DecodedAudio(samples: samples, channels: channels, sampleRate: Int(file.info.samplerate))
+            return DecodedAudio(samples: samples, channels: channels, sampleRate: rate)
         }
-        return DecodedAudio(samples: downmixToStereo(samples, channels: channels), channels: 2,
-                            sampleRate: Int(file.info.samplerate))
+        return DecodedAudio(samples: downmixToStereo(samples, channels: channels), channels: 2, sampleRate: rate)
     }
 
     static func downmixToStereo(_ samples: [Float], channels: Int) -> [Float] {
@@ -255,5 +284,24 @@ public final class AudioFileWriter {
         if sf_error(file.handle) != 0 {
             throw AudioFileError(path: path, reason: "write failed (\(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
         }
+    }
+}
+
+/// Decoder libraries (mpg123 inside libsndfile) print notes straight to stderr. hum reports problems itself, so
+/// while files are opened and decoded, file descriptor 2 points at /dev/null.
+public enum LibraryNoise {
+    public static func silenced<T>(_ body: () throws -> T) rethrows -> T {
+        fflush(nil)  // all C streams, stderr among them
+        let saved = dup(STDERR_FILENO)
+        let null = open("/dev/null", O_WRONLY)
+        if saved >= 0, null >= 0 { dup2(null, STDERR_FILENO) }
+        defer {
+            if saved >= 0 {
+                dup2(saved, STDERR_FILENO)
+                close(saved)
+            }
+            if null >= 0 { close(null) }
+        }
+        return try body()
     }
 }

@@ -6,6 +6,7 @@ public enum CommandTable {
     nonisolated(unsafe) public static let commands: [any HumCommand.Type] = [
         PlayCommand.self,
         RenderCommand.self,
+        SoundsCommand.self,
     ]
 
     /// What bare `hum` runs.

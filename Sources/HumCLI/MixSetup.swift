@@ -94,24 +94,36 @@ enum MixSetup {
     /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
     /// can, the failure names them.
     static func loadTracks(_ entries: [MixEntry], rate: Int, context: CommandContext) throws(HumError) -> (tracks: [Mixer.Track], playing: [MixEntry]) {
-        let results = TrackLoader.loadAll(entries.map { ($0.sound, Float(1)) }, outputRate: rate)
-        var tracks: [Mixer.Track] = []
-        var playing: [MixEntry] = []
+        let results = LibraryNoise.silenced { TrackLoader.loadAll(entries.map { ($0.sound, Float(1)) }, outputRate: rate) }
+        let playable = try keepPlayable(entries, results, context: context)
+        return (playable.map(\.1), playable.map(\.0))
+    }
+
+    /// Reads only the headers, so a bad file is reported before the audio device is opened.
+    static func checkHeaders(_ entries: [MixEntry], context: CommandContext) throws(HumError) -> [MixEntry] {
+        let results = LibraryNoise.silenced { entries.map { entry -> Result<Void, AudioFileError> in
+            do throws(AudioFileError) {
+                _ = try AudioFileReader.info(path: entry.sound.path)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        } }
+        return try keepPlayable(entries, results, context: context).map(\.0)
+    }
+
+    private static func keepPlayable<T>(_ entries: [MixEntry], _ results: [Result<T, AudioFileError>], context: CommandContext) throws(HumError) -> [(MixEntry, T)] {
+        var kept: [(MixEntry, T)] = []
         var problems: [String] = []
         for (entry, result) in zip(entries, results) {
             switch result {
-            case .success(let track):
-                tracks.append(track)
-                playing.append(entry)
-            case .failure(let error):
-                problems.append("cannot play \(entry.token.name): \(describe(error, entry))")
+            case .success(let value): kept.append((entry, value))
+            case .failure(let error): problems.append("cannot play \(entry.token.name): \(describe(error, entry))")
             }
         }
-        if tracks.isEmpty {
-            throw .failure(problems.joined(separator: "; ") + (problems.count == 1 ? "" : ""))
-        }
+        if kept.isEmpty { throw .failure(problems.joined(separator: "; ")) }
         for problem in problems { context.warn(problem + "; playing the others") }
-        return (tracks, playing)
+        return kept
     }
 
     static func describe(_ error: AudioFileError, _ entry: MixEntry) -> String {

@@ -24,6 +24,7 @@ final class PlaybackSession {
 
     /// Opens the device, loads the sounds at its rate and starts the engine, fading in over `fadeSeconds`.
     init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, context: CommandContext) throws(HumError) {
+        let entries = try MixSetup.checkHeaders(entries, context: context)
         sink = AlsaSink(device: device)
         do throws(AudioSinkError) {
             try sink.open()

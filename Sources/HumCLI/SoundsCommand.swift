@@ -1,0 +1,84 @@
+import Foundation
+import HumAudio
+import HumCore
+
+/// `hum sounds`: what can be played.
+struct SoundsCommand: HumCommand {
+    static let name = "sounds"
+    static let abstract = "list the sounds that can be played"
+    static let usage = ["sounds [--json]"]
+    static let discussion = """
+        Built-in sounds come with hum. User sounds are the audio files in $XDG_DATA_HOME/hum/sounds
+        (usually ~/.local/share/hum/sounds), each named by its file name without the extension.
+
+        Examples:
+          hum sounds
+          hum sounds --json | jq -r '.[].name'
+        """
+    static let options = [OptionSpec.json]
+
+    var json: Bool
+
+    init(arguments: ParsedArguments, context: CommandContext) throws {
+        json = arguments.flag("json")
+    }
+
+    struct Listing: Codable, Equatable {
+        var name: String
+        var title: String
+        var source: SoundSource
+        var path: String
+        var durationSeconds: Double?
+        var sampleRate: Int?
+        var channels: Int?
+        /// Why the file cannot be played, when it cannot.
+        var problem: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, title, source, path
+            case durationSeconds = "duration_seconds"
+            case sampleRate = "sample_rate"
+            case channels, problem
+        }
+    }
+
+    func run(context: CommandContext) throws -> Int32 {
+        let catalog = MixSetup.catalog(context)
+        if let problem = catalog.manifestProblem { context.warn(problem) }
+        let listings = LibraryNoise.silenced { catalog.all.map { sound -> Listing in
+            do throws(AudioFileError) {
+                let info = try AudioFileReader.info(path: sound.path)
+                return Listing(name: sound.name, title: sound.title, source: sound.source, path: sound.path,
+                               durationSeconds: (info.durationSeconds * 1000).rounded() / 1000,
+                               sampleRate: info.sampleRate, channels: info.channels, problem: nil)
+            } catch {
+                return Listing(name: sound.name, title: sound.title, source: sound.source, path: sound.path,
+                               durationSeconds: nil, sampleRate: nil, channels: nil, problem: error.reason)
+            }
+        } }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(listings)
+            context.stdout.write(String(decoding: data, as: UTF8.self) + "\n")
+            return ExitCode.success
+        }
+        if listings.isEmpty {
+            context.stdout.write("no sounds found: the built-in library is missing and \(catalog.userDirectory) has no audio files\n")
+            return ExitCode.success
+        }
+        let nameWidth = listings.map(\.name.count).max() ?? 0
+        let titleWidth = min(28, listings.map(\.title.count).max() ?? 0)
+        for l in listings {
+            var line = "\(l.name.padding(nameWidth))  \(l.title.padding(titleWidth))  \(l.source.rawValue.padding(8))  "
+            if let problem = l.problem {
+                line += "cannot play: \(problem)"
+            } else {
+                let seconds = Int64((l.durationSeconds ?? 0).rounded())
+                line += "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  \(l.channels == 1 ? "mono" : "stereo")"
+            }
+            context.stdout.write(line + "\n")
+        }
+        return ExitCode.success
+    }
+}
