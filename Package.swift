@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "HumAudioTests", dependencies: ["HumAudio", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumStoreTests", dependencies: ["HumStore", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTerminal", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumCLITests", dependencies: ["HumCLI", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumCLITests", dependencies: ["HumCLI", "HumCore", "HumAudio"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -99,6 +99,9 @@ final class SoundFile {
     private static func openFailure(_ path: String) -> String {
         let message = String(cString: sf_strerror(nil))
         // For a regular file (checked before), this message only means a decoder (mpg123) gave up on it.
+        if message.contains("file is malformed") {
+            return "the file is damaged or truncated (libsndfile knows the format but cannot parse it)"
+        }
         if message.contains("not a regular file") {
             return "not an audio file libsndfile can read (no valid audio frames); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
         }

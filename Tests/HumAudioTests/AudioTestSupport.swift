@@ -1,0 +1,31 @@
+import Foundation
+@testable import HumAudio
+import HumCore
+
+/// A fresh temporary directory per test.
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "hum-audio-test-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A sine, interleaved over `channels`, as float.
+func sine(frequency: Double, rate: Int, frames: Int, channels: Int = 1, amplitude: Float = 0.5) -> [Float] {
+    var out: [Float] = []
+    out.reserveCapacity(frames * channels)
+    for i in 0..<frames {
+        let v = amplitude * Float(sin(2 * Double.pi * frequency * Double(i) / Double(rate)))
+        for _ in 0..<channels { out.append(v) }
+    }
+    return out
+}
+
+func writeFile(_ path: String, _ samples: [Float], rate: Int, channels: Int, format: SampleFormat = .f32) throws {
+    let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, sampleFormat: format)
+    try writer.write(samples)
+    try writer.finish()
+}
+
+func largestStep(_ signal: [Float]) -> Float {
+    zip(signal.dropFirst(), signal).map { abs($0 - $1) }.max() ?? 0
+}

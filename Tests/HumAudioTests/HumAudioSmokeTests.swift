@@ -1,4 +1,0 @@
-import Testing
-@testable import HumAudio
-
-@Test func HumAudioBuilds() { #expect(Bool(true)) }
