@@ -86,7 +86,16 @@ final class SoundFile {
         self.path = path
     }
 
-    deinit { sf_close(handle) }
+    private var isOpen = true
+
+    /// Closes now (writing the final header of a written file); deinit closes otherwise.
+    func close() -> Int32 {
+        guard isOpen else { return 0 }
+        isOpen = false
+        return sf_close(handle)
+    }
+
+    deinit { _ = close() }
 
     /// libsndfile notes a WAV/AIFF whose chunk sizes exceed the file ("data : 529200 (should be 99920)").
     var logMentionsTruncation: Bool {
@@ -279,13 +288,16 @@ public final class AudioFileWriter {
         if let failure { throw failure }
     }
 
-    /// Flushes to disk. The handle itself closes on deinit.
+    /// Completes the file: flushes it and closes it, which writes the final header (lengths, FLAC totals).
     public func finish() throws(AudioFileError) {
         guard !closed else { return }
         closed = true
         sf_write_sync(file.handle)
-        if sf_error(file.handle) != 0 {
-            throw AudioFileError(path: path, reason: "write failed (\(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
+        let error = sf_error(file.handle)
+        let message = String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod
+        let result = file.close()
+        if error != 0 || result != 0 {
+            throw AudioFileError(path: path, reason: "write failed (\(message))")
         }
     }
 }

@@ -52,10 +52,12 @@ struct PlayCommand: HumCommand {
     func run(context: CommandContext) throws -> Int32 {
         let signals = SignalWatch()
         signals.block()  // before any thread starts, so all of them inherit it
-        let session = try PlaybackSession(entries: entries, device: device, master: master, fadeSeconds: fade, context: context)
+        // A short run fades in over its first half at most, and out over its second.
+        let fadeSeconds = duration.map { min(fade, $0 / 2) } ?? fade
+        let session = try PlaybackSession(entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, context: context)
         if let duration {
             let total = Int64(duration * Double(session.sink.sampleRate))
-            session.controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(session.fadeFrames), total))
+            session.controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(session.fadeFrames), total / 2))
         }
         MixSetup.remember(session.entries.map(\.token), context: context)
         let interactive = context.stdoutIsTerminal && context.stdinIsTerminal

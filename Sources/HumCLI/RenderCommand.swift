@@ -78,10 +78,10 @@ struct RenderCommand: HumCommand {
     func run(context: CommandContext) throws -> Int32 {
         let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, context: context)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
-        let fadeFrames = Int(fade * Double(rate))
+        let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
         let mixer = Mixer(sampleRate: rate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames)
         let total = Int64((seconds * Double(rate)).rounded())
-        controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total))
+        controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
 
         let directory = (output as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((output as NSString).lastPathComponent).hum-\(getpid()).tmp"

@@ -280,3 +280,16 @@ func sinApprox(_ x: Double) -> Double {
     }
     return sum
 }
+
+@Suite struct MixerEndTests {
+    @Test func anEndFadeThatMeetsAFadeInStillPlaysToTheEndFrame() {
+        // Fade in over 4800 frames, end at 4800 with a fade of 2400: the mix turns around midway and lasts.
+        let controls = MixerControls(volumes: [100])
+        let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls, fadeInFrames: 4800)
+        controls.scheduleEnd(atFrame: 4800, fadeFrames: 2400)
+        let out = left(renderFrames(mixer, 10_000))
+        #expect(out.count == 4800)
+        #expect(out[2399] > 0.0001)
+        #expect(out[4799] == 0)
+    }
+}

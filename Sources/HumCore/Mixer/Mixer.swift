@@ -94,8 +94,10 @@ public final class Mixer: @unchecked Sendable {
                 let fadeStart = end.frame - end.fade
                 if !endFadeStarted {
                     if frame >= fadeStart {
+                        // The mix ends at end.frame (checked below), whatever the fade's level: a fade-in still
+                        // under way turns around from where it is.
                         endFadeStarted = true
-                        finishWhenSilent = true
+                        finishWhenSilent = false
                         fade.start(toSilence: true, frames: Int(max(0, end.frame - frame)))
                     } else {
                         n = min(n, Int(fadeStart - frame))

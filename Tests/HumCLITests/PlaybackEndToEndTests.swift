@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import HumAudio
+import HumCore
+
+/// `hum play` and `hum render` run as a person runs them, through real ALSA.
+@Suite(.serialized) struct PlaybackEndToEndTests {
+    /// (a) The ALSA `file` plugin captures exactly what hum wrote to the device: it must equal `hum render` of
+    /// the same mix, sample for sample (different source rates, mono and stereo, a ramped fade at both ends).
+    @Test func playToTheFilePluginEqualsRender() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 441, rate: 44100, frames: 44100 * 2), rate: 44100)
+        var rng = SplitMix64(seed: 9)
+        let noise = (0..<(48000 * 3 * 2)).map { _ in rng.nextSignedUnit() * 0.2 }
+        let stereo = try box.writeSound("noise.wav", noise, channels: 2)
+        let raw = box.path("played.raw")
+        let mix = ["\(tone)=80", "\(stereo)=60"]
+        let played = try box.run(["play"] + mix + ["--for", "3s", "--device", "file:FILE=\(raw),FORMAT=raw"])
+        #expect(played.status == 0, "\(played.stderr)")
+        let rendered = try box.run(["render"] + mix + ["--duration", "3s", "--format", "f32", "-o", box.path("rendered.wav")])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+
+        let device = try readRawFloat(raw)
+        let file = try AudioFileReader.decode(path: box.path("rendered.wav"))
+        #expect(device.count == 48000 * 3 * 2)
+        #expect(file.samples.count == device.count)
+        #expect(file.samples == device)
+        #expect(rms(device[48000...]) > 0.05)  // not silence
+    }
+
+    /// (b) ALSA `default` into a PulseAudio null sink: paced in real time, audible, and a forced underrun
+    /// (SIGSTOP, then SIGCONT) does not end playback.
+    @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio null sink started by scripts/test.sh"))
+    func realTimeThroughPulseSurvivesAStop() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
+        let recording = box.path("monitor.raw")
+        let recorder = Process()
+        recorder.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
+        recorder.arguments = ["-d", "\(pulseSink!).monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw", recording]
+        try recorder.run()
+        let recordingStarted = Date()
+        // parec does not always quit on SIGTERM; its raw output is written as it goes, so SIGKILL loses nothing.
+        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
+        usleep(300_000)
+
+        let started = Date()
+        let hum = try box.start(["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"])
+        usleep(1_500_000)
+        hum.signal(SIGSTOP)
+        usleep(700_000)
+        hum.signal(SIGCONT)
+        let continued = Date().timeIntervalSince(recordingStarted)
+        let status = hum.wait()
+        let elapsed = Date().timeIntervalSince(started)
+        usleep(300_000)
+        kill(recorder.processIdentifier, SIGKILL)
+        recorder.waitUntilExit()
+
+        #expect(status == 0, "\(hum.stderr)")
+        // Recovered as an underrun, not treated as a lost device (which would have been reported).
+        #expect(hum.stderr.isEmpty)
+        // Paced: 4 s of audio take at least 4 s (plus the 0.7 s stop), and not much more.
+        #expect(elapsed >= 4.0 && elapsed < 8.5, "took \(elapsed) s")
+        let left = channel(try readRawFloat(recording), 0)
+        // Windows of 50 ms with sound in them; playback continued after the stop: sound lasts ≥ 3.5 s in all.
+        let window = 2400
+        let loud = stride(from: 0, to: left.count - window, by: window).filter { rms(left[$0..<($0 + window)]) > 0.05 }
+        #expect(Double(loud.count) * 0.05 >= 3.5, "only \(Double(loud.count) * 0.05) s had sound")
+        // Sound went on well after the player was continued: the underrun did not end playback.
+        let lastSound = Double(loud.last ?? 0) / 48000
+        #expect(lastSound >= continued + 1.0, "last sound at \(lastSound) s, continued at \(continued) s")
+    }
+
+    /// SIGTERM fades out and exits 0 promptly.
+    @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio null sink started by scripts/test.sh"))
+    func sigtermFadesOutAndExitsCleanly() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
+        let hum = try box.start(["play", "\(tone)=50"])
+        usleep(1_000_000)
+        let sent = Date()
+        hum.signal(SIGTERM)
+        let status = hum.wait()
+        #expect(status == 0, "\(hum.stderr)")
+        #expect(!hum.signaled)
+        #expect(Date().timeIntervalSince(sent) < 3)
+        #expect(hum.stderr.isEmpty)
+    }
+
+    /// A file with a deliberate jump between its last and first sample loops with no step larger than its own.
+    @Test func aJumpAtTheWrapLoopsWithoutAClick() throws {
+        let box = Sandbox()
+        var rng = SplitMix64(seed: 21)
+        var y: Float = 0
+        var brown = (0..<48000).map { _ -> Float in
+            let gaussian = (0..<12).reduce(Float(0)) { sum, _ in sum + rng.nextSignedUnit() } / 2
+            y = 0.995 * y + 0.01 * gaussian
+            return y
+        }
+        brown[brown.count - 1] = brown[0] + 0.5  // the jump
+        let ownLargest = largestStep(Array(brown.dropLast()))
+        let file = try box.writeSound("jump.wav", brown)
+        let run = try box.run(["render", "\(file)=100", "--duration", "5s", "--fade", "0", "--format", "f32", "-o", box.path("out.wav")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let out = channel(try AudioFileReader.decode(path: box.path("out.wav")).samples, 0)
+        #expect(out.count == 5 * 48000)
+        #expect(largestStep(out) <= ownLargest)
+        #expect(largestStep(brown + brown) > 0.4)  // the file itself clicks at the wrap
+    }
+
+    @Test func badSoundsAreReportedAndTheRestPlays() throws {
+        let box = Sandbox()
+        let good = try box.writeSound("good.wav", sine(frequency: 220, frames: 4800))
+        FileManager.default.createFile(atPath: box.path("empty.wav"), contents: Data())
+        let raw = box.path("out.raw")
+        let run = try box.run(["play", good, box.path("empty.wav"), box.path("missing.flac"), "--for", "1s",
+                               "--device", "file:FILE=\(raw),FORMAT=raw"])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("hum: warning: cannot play \(box.path("empty.wav")): the file is empty; playing the others"))
+        #expect(run.stderr.contains("hum: warning: cannot play \(box.path("missing.flac")): no such file; playing the others"))
+        #expect(try readRawFloat(raw).count == 48000 * 2)
+
+        let none = try box.run(["play", box.path("empty.wav"), "--device", "null"])
+        #expect(none.status == 1)
+        #expect(none.stderr == "hum: cannot play \(box.path("empty.wav")): the file is empty\n")
+    }
+
+    @Test func aMissingDeviceIsOneClearLine() throws {
+        let box = Sandbox()
+        let good = try box.writeSound("good.wav", sine(frequency: 220, frames: 4800))
+        let run = try box.run(["play", good, "--device", "hw:97"])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("hum: no audio device \"hw:97\""))
+        #expect(run.stderr.contains("aplay -L"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func soundsListsUserSoundsAndTheLastMixIsRemembered() throws {
+        let box = Sandbox()
+        try FileManager.default.createDirectory(atPath: "\(box.root)/data/hum/sounds", withIntermediateDirectories: true)
+        let writer = try AudioFileWriter(path: "\(box.root)/data/hum/sounds/cafe.flac", sampleRate: 44100, channels: 2)
+        try writer.write([Float](repeating: 0.1, count: 44100 * 2))
+        try writer.finish()
+        let list = try box.run(["sounds", "--json"])
+        #expect(list.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        let cafe = try #require(json.first { $0["name"] as? String == "cafe" })
+        #expect(cafe["source"] as? String == "user")
+        #expect(cafe["sample_rate"] as? Int == 44100)
+        #expect(cafe["channels"] as? Int == 2)
+        #expect(cafe["duration_seconds"] as? Double == 1)
+
+        let raw = box.path("a.raw")
+        #expect(try box.run(["play", "cafe=30", "--for", "1s", "--device", "file:FILE=\(raw),FORMAT=raw"]).status == 0)
+        // No sounds given: the last mix plays again.
+        let again = try box.run(["play", "--for", "1s", "--device", "file:FILE=\(box.path("b.raw")),FORMAT=raw"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try readRawFloat(raw) == readRawFloat(box.path("b.raw")))
+        // The user file goes away: reported, and the saved mix is left as it was.
+        try FileManager.default.removeItem(atPath: "\(box.root)/data/hum/sounds/cafe.flac")
+        let gone = try box.run(["play", "--for", "1s", "--device", "null"])
+        #expect(gone.stderr.contains("the sound \"cafe\" of your last mix is missing"))
+        #expect(FileManager.default.contents(atPath: "\(box.root)/state/hum/last-mix.json").map { String(decoding: $0, as: UTF8.self) }?.contains("cafe") == true)
+    }
+}
