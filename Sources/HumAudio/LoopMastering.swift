@@ -60,8 +60,10 @@ public enum LoopMastering {
 
     /// Masters `channels` (one array per channel, periodic) into `path` (the codec comes from its extension).
     /// The file is written beside `path` and renamed into place only once it measures right.
+    /// - Parameter oggSerial: for an Ogg file, the stream serial number to write (libsndfile picks a random one,
+    ///   which would make every run's bytes differ).
     public static func master(_ channels: [[Float]], sampleRate: Int, to path: String,
-                              settings: Settings) throws -> Result {
+                              settings: Settings, oggSerial: UInt32? = nil) throws -> Result {
         let n = channels.count
         guard let frames = channels.first?.count, frames > 0 else { throw Failure(description: "\(path): nothing rendered") }
         let raw = try LoudnessMeter.measure(interleave(channels), channels: n, sampleRate: sampleRate)
@@ -87,6 +89,7 @@ public enum LoopMastering {
                 try writer.write(interleave(limited))
                 try writer.finish()
             }
+            if let oggSerial { try OggSerialNumber.set(oggSerial, inFile: temporary) }
             let decoded = try AudioFileReader.decode(path: temporary)
             guard decoded.frames == frames, decoded.channels == n, decoded.sampleRate == sampleRate else {
                 unlink(temporary)

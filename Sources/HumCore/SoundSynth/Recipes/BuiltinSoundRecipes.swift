@@ -2,6 +2,9 @@
 public enum BuiltinSoundRecipes {
     public static let all: [SoundRecipe] = [
         NoiseRecipes.white, NoiseRecipes.pink, NoiseRecipes.brown,
+        WeatherRecipes.rain, WeatherRecipes.storm, WeatherRecipes.wind,
+        WaterRecipes.waves, WaterRecipes.stream, FireRecipes.fire,
+        MachineRecipes.fan, CreatureRecipes.crickets, MachineRecipes.train, MachineRecipes.plane,
     ]
 
     public static func named(_ id: String) -> SoundRecipe? { all.first { $0.id == id } }
