@@ -43,8 +43,8 @@ enum MachineRecipes {
                 knock = Grain.filtered(knock, Biquad.bandPass(350, q: 1.5, sampleRate: sr))
                 var tick = Grain.noiseBurst(decay: 0.006, sampleRate: sr, rng: &ctx.rng)
                 tick = Grain.filtered(tick, Biquad.bandPass(2_200, q: 2, sampleRate: sr))
-                for i in 0..<min(clack.count, knock.count) { clack[i] += 0.8 * knock[i] }
-                for i in 0..<min(clack.count, tick.count) { clack[i] += 0.15 * tick[i] }
+                for i in 0..<min(clack.count, knock.count) { clack[i] += 1.6 * knock[i] }
+                for i in 0..<min(clack.count, tick.count) { clack[i] += 0.3 * tick[i] }
                 let (l, r) = ctx.pan(pan)
                 let at = Int(base + offset + ctx.rng.uniform(-0.004...0.004) * sr)
                 Loop.add(clack, at: at, gain: level * l, into: &clacks[0])
@@ -60,7 +60,7 @@ enum MachineRecipes {
             var out = Loop.modulated(Loop.normalizedRMS(Loop.filtered(rumbles[c], body)), by: sway)
             let roar = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), Biquad.bandPass(1_200, q: 0.7, sampleRate: sr)))
             Loop.mix(roar, gain: 0.18, into: &out)
-            Loop.mix(Loop.normalizedRMS(clacks[c]), gain: 0.55, into: &out)
+            Loop.mix(Loop.normalizedRMS(clacks[c]), gain: 1.1, into: &out)
             return out
         }
     }
