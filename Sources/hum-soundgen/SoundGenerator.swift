@@ -17,7 +17,7 @@ enum SoundGenerator {
     static let usage = """
     usage: hum-soundgen [--out DIR] [--only ID]... [--list]
 
-    Renders hum's built-in sounds from their recipes and seeds, matches their loudness, encodes them as Ogg Opus
+    Renders hum's built-in sounds from their recipes and seeds, matches their loudness, encodes them as Ogg Vorbis
     at 48 kHz and writes DIR/sounds.json (DIR defaults to Sounds).
 
       --out DIR   where to write (created if missing)
