@@ -274,9 +274,17 @@ public final class AudioFileWriter {
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
         let frames = samples.count / channels
-        let written = sf_writef_float(file.handle, base, sf_count_t(frames))
-        if written != frames {
-            throw AudioFileError(path: path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
+        // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
+        // hands it a whole minute of audio.
+        let block = 8192
+        var done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
+            if written != n {
+                throw AudioFileError(path: path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
+            }
+            done += n
         }
     }
 

@@ -1,2 +1,6 @@
-// The sound generator; see issue 3.
-print("hum-soundgen: not built yet")
+// hum-soundgen: renders every built-in sound from its recipe and seed into Sounds/, with the manifest.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(SoundGenerator.main(arguments: Array(CommandLine.arguments.dropFirst())))
