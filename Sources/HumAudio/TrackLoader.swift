@@ -1,12 +1,29 @@
 import Dispatch
 import HumCore
 
+/// How sounds that are not built in are brought to the library's loudness.
+public struct LoudnessMatching: Sendable {
+    public var loudness: UserSoundLoudness
+    public var targetLUFS: Double
+
+    public init(loudness: UserSoundLoudness, targetLUFS: Double) {
+        self.loudness = loudness
+        self.targetLUFS = targetLUFS
+    }
+}
+
 /// Turns sound files into loops the mixer can play: decode, make the seam, resample to the output rate, store.
 public enum TrackLoader {
     /// Loads one sound. Pre-cut sounds loop sample-exactly; any other file gets a crossfaded seam if its end does
-    /// not already flow into its start.
-    public static func load(_ sound: SoundReference, outputRate: Int, normalization: Float = 1) throws(AudioFileError) -> Mixer.Track {
+    /// not already flow into its start. A sound that is not built in is played at the library's loudness when
+    /// `matching` is given (measured once, then cached); built-in sounds are made at that loudness.
+    public static func load(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil) throws(AudioFileError) -> Mixer.Track {
         let decoded = try AudioFileReader.decode(path: sound.path)
+        var normalization: Float = 1
+        if let matching, sound.source != .builtin {
+            // A file that cannot be measured still plays, at its own level.
+            normalization = (try? matching.loudness.gain(forFile: sound.path, decoded: decoded, targetLUFS: matching.targetLUFS)) ?? 1
+        }
         var samples = decoded.samples
         if sound.loop != .precut {
             let plan = LoopSeam.plan(samples, channels: decoded.channels, sampleRate: decoded.sampleRate)
@@ -22,12 +39,11 @@ public enum TrackLoader {
     }
 
     /// Loads several sounds at once on all cores; each result is a track or the reason it cannot play.
-    public static func loadAll(_ sounds: [(SoundReference, Float)], outputRate: Int) -> [Result<Mixer.Track, AudioFileError>] {
+    public static func loadAll(_ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil) -> [Result<Mixer.Track, AudioFileError>] {
         let results = ResultSlots<Result<Mixer.Track, AudioFileError>>(count: sounds.count)
         DispatchQueue.concurrentPerform(iterations: sounds.count) { i in
-            let (sound, normalization) = sounds[i]
             do throws(AudioFileError) {
-                results.set(i, .success(try load(sound, outputRate: outputRate, normalization: normalization)))
+                results.set(i, .success(try load(sounds[i], outputRate: outputRate, matching: matching)))
             } catch {
                 results.set(i, .failure(error))
             }

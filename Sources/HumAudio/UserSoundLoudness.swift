@@ -56,8 +56,23 @@ public struct UserSoundLoudness: Sendable {
     /// The highest true peak a user sound is lifted to.
     public static let peakCeilingDBTP = -1.0
 
+    /// The gain for a file already decoded (the loader has its samples): a cache miss measures these samples
+    /// instead of decoding the file a second time.
+    public func gain(forFile path: String, decoded: DecodedAudio, targetLUFS: Double) throws -> Float {
+        let m = try measurement(forFile: path) { _ in
+            let meter = try LoudnessMeter(channels: decoded.channels, sampleRate: decoded.sampleRate, histogram: true)
+            try meter.add(decoded.samples)
+            return try meter.measurement()
+        }
+        return Self.gain(for: m, targetLUFS: targetLUFS)
+    }
+
     /// The measurement of `path`, from the cache when it knows this version of the file.
     public func measurement(forFile path: String) throws -> LoudnessMeasurement {
+        try measurement(forFile: path, onMiss: measure)
+    }
+
+    func measurement(forFile path: String, onMiss measure: (String) throws -> LoudnessMeasurement) throws -> LoudnessMeasurement {
         let key = try FileKey(path: path)
         var cache = load()
         if let hit = cache.files.first(where: { $0.path == key.path }), hit.size == key.size,

@@ -93,8 +93,10 @@ enum MixSetup {
 
     /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
     /// can, the failure names them.
-    static func loadTracks(_ entries: [MixEntry], rate: Int, context: CommandContext) throws(HumError) -> (tracks: [Mixer.Track], playing: [MixEntry]) {
-        let results = LibraryNoise.silenced { TrackLoader.loadAll(entries.map { ($0.sound, Float(1)) }, outputRate: rate) }
+    static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, context: CommandContext) throws(HumError) -> (tracks: [Mixer.Track], playing: [MixEntry]) {
+        let matching = raw ? nil : LoudnessMatching(loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
+                                                    targetLUFS: catalog(context).manifest?.targetLUFS ?? -27)
+        let results = LibraryNoise.silenced { TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching) }
         let playable = try keepPlayable(entries, results, context: context)
         return (playable.map(\.1), playable.map(\.0))
     }
@@ -129,6 +131,8 @@ enum MixSetup {
     static func describe(_ error: AudioFileError, _ entry: MixEntry) -> String {
         entry.sound.path == entry.token.name ? error.reason : "\(error.path): \(error.reason)"
     }
+
+    static let rawOption = OptionSpec("raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
 
     /// Parses a duration option, or says which word was wrong.
     static func duration(_ text: String, option: String) throws(HumError) -> Double {

@@ -26,6 +26,7 @@ struct PlayCommand: HumCommand {
         OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
         OptionSpec("fade", value: "DURATION", help: "fade in at the start and out at the end (default 1s)"),
         OptionSpec("device", value: "PCM", help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')"),
+        MixSetup.rawOption,
     ]
     static let takesPositionals = true
 
@@ -33,6 +34,7 @@ struct PlayCommand: HumCommand {
     var duration: Double?
     var master: Double
     var fade: Double
+    var raw: Bool
     var device: String
     var fromCommandLine: Bool
 
@@ -41,6 +43,7 @@ struct PlayCommand: HumCommand {
         duration = try arguments.value("for").map { v throws(HumError) in try MixSetup.duration(v, option: "for") }
         if let d = duration, d <= 0 { throw HumError.usage("--for must be longer than 0s") }
         master = try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
+        raw = arguments.flag("raw")
         fade = try arguments.value("fade").map { v throws(HumError) in try MixSetup.duration(v, option: "fade") } ?? 1
         device = PlaybackSession.device(option: arguments.value("device"), context: context)
         fromCommandLine = !arguments.positionals.isEmpty
@@ -54,7 +57,7 @@ struct PlayCommand: HumCommand {
         signals.block()  // before any thread starts, so all of them inherit it
         // A short run fades in over its first half at most, and out over its second.
         let fadeSeconds = duration.map { min(fade, $0 / 2) } ?? fade
-        let session = try PlaybackSession(entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, context: context)
+        let session = try PlaybackSession(entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, raw: raw, context: context)
         if let duration {
             let total = Int64(duration * Double(session.sink.sampleRate))
             session.controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(session.fadeFrames), total / 2))

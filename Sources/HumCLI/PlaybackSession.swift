@@ -23,7 +23,7 @@ final class PlaybackSession {
     }
 
     /// Opens the device, loads the sounds at its rate and starts the engine, fading in over `fadeSeconds`.
-    init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, context: CommandContext) throws(HumError) {
+    init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext) throws(HumError) {
         let entries = try MixSetup.checkHeaders(entries, context: context)
         sink = AlsaSink(device: device)
         do throws(AudioSinkError) {
@@ -31,7 +31,7 @@ final class PlaybackSession {
         } catch {
             throw .failure(error.message)
         }
-        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: sink.sampleRate, context: context)
+        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: sink.sampleRate, raw: raw, context: context)
         self.entries = playing
         controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         fadeFrames = Int(fadeSeconds * Double(sink.sampleRate))

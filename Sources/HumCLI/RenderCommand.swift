@@ -26,6 +26,7 @@ struct RenderCommand: HumCommand {
         OptionSpec("format", value: "FORMAT", help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)"),
         OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
         OptionSpec("fade", value: "DURATION", help: "fade in at the start and out at the end (default 1s)"),
+        MixSetup.rawOption,
     ]
     static let takesPositionals = true
 
@@ -36,6 +37,7 @@ struct RenderCommand: HumCommand {
     var sampleFormat: SampleFormat
     var master: Double
     var fade: Double
+    var raw: Bool
 
     init(arguments: ParsedArguments, context: CommandContext) throws {
         guard let durationText = arguments.value("duration") else {
@@ -68,6 +70,7 @@ struct RenderCommand: HumCommand {
             sampleFormat = .s16
         }
         master = try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
+        raw = arguments.flag("raw")
         fade = try arguments.value("fade").map { v throws(HumError) in try MixSetup.duration(v, option: "fade") } ?? 1
         guard !arguments.positionals.isEmpty else {
             throw HumError.usage("render needs at least one sound, for example 'hum render rain=40 --duration 10m -o mix.wav'")
@@ -76,7 +79,7 @@ struct RenderCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, context: context)
+        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, context: context)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
         let mixer = Mixer(sampleRate: rate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames)

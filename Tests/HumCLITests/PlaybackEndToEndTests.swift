@@ -25,7 +25,7 @@ import HumCore
         #expect(device.count == 48000 * 3 * 2)
         #expect(file.samples.count == device.count)
         #expect(file.samples == device)
-        #expect(rms(device[48000...]) > 0.05)  // not silence
+        #expect(rms(device[48000...]) > 0.005)  // not silence
     }
 
     /// (b) ALSA `default` into a PulseAudio null sink: paced in real time, audible, and a forced underrun
@@ -65,7 +65,7 @@ import HumCore
         let left = channel(try readRawFloat(recording), 0)
         // Windows of 50 ms with sound in them; playback continued after the stop: sound lasts ≥ 3.5 s in all.
         let window = 2400
-        let loud = stride(from: 0, to: left.count - window, by: window).filter { rms(left[$0..<($0 + window)]) > 0.05 }
+        let loud = stride(from: 0, to: left.count - window, by: window).filter { rms(left[$0..<($0 + window)]) > 0.005 }
         #expect(Double(loud.count) * 0.05 >= 3.5, "only \(Double(loud.count) * 0.05) s had sound")
         // Sound went on well after the player was continued: the underrun did not end playback.
         let lastSound = Double(loud.last ?? 0) / 48000
@@ -101,7 +101,7 @@ import HumCore
         brown[brown.count - 1] = brown[0] + 0.5  // the jump
         let ownLargest = largestStep(Array(brown.dropLast()))
         let file = try box.writeSound("jump.wav", brown)
-        let run = try box.run(["render", "\(file)=100", "--duration", "5s", "--fade", "0", "--format", "f32", "-o", box.path("out.wav")])
+        let run = try box.run(["render", "\(file)=100", "--raw", "--duration", "5s", "--fade", "0", "--format", "f32", "-o", box.path("out.wav")])
         #expect(run.status == 0, "\(run.stderr)")
         let out = channel(try AudioFileReader.decode(path: box.path("out.wav")).samples, 0)
         #expect(out.count == 5 * 48000)
@@ -162,5 +162,29 @@ import HumCore
         let gone = try box.run(["play", "--for", "1s", "--device", "null"])
         #expect(gone.stderr.contains("the sound \"cafe\" of your last mix is missing"))
         #expect(FileManager.default.contents(atPath: "\(box.root)/state/hum/last-mix.json").map { String(decoding: $0, as: UTF8.self) }?.contains("cafe") == true)
+    }
+
+    /// A user sound plays at the built-in loudness (measured once, cached); --raw plays it at its own level.
+    @Test func userSoundsAreLoudnessMatchedUnlessRaw() throws {
+        let box = Sandbox()
+        try FileManager.default.createDirectory(atPath: "\(box.root)/sounds", withIntermediateDirectories: true)
+        try Data(#"{"schema":"hum.sounds/1","target_lufs":-27,"sounds":[]}"#.utf8).write(to: URL(fileURLWithPath: "\(box.root)/sounds/sounds.json"))
+        var rng = SplitMix64(seed: 4)
+        let loud = (0..<(48000 * 4)).map { _ in rng.nextSignedUnit() * 0.3 }  // about −15 LUFS
+        try box.writeSound("loud.wav", loud)
+        func loudness(_ extra: [String]) throws -> Double {
+            let out = box.path("out-\(extra.count).wav")
+            let run = try box.run(["render", "\(box.path("loud.wav"))=100", "--duration", "4s", "--fade", "0", "-o", out] + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+            let audio = try AudioFileReader.decode(path: out)
+            let meter = try LoudnessMeter(channels: 2, sampleRate: 48000)
+            try meter.add(audio.samples)
+            return try meter.measurement().integratedLUFS
+        }
+        let matched = try loudness([])
+        #expect(abs(matched - -27) < 1, "matched at \(matched) LUFS")
+        let raw = try loudness(["--raw"])
+        #expect(raw > -20, "raw at \(raw) LUFS")
+        #expect(FileManager.default.fileExists(atPath: "\(box.root)/cache/hum/loudness.json"))
     }
 }
