@@ -17,7 +17,8 @@ measure() { # name, command...: best wall time of $runs, with its CPU and RSS
   local best=""
   for _ in $(seq "$runs"); do
     local line
-    line=$( { /usr/bin/time -f "%e %U %S %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" >/dev/null 2>&1
+    line=$(tail -1 "$out/time.txt")
     if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then best=$line; fi
   done
   echo "$name $best"

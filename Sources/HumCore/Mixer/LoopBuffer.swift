@@ -16,13 +16,20 @@ public final class LoopBuffer: @unchecked Sendable {
         self.frames = interleaved.count / channels
         precondition(frames > 0, "a loop has at least one frame")
         samples = .allocate(capacity: frames * channels)
-        for i in 0..<(frames * channels) {
-            let v = (interleaved[i] * 32768).rounded()
-            samples[i] = Int16(max(-32768, min(32767, v.isNaN ? 0 : v)))
-        }
+        interleaved.withUnsafeBufferPointer { LoopBuffer.convert($0, into: samples) }
     }
 
     deinit { samples.deallocate() }
+
+    /// Float to 16-bit, rounding to nearest and clamping, NaN to 0; written so it vectorizes (no libm call).
+    @inline(__always)
+    static func convert(_ source: UnsafeBufferPointer<Float>, into destination: UnsafeMutablePointer<Int16>) {
+        for i in 0..<source.count {
+            var v = source[i] * 32768
+            v = v.isNaN ? 0 : min(max(v, -32768), 32767)
+            destination[i] = Int16(v + (v >= 0 ? 0.5 : -0.5))
+        }
+    }
 
     public var memoryBytes: Int { frames * channels * MemoryLayout<Int16>.size }
 

@@ -32,18 +32,45 @@ public enum LoopSeam {
     /// (its 99.9th percentile of sample-to-sample steps): such a file already loops without a click.
     public static func joinsSmoothly(_ samples: [Float], channels: Int) -> Bool {
         let frames = samples.count / channels
-        var steps: [Float] = []
-        steps.reserveCapacity((frames - 1) * channels)
-        for c in 0..<channels {
-            for f in 1..<frames { steps.append(abs(samples[f * channels + c] - samples[(f - 1) * channels + c])) }
-        }
-        steps.sort()
-        let typical = steps[min(steps.count - 1, steps.count * 999 / 1000)]
+        let typical = stepPercentile(samples, channels: channels, fraction: 0.999)
         for c in 0..<channels {
             let seam = abs(samples[c] - samples[(frames - 1) * channels + c])
             if seam > typical { return false }
         }
         return true
+    }
+
+    /// The given percentile of |x[n] − x[n−1]| over all channels, from a histogram (linear time, no sort): steps
+    /// of full-scale audio lie in [0, 2], binned at 2/65536 resolution; the bin's upper edge is returned.
+    static func stepPercentile(_ samples: [Float], channels: Int, fraction: Double) -> Float {
+        let bins = 65536
+        let scale = Float(bins) / 2
+        var histogram = [Int32](repeating: 0, count: bins)
+        let frames = samples.count / channels
+        var total = 0
+        samples.withUnsafeBufferPointer { s in
+            histogram.withUnsafeMutableBufferPointer { h in
+                for c in 0..<channels {
+                    var previous = s[c]
+                    var i = channels + c
+                    while i < frames * channels {
+                        let x = s[i]
+                        let bin = Int(min(abs(x - previous) * scale, Float(bins - 1)))
+                        h[bin] += 1
+                        previous = x
+                        i += channels
+                    }
+                }
+            }
+        }
+        total = max(0, frames - 1) * channels
+        let wanted = Int((Double(total) * fraction).rounded(.up))
+        var seen = 0
+        for (bin, count) in histogram.enumerated() {
+            seen += Int(count)
+            if seen >= wanted { return Float(bin + 1) / scale }
+        }
+        return 2
     }
 
     static func correlation(_ samples: [Float], channels: Int, length: Int) -> Float {
