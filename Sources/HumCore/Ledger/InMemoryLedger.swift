@@ -103,6 +103,10 @@ public enum LedgerMerge {
     public struct Conflict: Error, Equatable, Sendable {
         public var id: String
         public var reason: String
+        public init(id: String, reason: String) {
+            self.id = id
+            self.reason = reason
+        }
         public var message: String { "entry \(id) \(reason); nothing was imported" }
     }
 
