@@ -9,7 +9,7 @@ extension HumDatabase {
             try db.immediate {
                 if let existing = try loadRounds(where: "r.id = ?", [.text(round.id)]).first {
                     guard existing.kind == round.kind, existing.start == round.start else {
-                        throw StoreError.round("round \(round.id) already exists with another kind or start")
+                        throw StoreError.roundConflict("round \(round.id) already exists with another kind or start")
                     }
                     return
                 }
@@ -77,7 +77,7 @@ extension HumDatabase {
         let active = max(0, active), paused = max(0, paused)
         if round.status != .running {
             guard round.status == status, round.activeSeconds == active else {
-                throw StoreError.round("round \(id) already finished as \(round.status.rawValue) with \(round.activeSeconds)s active")
+                throw StoreError.roundConflict("round \(id) already finished as \(round.status.rawValue) with \(round.activeSeconds)s active")
             }
             let grant = try entry(where: "kind = 'grant' AND round_id = ?", [.text(id)]).map { LedgerDecision.exists($0) }
             return RoundOutcome(round: round, grant: grant)
@@ -179,5 +179,41 @@ extension HumDatabase {
             if let i = index[row.int(0)] { records[i].tags.append(row.text(1)) }
         }
         return records
+    }
+}
+
+extension HumDatabase {
+    /// Adds rounds from an export that are not here yet (by id), as they were recorded; grants come with the ledger's
+    /// entries, not from here. A round exported while running is added as interrupted. Returns how many were added.
+    public func importRounds(_ records: [RoundRecord]) throws -> Int {
+        guard !records.isEmpty else { return 0 }
+        return try guarded {
+            try db.immediate {
+                var added = 0
+                for r in records {
+                    if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil { continue }
+                    let status: RoundStatus = r.status == .running ? .interrupted : r.status
+                    let end = r.end ?? r.start
+                    try db.run("""
+                        INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, end_at, end_epoch, end_offset,
+                            planned, active, paused, goal, earned, heartbeat_epoch)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.text(r.id), .text(r.kind.rawValue), .text(status.rawValue), .text(r.start.rfc3339),
+                              .int(r.start.epochSeconds), .int(Int64(r.start.offsetSeconds)), .text(end.rfc3339),
+                              .int(end.epochSeconds), .int(Int64(end.offsetSeconds)), .int(max(0, r.plannedSeconds)),
+                              .int(max(0, r.activeSeconds)), .int(max(0, r.pausedSeconds)), .optional(r.goal),
+                              .int(status == .completed && r.kind == .focus ? max(0, r.earnedSeconds) : 0),
+                              .int(end.epochSeconds)])
+                    let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(r.id)]) ?? 0
+                    try writeMix(seq: seq, r.mix)
+                    for (i, tag) in r.tags.enumerated() {
+                        try db.run("INSERT INTO round_tags(round_seq, position, tag) VALUES (?, ?, ?)",
+                                   [.int(seq), .int(Int64(i)), .text(tag)])
+                    }
+                    added += 1
+                }
+                return added
+            }
+        }
     }
 }

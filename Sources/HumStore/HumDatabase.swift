@@ -16,8 +16,10 @@ public enum StoreError: Error, Sendable {
     case newerSchema(path: String, version: Int64)
     /// A system call on the path failed.
     case system(call: String, path: String, errno: Int32)
-    /// A round was already finished differently, or is unknown.
+    /// A round is unknown or cannot change that way.
     case round(String)
+    /// A round id was used again for another round, or a round finished again differently (a refusal: nothing changed).
+    case roundConflict(String)
 
     public var message: String {
         let restore = "move it aside, then restore from an export with 'hum ledger import FILE'"
@@ -34,7 +36,7 @@ public enum StoreError: Error, Sendable {
             return "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); upgrade hum"
         case .system(let call, let path, let code):
             return "\(call) failed on \(path): \(String(cString: strerror(code)))"
-        case .round(let why):
+        case .round(let why), .roundConflict(let why):
             return why
         }
     }
