@@ -4,7 +4,7 @@ import HumCore
 public enum CommandTable {
     // nonisolated(unsafe): an immutable table of metatypes; nothing ever writes to it.
     nonisolated(unsafe) public static let commands: [any HumCommand.Type] = [
-        BankCommand.self, LedgerCommand.self, SpendCommand.self, HistoryCommand.self, ExportCommand.self, ConfigCommand.self,
+        BankCommand.self, LedgerCommand.self, SpendCommand.self, PassCommand.self, EmergencyCommand.self, HistoryCommand.self, ExportCommand.self, ConfigCommand.self,
     ]
 
     /// What bare `hum` runs.
