@@ -1,4 +1,0 @@
-import Testing
-@testable import HumCLI
-
-@Test func HumCLIBuilds() { #expect(Bool(true)) }
