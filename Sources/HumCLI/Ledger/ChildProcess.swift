@@ -34,9 +34,15 @@ final class ChildProcess {
         Glibc.signal(SIGTERM, stop)
         Glibc.signal(SIGHUP, stop)
         Glibc.signal(SIGINT, ignore)
+        // A parent may have started hum with these blocked; they must reach the handlers.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for s in [SIGTERM, SIGHUP, SIGINT] { sigaddset(&unblock, s) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
-    init(argv: [String]) throws {
+    /// Starts `argv` with hum's environment plus `extraEnvironment` (`NAME=value` entries).
+    init(argv: [String], extraEnvironment: [String] = []) throws {
         self.argv = argv
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -50,9 +56,18 @@ final class ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for p in cArgs { free(p) } }
+        var cEnv: [UnsafeMutablePointer<CChar>?] = extraEnvironment.map { strdup($0) }
+        let names = Set(extraEnvironment.compactMap { $0.split(separator: "=").first.map(String.init) })
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let name = String(cString: entry).split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            if !names.contains(name) { cEnv.append(strdup(entry)) }
+            pointer += 1
+        }
+        cEnv.append(nil)
+        defer { for p in cArgs + cEnv { free(p) } }
         var child: pid_t = 0
-        let rc = posix_spawnp(&child, argv[0], nil, &attributes, cArgs, environ)
+        let rc = posix_spawnp(&child, argv[0], nil, &attributes, cArgs, cEnv)
         guard rc == 0 else {
             throw HumError.failure("cannot run \"\(argv[0])\": \(String(cString: strerror(rc)))")
         }

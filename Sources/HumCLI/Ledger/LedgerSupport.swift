@@ -126,9 +126,21 @@ public enum LedgerHook {
         for round in report.interruptedRounds {
             context.warn("round \(round) was recorded as interrupted: its timer process died")
         }
-        for orphan in report.orphans where db.probe.isAlive(orphan) {
+        // The commands a dead pass started (and their children) carry HUM_PASS_ID in their environment.
+        let probe = LinuxProcessProbe()
+        var stopped = Set<Int32>()
+        for pass in report.settledPasses {
+            for orphan in probe.processes(withEnvironment: "\(PassCommand.environmentKey)=\(pass.id)") where probe.isAlive(orphan) {
+                kill(orphan.pid, SIGTERM)
+                stopped.insert(orphan.pid)
+            }
+        }
+        for orphan in report.orphans where !stopped.contains(orphan.pid) && probe.isAlive(orphan) {
             kill(orphan.pid, SIGTERM)
-            context.warn("stopped process \(orphan.pid), left running by the dead pass")
+            stopped.insert(orphan.pid)
+        }
+        if !stopped.isEmpty {
+            context.warn("stopped \(stopped.count) process\(stopped.count == 1 ? "" : "es") left running by the dead pass")
         }
     }
 }

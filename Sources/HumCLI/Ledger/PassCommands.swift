@@ -30,6 +30,8 @@ struct PassCommand: HumCommand {
     /// Seconds between heartbeats: what a crash can cost at most in unrecorded use.
     static let heartbeatInterval = 2.0
     static let grace = 5.0
+    /// Set in the command's environment, so that the commands of a pass whose hum died can be found and stopped.
+    static let environmentKey = "HUM_PASS_ID"
 
     let seconds: Int64
     let forfeit: Bool
@@ -67,7 +69,7 @@ struct PassCommand: HumCommand {
 
         let child: ChildProcess
         do {
-            child = try ChildProcess(argv: command)
+            child = try ChildProcess(argv: command, extraEnvironment: ["\(PassCommand.environmentKey)=\(passID)"])
         } catch {
             _ = try? db.settlePass(id: passID, usedSeconds: 0)
             throw error
