@@ -205,24 +205,25 @@ struct LedgerCommand: HumCommand {
         init(arguments: ParsedArguments, context: CommandContext) throws { output = arguments.value("output") }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-            let emit: ((String) throws -> Void) throws -> Void = { write in
+            let encoder = CompactJSONEncoder()
+            let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
                 try LedgerCLI.run {
                     try db.forEachEntry(from: nil, to: nil) { e in
-                        try write(String(decoding: try encoder.encode(e), as: UTF8.self) + "\n")
+                        var bytes = try encoder.encode(e)
+                        bytes.append(10)
+                        try write(bytes)
                     }
                 }
             }
             if let output {
                 try AtomicFile.write(output, emit)
             } else {
-                var buffer = ""
-                try emit { line in
-                    buffer += line
-                    if buffer.utf8.count > 1 << 20 { context.stdout.write(buffer); buffer = "" }
+                var buffer: [UInt8] = []
+                try emit { bytes in
+                    buffer.append(contentsOf: bytes)
+                    if buffer.count > 1 << 20 { context.stdout.write(String(decoding: buffer, as: UTF8.self)); buffer.removeAll(keepingCapacity: true) }
                 }
-                context.stdout.write(buffer)
+                context.stdout.write(String(decoding: buffer, as: UTF8.self))
             }
             return ExitCode.success
         }

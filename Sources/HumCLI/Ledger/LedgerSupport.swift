@@ -147,7 +147,7 @@ public enum LedgerHook {
 
 /// Writes a file atomically: a temporary file in the same directory, fsync, rename, fsync of the directory.
 enum AtomicFile {
-    static func write(_ path: String, _ body: (_ write: (String) throws -> Void) throws -> Void) throws {
+    static func write(_ path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -172,8 +172,12 @@ enum AtomicFile {
             }
             buffer.removeAll(keepingCapacity: true)
         }
-        try body { text in
-            buffer.append(contentsOf: text.utf8)
+        try body { bytes in
+            if buffer.isEmpty && bytes.count >= 1 << 20 {
+                buffer = bytes  // one large document: written as it is, without a copy
+            } else {
+                buffer.append(contentsOf: bytes)
+            }
             if buffer.count >= 1 << 20 { try flush() }
         }
         try flush()

@@ -126,12 +126,36 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// RFC 3339 with a numeric offset, e.g. `2025-03-30T01:59:59+01:00` (UTC is written `+00:00`).
     public var rfc3339: String {
-        let s = localSecondOfDay
+        let date = localDate
+        let s = Int(localSecondOfDay)
         let off = Int(offsetSeconds)
-        let sign = off < 0 ? "-" : "+"
         let a = abs(off)
-        return localDate.description + "T" + pad(Int(s / 3600), 2) + ":" + pad(Int(s % 3600 / 60), 2) + ":"
-            + pad(Int(s % 60), 2) + sign + pad(a / 3600, 2) + ":" + pad(a % 3600 / 60, 2)
+        // Built in a fixed buffer: exports format hundreds of thousands of these.
+        return String(unsafeUninitializedCapacity: 25) { buffer in
+            func put(_ value: Int, _ width: Int, at index: Int) {
+                var v = value
+                for i in stride(from: index + width - 1, through: index, by: -1) {
+                    buffer[i] = 0x30 + UInt8(v % 10)
+                    v /= 10
+                }
+            }
+            put(max(0, min(date.year, 9999)), 4, at: 0)
+            buffer[4] = 0x2D
+            put(date.month, 2, at: 5)
+            buffer[7] = 0x2D
+            put(date.day, 2, at: 8)
+            buffer[10] = 0x54
+            put(s / 3600, 2, at: 11)
+            buffer[13] = 0x3A
+            put(s % 3600 / 60, 2, at: 14)
+            buffer[16] = 0x3A
+            put(s % 60, 2, at: 17)
+            buffer[19] = off < 0 ? 0x2D : 0x2B
+            put(a / 3600, 2, at: 20)
+            buffer[22] = 0x3A
+            put(a % 3600 / 60, 2, at: 23)
+            return 25
+        }
     }
 
     public var description: String { rfc3339 }
