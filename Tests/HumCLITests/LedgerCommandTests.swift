@@ -177,3 +177,37 @@ import HumCore
         }
     }
 }
+
+@Suite struct ExportSchemaTests {
+    /// Checks an export against docs/export.schema.json: required keys, no unknown keys, enum values, timestamps.
+    @Test func exportMatchesTheJSONSchema() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let schema = try #require(json(String(decoding: try Data(contentsOf: root.appendingPathComponent("docs/export.schema.json")), as: UTF8.self)) as? [String: Any])
+        let defs = try #require(schema["$defs"] as? [String: Any])
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
+        _ = s.run("history", "record", "--active", "25m", "--sound", "rain:0.5", "--tag", "t", "--goal", "g")
+        _ = s.run("history", "record", "--active", "5m", "--kind", "short-break", "--status", "skipped")
+        _ = s.run("spend", "5m", "--on", "x", "--key", "k")
+        _ = s.run("emergency", "1m", "--reason", "r")
+        let document = try #require(json(s.run("export").out) as? [String: Any])
+        #expect(Set(document.keys) == Set(schema["required"] as? [String] ?? []))
+        #expect(document["schema"] as? String == "hum.export/1")
+        func check(_ object: [String: Any], against name: String) throws {
+            let def = try #require(defs[name] as? [String: Any])
+            let properties = try #require(def["properties"] as? [String: Any])
+            for key in def["required"] as? [String] ?? [] { #expect(object[key] != nil, "\(name) lacks \(key)") }
+            for (key, value) in object {
+                let property = try #require(properties[key] as? [String: Any], "\(name) has unknown key \(key)")
+                if let allowed = property["enum"] as? [String] { #expect(allowed.contains(value as? String ?? ""), "\(key)=\(value)") }
+                if property["$ref"] as? String == "#/$defs/timestamp" { #expect(Timestamp(rfc3339: value as? String ?? "") != nil) }
+                if property["$ref"] as? String == "#/$defs/seconds" { #expect((value as? Int ?? -1) >= 0, "\(key)=\(value)") }
+            }
+        }
+        let sessions = try #require(document["sessions"] as? [[String: Any]])
+        let ledger = try #require(document["ledger"] as? [[String: Any]])
+        #expect(sessions.count == 2 && ledger.count == 4)
+        for session in sessions { try check(session, against: "session") }
+        for entry in ledger { try check(entry, against: "entry") }
+    }
+}
