@@ -8,10 +8,33 @@ import HumStore
 /// What the ledger commands share: opening the database, mapping its errors to exit codes, parsing amounts and
 /// dates, and printing.
 enum LedgerCLI {
+    /// The last database opened, so the reconciliation's connection is reused by the command (one open per process).
+    /// In-process tests run commands on several threads, each on its own path; the lock guards the reference only.
+    private final class LastOpened: @unchecked Sendable {
+        private var lock = pthread_mutex_t()
+        private var db: HumDatabase? = nil
+        init() { pthread_mutex_init(&lock, nil) }
+        func get(_ path: String) -> HumDatabase? {
+            pthread_mutex_lock(&lock)
+            defer { pthread_mutex_unlock(&lock) }
+            return db?.path == path ? db : nil
+        }
+        func set(_ value: HumDatabase) {
+            pthread_mutex_lock(&lock)
+            db = value
+            pthread_mutex_unlock(&lock)
+        }
+    }
+    private static let lastOpened = LastOpened()
+
     /// Opens the database at `$XDG_DATA_HOME/hum/hum.db`.
     static func open(_ context: CommandContext) throws -> HumDatabase {
+        let path = context.paths.databasePath
+        if let db = lastOpened.get(path) { return db }
         do {
-            return try HumDatabase(path: context.paths.databasePath)
+            let db = try HumDatabase(path: path)
+            lastOpened.set(db)
+            return db
         } catch {
             throw map(error)
         }
@@ -117,8 +140,7 @@ public enum LedgerHook {
     public static func reconcileAtStart(context: CommandContext) {
         var info = stat()
         guard stat(context.paths.databasePath, &info) == 0, info.st_size > 0 else { return }
-        guard let db = try? HumDatabase(path: context.paths.databasePath),
-              let report = try? db.reconcile(), !report.isEmpty else { return }
+        guard let db = try? LedgerCLI.open(context), let report = try? db.reconcile(), !report.isEmpty else { return }
         for pass in report.settledPasses {
             let on = pass.label.map { " on \($0)" } ?? ""
             context.warn("settled the pass\(on) whose process died: \(LedgerCLI.format(pass.used)) used, \(LedgerCLI.format(pass.returned)) back in the bank")
