@@ -124,22 +124,44 @@ struct RequestGenerator {
         #expect(try ledger.record(.grant(roundID: "d", activeSeconds: 3000)).entry.amount == 1000)
     }
 
-    @Test func capFollowsTheLocalDayAcrossATimeZoneChange() throws {
-        // 23:30 local at +01:00; the user flies to -05:00 and it is 17:30 of the same date there: same day, same cap.
-        let start: Int64 = 1_700_004_600 - 3600  // some instant
-        let clock = ManualClock(start)
-        let zone = TransitionZone(initial: 3600, transitions: [(start + 60, -18_000)])
+    @Test func capFollowsTheLocalDateAcrossATimeZoneChange() throws {
         var config = LedgerConfig()
         config.dailyCapSeconds = 600
-        let ledger = InMemoryLedger(calendar: LocalCalendar(clock: clock, zone: zone), config: config)
-        let a = try ledger.record(.grant(roundID: "a", activeSeconds: 1500))
+        // Flying west: 23:30 at +01:00 on the 29th, then -05:00, where it is 17:32 on the same date: one cap.
+        let e = Timestamp(rfc3339: "2025-03-29T23:30:00+01:00")!.epochSeconds
+        let clock = ManualClock(e)
+        let west = InMemoryLedger(calendar: LocalCalendar(clock: clock, zone: TransitionZone(initial: 3600, transitions: [(e + 60, -18_000)])), config: config)
+        #expect(try west.record(.grant(roundID: "a", activeSeconds: 1500)).entry.amount == 500)
         clock.advance(120)
-        let b = try ledger.record(.grant(roundID: "b", activeSeconds: 1500))
-        if a.entry.localDay == b.entry.localDay {
-            #expect(a.entry.amount + b.entry.amount == 600)
-        } else {
-            #expect(b.entry.amount == 500)
-        }
+        let b = try west.record(.grant(roundID: "b", activeSeconds: 1500)).entry
+        #expect(b.at.rfc3339 == "2025-03-29T17:32:00-05:00")
+        #expect(b.amount == 100 && b.cut == 400)
+        // Flying east: 20:00 at -05:00 on the 29th, then +09:00, where it is 10:02 on the 30th: a new date, a new cap.
+        let f = Timestamp(rfc3339: "2025-03-29T20:00:00-05:00")!.epochSeconds
+        let clock2 = ManualClock(f)
+        let east = InMemoryLedger(calendar: LocalCalendar(clock: clock2, zone: TransitionZone(initial: -18_000, transitions: [(f + 60, 32_400)])), config: config)
+        #expect(try east.record(.grant(roundID: "a", activeSeconds: 1800)).entry.amount == 600)
+        clock2.advance(120)
+        let c = try east.record(.grant(roundID: "c", activeSeconds: 1500)).entry
+        #expect(c.localDay.description == "2025-03-30" && c.amount == 500)
+    }
+
+    @Test func capResetsAtLocalMidnightAndSpansA23HourDSTDay() throws {
+        var config = LedgerConfig()
+        config.dailyCapSeconds = 600
+        // Paris, spring 2025: 02:00 +01:00 becomes 03:00 +02:00 on the 30th.
+        let zone = TransitionZone(initial: 3600, transitions: [(1_743_296_400, 7200)])
+        let clock = ManualClock(Timestamp(rfc3339: "2025-03-29T23:59:59+01:00")!.epochSeconds)
+        let ledger = InMemoryLedger(calendar: LocalCalendar(clock: clock, zone: zone), config: config)
+        #expect(try ledger.record(.grant(roundID: "late", activeSeconds: 1800)).entry.amount == 600)
+        clock.advance(1)  // 00:00:00 on the 30th: a new day
+        let early = try ledger.record(.grant(roundID: "early", activeSeconds: 900)).entry
+        #expect(early.at.rfc3339 == "2025-03-30T00:00:00+01:00" && early.amount == 300)
+        clock.set(Timestamp(rfc3339: "2025-03-30T23:59:59+02:00")!.epochSeconds)  // 23 hours later: still the 30th
+        #expect(try ledger.record(.grant(roundID: "night", activeSeconds: 1800)).entry.amount == 300)
+        clock.advance(1)
+        #expect(try ledger.record(.grant(roundID: "next", activeSeconds: 1800)).entry.amount == 600)
+        #expect(try ledger.bankStatus().earnedToday == 600)
     }
 
     @Test func emergencyReserveIsPerIsoWeekAndNeedsNoBalance() throws {

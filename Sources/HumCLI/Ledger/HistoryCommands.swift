@@ -45,7 +45,9 @@ struct HistoryCommand: HumCommand {
         let days = HistorySummary.days(rounds: rounds, entries: entries)
         let weeks = HistorySummary.weeks(rounds: rounds, entries: entries)
         if json {
-            context.stdout.write(try LedgerCLI.json(Output(sessions: rounds, days: days, weeks: weeks)) + "\n")
+            var bytes = try CompactJSONEncoder().encode(Output(sessions: rounds, days: days, weeks: weeks))
+            bytes.append(10)
+            context.stdout.write(String(decoding: bytes, as: UTF8.self))
             return ExitCode.success
         }
         let f = LedgerCLI.format
@@ -247,8 +249,25 @@ struct ExportCommand: HumCommand {
             }
             switch format {
             case .json:
-                let entries = try LedgerCLI.run { try db.entries(from: from, to: to).entries }
-                try write(try line(ExportDocument(exportedAt: now, sessions: rounds, ledger: entries)))
+                // The same bytes as encoding an ExportDocument (keys in its order), written as it goes.
+                var buffer: [UInt8] = Array("{\"schema\":\"\(ExportDocument.schemaName)\",\"exported_at\":\"\(now.rfc3339)\",\"sessions\":[".utf8)
+                for (i, r) in rounds.enumerated() {
+                    if i > 0 { buffer.append(0x2C) }
+                    try encoder.encode(r, into: &buffer)
+                    if buffer.count >= 1 << 20 { try write(buffer); buffer.removeAll(keepingCapacity: true) }
+                }
+                buffer.append(contentsOf: Array("],\"ledger\":[".utf8))
+                var first = true
+                try LedgerCLI.run {
+                    try db.forEachEntry(from: from, to: to) { e in
+                        if !first { buffer.append(0x2C) }
+                        first = false
+                        try encoder.encode(e, into: &buffer)
+                        if buffer.count >= 1 << 20 { try write(buffer); buffer.removeAll(keepingCapacity: true) }
+                    }
+                }
+                buffer.append(contentsOf: Array("]}\n".utf8))
+                try write(buffer)
             case .jsonl:
                 try write(try line(Header(exported_at: now)))
                 for r in rounds { try write(try line(Typed(type: "session", value: r))) }

@@ -83,16 +83,17 @@ final class JSONByteWriter {
 
     /// Encodes any value: primitives directly, everything else through its `encode(to:)`.
     func encodeValue<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
-        switch value {
-        case let v as String: string(v)
-        case let v as Int: integer(v)
-        case let v as Int64: integer(v)
-        case let v as Int32: integer(v)
-        case let v as UInt64: integer(v)
-        case let v as Bool: bytes.append(contentsOf: v ? Array("true".utf8) : Array("false".utf8))
-        case let v as Double: try double(v, codingPath: codingPath)
-        case let v as Float: try double(Double(v), codingPath: codingPath)
-        default:
+        // Metatype comparisons, not dynamic casts: most values are structs that go straight to `encode(to:)`.
+        func read<U>(_ type: U.Type) -> U { withUnsafePointer(to: value) { $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee } } }
+        if T.self == String.self { string(read(String.self)) }
+        else if T.self == Int64.self { integer(read(Int64.self)) }
+        else if T.self == Int.self { integer(read(Int.self)) }
+        else if T.self == Int32.self { integer(read(Int32.self)) }
+        else if T.self == UInt64.self { integer(read(UInt64.self)) }
+        else if T.self == Bool.self { bytes.append(contentsOf: read(Bool.self) ? Array("true".utf8) : Array("false".utf8)) }
+        else if T.self == Double.self { try double(read(Double.self), codingPath: codingPath) }
+        else if T.self == Float.self { try double(Double(read(Float.self)), codingPath: codingPath) }
+        else {
             let encoder = StreamingEncoder(writer: self, codingPath: codingPath)
             try value.encode(to: encoder)
             encoder.finish()
