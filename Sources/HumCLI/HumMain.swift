@@ -7,6 +7,14 @@ public enum CommandTable {
         PlayCommand.self,
         RenderCommand.self,
         SoundsCommand.self,
+        BankCommand.self,
+        SpendCommand.self,
+        PassCommand.self,
+        EmergencyCommand.self,
+        LedgerCommand.self,
+        HistoryCommand.self,
+        ExportCommand.self,
+        ConfigCommand.self,
     ]
 
     /// What bare `hum` runs.
@@ -30,11 +38,14 @@ public enum HumMain {
         }
         if words.isEmpty || words == ["--help"] || words == ["-h"] {
             if words.isEmpty, let command = CommandTable.commands.first(where: { $0.name == CommandTable.defaultCommandName }) {
+                LedgerHook.reconcileAtStart(context: context)  // Ledger (issue 4), as below.
                 return execute(command, words: [], path: command.name, context: context)
             }
             context.stdout.write(overview())
             return ExitCode.success
         }
+        // Ledger (issue 4): settle passes and interrupt rounds left behind by processes that died.
+        LedgerHook.reconcileAtStart(context: context)
         let name = words.removeFirst()
         guard let command = CommandTable.commands.first(where: { $0.name == name }) else {
             let suggestion = Suggest.closest(to: name, in: CommandTable.commands.map { $0.name })

@@ -15,9 +15,9 @@ import HumCore
         let stereo = try box.writeSound("noise.wav", noise, channels: 2)
         let raw = box.path("played.raw")
         let mix = ["\(tone)=80", "\(stereo)=60"]
-        let played = try box.run(["play"] + mix + ["--for", "3s", "--device", "file:FILE=\(raw),FORMAT=raw"])
+        let played = try box.hum(["play"] + mix + ["--for", "3s", "--device", "file:FILE=\(raw),FORMAT=raw"])
         #expect(played.status == 0, "\(played.stderr)")
-        let rendered = try box.run(["render"] + mix + ["--duration", "3s", "--format", "f32", "-o", box.path("rendered.wav")])
+        let rendered = try box.hum(["render"] + mix + ["--duration", "3s", "--format", "f32", "-o", box.path("rendered.wav")])
         #expect(rendered.status == 0, "\(rendered.stderr)")
 
         let device = try readRawFloat(raw)
@@ -45,7 +45,7 @@ import HumCore
         usleep(300_000)
 
         let started = Date()
-        let hum = try box.start(["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"])
+        let hum = try box.startHum(["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"])
         usleep(1_500_000)
         hum.signal(SIGSTOP)
         usleep(700_000)
@@ -77,7 +77,7 @@ import HumCore
     func sigtermFadesOutAndExitsCleanly() throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
-        let hum = try box.start(["play", "\(tone)=50"])
+        let hum = try box.startHum(["play", "\(tone)=50"])
         usleep(1_000_000)
         let sent = Date()
         hum.signal(SIGTERM)
@@ -101,7 +101,7 @@ import HumCore
         brown[brown.count - 1] = brown[0] + 0.5  // the jump
         let ownLargest = largestStep(Array(brown.dropLast()))
         let file = try box.writeSound("jump.wav", brown)
-        let run = try box.run(["render", "\(file)=100", "--raw", "--duration", "5s", "--fade", "0", "--format", "f32", "-o", box.path("out.wav")])
+        let run = try box.hum(["render", "\(file)=100", "--raw", "--duration", "5s", "--fade", "0", "--format", "f32", "-o", box.path("out.wav")])
         #expect(run.status == 0, "\(run.stderr)")
         let out = channel(try AudioFileReader.decode(path: box.path("out.wav")).samples, 0)
         #expect(out.count == 5 * 48000)
@@ -114,14 +114,14 @@ import HumCore
         let good = try box.writeSound("good.wav", sine(frequency: 220, frames: 4800))
         FileManager.default.createFile(atPath: box.path("empty.wav"), contents: Data())
         let raw = box.path("out.raw")
-        let run = try box.run(["play", good, box.path("empty.wav"), box.path("missing.flac"), "--for", "1s",
+        let run = try box.hum(["play", good, box.path("empty.wav"), box.path("missing.flac"), "--for", "1s",
                                "--device", "file:FILE=\(raw),FORMAT=raw"])
         #expect(run.status == 0)
         #expect(run.stderr.contains("hum: warning: cannot play \(box.path("empty.wav")): the file is empty; playing the others"))
         #expect(run.stderr.contains("hum: warning: cannot play \(box.path("missing.flac")): no such file; playing the others"))
         #expect(try readRawFloat(raw).count == 48000 * 2)
 
-        let none = try box.run(["play", box.path("empty.wav"), "--device", "null"])
+        let none = try box.hum(["play", box.path("empty.wav"), "--device", "null"])
         #expect(none.status == 1)
         #expect(none.stderr == "hum: cannot play \(box.path("empty.wav")): the file is empty\n")
     }
@@ -129,7 +129,7 @@ import HumCore
     @Test func aMissingDeviceIsOneClearLine() throws {
         let box = Sandbox()
         let good = try box.writeSound("good.wav", sine(frequency: 220, frames: 4800))
-        let run = try box.run(["play", good, "--device", "hw:97"])
+        let run = try box.hum(["play", good, "--device", "hw:97"])
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix("hum: no audio device \"hw:97\""))
         #expect(run.stderr.contains("aplay -L"))
@@ -142,7 +142,7 @@ import HumCore
         let writer = try AudioFileWriter(path: "\(box.root)/data/hum/sounds/cafe.flac", sampleRate: 44100, channels: 2)
         try writer.write([Float](repeating: 0.1, count: 44100 * 2))
         try writer.finish()
-        let list = try box.run(["sounds", "--json"])
+        let list = try box.hum(["sounds", "--json"])
         #expect(list.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
         let cafe = try #require(json.first { $0["name"] as? String == "cafe" })
@@ -152,14 +152,14 @@ import HumCore
         #expect(cafe["duration_seconds"] as? Double == 1)
 
         let raw = box.path("a.raw")
-        #expect(try box.run(["play", "cafe=30", "--for", "1s", "--device", "file:FILE=\(raw),FORMAT=raw"]).status == 0)
+        #expect(try box.hum(["play", "cafe=30", "--for", "1s", "--device", "file:FILE=\(raw),FORMAT=raw"]).status == 0)
         // No sounds given: the last mix plays again.
-        let again = try box.run(["play", "--for", "1s", "--device", "file:FILE=\(box.path("b.raw")),FORMAT=raw"])
+        let again = try box.hum(["play", "--for", "1s", "--device", "file:FILE=\(box.path("b.raw")),FORMAT=raw"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try readRawFloat(raw) == readRawFloat(box.path("b.raw")))
         // The user file goes away: reported, and the saved mix is left as it was.
         try FileManager.default.removeItem(atPath: "\(box.root)/data/hum/sounds/cafe.flac")
-        let gone = try box.run(["play", "--for", "1s", "--device", "null"])
+        let gone = try box.hum(["play", "--for", "1s", "--device", "null"])
         #expect(gone.stderr.contains("the sound \"cafe\" of your last mix is missing"))
         #expect(FileManager.default.contents(atPath: "\(box.root)/state/hum/last-mix.json").map { String(decoding: $0, as: UTF8.self) }?.contains("cafe") == true)
     }
@@ -174,7 +174,7 @@ import HumCore
         try box.writeSound("loud.wav", loud)
         func loudness(_ extra: [String]) throws -> Double {
             let out = box.path("out-\(extra.count).wav")
-            let run = try box.run(["render", "\(box.path("loud.wav"))=100", "--duration", "4s", "--fade", "0", "-o", out] + extra)
+            let run = try box.hum(["render", "\(box.path("loud.wav"))=100", "--duration", "4s", "--fade", "0", "-o", out] + extra)
             #expect(run.status == 0, "\(run.stderr)")
             let audio = try AudioFileReader.decode(path: out)
             let meter = try LoudnessMeter(channels: 2, sampleRate: 48000)

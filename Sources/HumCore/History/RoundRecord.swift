@@ -1,0 +1,207 @@
+/// What a round of the timer was for.
+public enum RoundKind: String, Sendable, Codable, CaseIterable {
+    case focus
+    case shortBreak = "short-break"
+    case longBreak = "long-break"
+}
+
+/// How a round ended (or that it is still running).
+public enum RoundStatus: String, Sendable, Codable, CaseIterable {
+    case running, completed, interrupted, skipped
+}
+
+/// One sound of the mix that played during a round.
+public struct MixItem: Sendable, Equatable, Codable {
+    public var sound: String
+    /// Linear gain 0 … 1.
+    public var volume: Double
+    public init(sound: String, volume: Double) {
+        self.sound = sound
+        self.volume = volume
+    }
+}
+
+/// One round (a session) of the history: focus or break, as it was recorded.
+public struct RoundRecord: Sendable, Equatable, Codable {
+    public var id: String
+    public var kind: RoundKind
+    public var status: RoundStatus
+    public var start: Timestamp
+    /// When it ended; nil while running.
+    public var end: Timestamp?
+    public var plannedSeconds: Int64
+    public var activeSeconds: Int64
+    public var pausedSeconds: Int64
+    public var mix: [MixItem]
+    public var goal: String?
+    public var tags: [String]
+    /// Seconds granted to the bank (after the daily cap).
+    public var earnedSeconds: Int64
+
+    public init(id: String, kind: RoundKind, status: RoundStatus, start: Timestamp, end: Timestamp?,
+                plannedSeconds: Int64, activeSeconds: Int64, pausedSeconds: Int64, mix: [MixItem] = [],
+                goal: String? = nil, tags: [String] = [], earnedSeconds: Int64 = 0) {
+        self.id = id
+        self.kind = kind
+        self.status = status
+        self.start = start
+        self.end = end
+        self.plannedSeconds = plannedSeconds
+        self.activeSeconds = activeSeconds
+        self.pausedSeconds = pausedSeconds
+        self.mix = mix
+        self.goal = goal
+        self.tags = tags
+        self.earnedSeconds = earnedSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, status, start, end
+        case plannedSeconds = "planned_seconds"
+        case activeSeconds = "active_seconds"
+        case pausedSeconds = "paused_seconds"
+        case mix, goal, tags
+        case earnedSeconds = "earned_seconds"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(status, forKey: .status)
+        try c.encode(start, forKey: .start)
+        try c.encode(end, forKey: .end)  // null while running, so the key is always there
+        try c.encode(plannedSeconds, forKey: .plannedSeconds)
+        try c.encode(activeSeconds, forKey: .activeSeconds)
+        try c.encode(pausedSeconds, forKey: .pausedSeconds)
+        try c.encode(mix, forKey: .mix)
+        try c.encode(goal, forKey: .goal)
+        try c.encode(tags, forKey: .tags)
+        try c.encode(earnedSeconds, forKey: .earnedSeconds)
+    }
+}
+
+/// Totals over a period (a local day or an ISO week).
+public struct PeriodSummary: Sendable, Equatable, Codable {
+    /// `2025-03-30` for a day, `2025-W13` for a week.
+    public var period: String
+    /// Active seconds of focus rounds (any status).
+    public var focusedSeconds: Int64 = 0
+    public var completed: Int = 0
+    public var interrupted: Int = 0
+    public var skipped: Int = 0
+    public var earnedSeconds: Int64 = 0
+    /// Spends and the used part of settled passes.
+    public var spentSeconds: Int64 = 0
+    public var emergencySeconds: Int64 = 0
+
+    public init(period: String) { self.period = period }
+
+    enum CodingKeys: String, CodingKey {
+        case period
+        case focusedSeconds = "focused_seconds"
+        case completed, interrupted, skipped
+        case earnedSeconds = "earned_seconds"
+        case spentSeconds = "spent_seconds"
+        case emergencySeconds = "emergency_seconds"
+    }
+}
+
+/// Summaries per local day and per ISO week. Rounds count on the local day they started; entries on the local day
+/// they were written (both with the offset in force at the time).
+public enum HistorySummary {
+    public static func days(rounds: [RoundRecord], entries: [LedgerEntry]) -> [PeriodSummary] {
+        summarise(rounds: rounds, entries: entries) { $0.description }
+    }
+
+    public static func weeks(rounds: [RoundRecord], entries: [LedgerEntry]) -> [PeriodSummary] {
+        summarise(rounds: rounds, entries: entries) { $0.isoWeek.description }
+    }
+
+    static func summarise(rounds: [RoundRecord], entries: [LedgerEntry], period: (CivilDate) -> String) -> [PeriodSummary] {
+        var table: [String: PeriodSummary] = [:]
+        for r in rounds {
+            let p = period(r.start.localDate)
+            var s = table[p] ?? PeriodSummary(period: p)
+            if r.kind == .focus {
+                s.focusedSeconds += r.activeSeconds
+                switch r.status {
+                case .completed: s.completed += 1
+                case .interrupted: s.interrupted += 1
+                case .skipped: s.skipped += 1
+                case .running: break
+                }
+            }
+            table[p] = s
+        }
+        for e in entries {
+            let p = period(e.localDay)
+            var s = table[p] ?? PeriodSummary(period: p)
+            switch e.kind {
+            case .grant: s.earnedSeconds += e.amount
+            case .spend: s.spentSeconds += -e.amount
+            case .settle: s.spentSeconds += e.used ?? 0
+            case .emergency: s.emergencySeconds += e.reserve ?? 0
+            case .hold, .adjustment: break
+            }
+            table[p] = s
+        }
+        return table.values.sorted { $0.period < $1.period }
+    }
+}
+
+/// `hum export --format json`: one document, described by docs/export.schema.json.
+public struct ExportDocument: Sendable, Equatable, Codable {
+    public static let schemaName = "hum.export/1"
+    public var schema: String = ExportDocument.schemaName
+    public var exportedAt: Timestamp
+    public var sessions: [RoundRecord]
+    public var ledger: [LedgerEntry]
+
+    public init(exportedAt: Timestamp, sessions: [RoundRecord], ledger: [LedgerEntry]) {
+        self.exportedAt = exportedAt
+        self.sessions = sessions
+        self.ledger = ledger
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema
+        case exportedAt = "exported_at"
+        case sessions, ledger
+    }
+}
+
+/// Who runs a round or a pass, so a later process can tell whether it died.
+public struct ProcessOwner: Sendable, Equatable {
+    public var pid: Int32
+    /// The process's start time (clock ticks since boot), which tells a reused pid apart.
+    public var startTicks: Int64
+    /// The kernel's boot id: pids mean nothing across a reboot.
+    public var bootID: String
+    public init(pid: Int32, startTicks: Int64, bootID: String) {
+        self.pid = pid
+        self.startTicks = startTicks
+        self.bootID = bootID
+    }
+}
+
+/// Asks whether a process is still alive. The real one reads /proc (HumStore); tests use `ScriptedProcessProbe`.
+///
+/// Contract: `isAlive` is false only when the owner is certainly gone (another boot, no such pid, or the pid now
+/// belongs to a process started at another time).
+public protocol ProcessProbe: Sendable {
+    func current() -> ProcessOwner
+    func isAlive(_ owner: ProcessOwner) -> Bool
+}
+
+/// A probe whose answers a test sets.
+public struct ScriptedProcessProbe: ProcessProbe {
+    public var me: ProcessOwner
+    public var alive: Set<Int32>
+    public init(me: ProcessOwner, alive: Set<Int32>) {
+        self.me = me
+        self.alive = alive
+    }
+    public func current() -> ProcessOwner { me }
+    public func isAlive(_ owner: ProcessOwner) -> Bool { alive.contains(owner.pid) }
+}

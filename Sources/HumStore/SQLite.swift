@@ -1,0 +1,192 @@
+import CSQLite
+import HumCore
+
+/// A failed SQLite call: which call, its result code, SQLite's message and the SQL it ran (never the bound values).
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var call: String
+    public var message: String
+    public var sql: String?
+
+    /// The primary result code (`SQLITE_BUSY` for `SQLITE_BUSY_SNAPSHOT`, …).
+    public var primaryCode: Int32 { code & 0xFF }
+
+    /// True when SQLite found the file damaged or not a database at all.
+    public var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+
+    public var description: String {
+        let name = String(cString: sqlite3_errstr(code))
+        var out = "\(call) failed with code \(code) (\(name)): \(message)"
+        if let sql { out += " in \"\(sql.split(whereSeparator: \.isNewline).joined(separator: " "))\"" }
+        return out
+    }
+}
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case null
+
+    static func optional(_ v: Int64?) -> SQLValue { v.map { .int($0) } ?? .null }
+    static func optional(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
+    static func optional(_ v: Bool?) -> SQLValue { v.map { .int($0 ? 1 : 0) } ?? .null }
+}
+
+/// One SQLite connection. Owns the handle and closes it in `deinit`; every C call goes through `check`.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: Statement] = [:]
+
+    init(path: String, flags: Int32) throws(SQLiteError) {
+        var pointer: OpaquePointer? = nil
+        let rc = sqlite3_open_v2(path, &pointer, flags | SQLITE_OPEN_EXRESCODE, nil)
+        guard rc == SQLITE_OK, let pointer else {
+            let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(pointer)  // a half-opened handle is closed before the error is thrown
+            throw SQLiteError(code: rc, call: "sqlite3_open_v2", message: message, sql: nil)
+        }
+        handle = pointer
+        self.path = path
+    }
+
+    deinit {
+        cache.removeAll()  // statements are finalized before the connection closes
+        sqlite3_close_v2(handle)
+    }
+
+    /// Passes a result code through: OK, ROW and DONE are success, anything else an error naming the call.
+    @discardableResult
+    func check(_ rc: Int32, _ call: String, sql: String? = nil) throws(SQLiteError) -> Int32 {
+        switch rc & 0xFF {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return rc
+        default:
+            throw SQLiteError(code: rc, call: call, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// Runs SQL without results (one or more statements).
+    func execute(_ sql: String) throws(SQLiteError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), "sqlite3_exec", sql: sql)
+    }
+
+    /// A prepared statement, cached by its SQL, reset and cleared before it is handed out.
+    func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = cache[sql] {
+            statement.reset()
+            return statement
+        }
+        var pointer: OpaquePointer? = nil
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil),
+                  "sqlite3_prepare_v3", sql: sql)
+        guard let pointer else {
+            throw SQLiteError(code: SQLITE_MISUSE, call: "sqlite3_prepare_v3", message: "empty statement", sql: sql)
+        }
+        let statement = Statement(connection: self, pointer: pointer, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement with arguments, calling `row` for each result row.
+    func query(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> Void) throws {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() { try row(statement) }
+    }
+
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        try query(sql, arguments) { _ in }
+    }
+
+    func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64? {
+        var value: Int64? = nil
+        try query(sql, arguments) { value = $0.optionalInt(0) }
+        return value
+    }
+
+    func scalarText(_ sql: String, _ arguments: [SQLValue] = []) throws -> String? {
+        var value: String? = nil
+        try query(sql, arguments) { value = $0.optionalText(0) }
+        return value
+    }
+
+    var changes: Int32 { sqlite3_changes(handle) }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: the write lock is taken before anything is read, so a
+    /// read-check-write never fails half-way with SQLITE_BUSY. Commits on return, rolls back on a throw.
+    func immediate<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction (`BEGIN DEFERRED`), so several reads see one snapshot.
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        defer { if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) } }
+        return try body()
+    }
+}
+
+/// A prepared statement. Keeps its connection alive; finalized in `deinit`.
+final class Statement {
+    let connection: Connection
+    let pointer: OpaquePointer
+    let sql: String
+
+    init(connection: Connection, pointer: OpaquePointer, sql: String) {
+        self.connection = connection
+        self.pointer = pointer
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(pointer) }
+
+    func reset() {
+        sqlite3_reset(pointer)
+        sqlite3_clear_bindings(pointer)
+    }
+
+    func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .int(let v): rc = sqlite3_bind_int64(pointer, index, v)
+            case .double(let v): rc = sqlite3_bind_double(pointer, index, v)
+            case .text(let v): rc = sqlite3_bind_text(pointer, index, v, -1, hum_sqlite_transient())
+            case .null: rc = sqlite3_bind_null(pointer, index)
+            }
+            try connection.check(rc, "sqlite3_bind", sql: sql)
+        }
+    }
+
+    /// Steps once; true when a row is ready.
+    func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(pointer)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        try connection.check(rc, "sqlite3_step", sql: sql)
+        return false
+    }
+
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(pointer, i) == SQLITE_NULL }
+    func int(_ i: Int32) -> Int64 { sqlite3_column_int64(pointer, i) }
+    func double(_ i: Int32) -> Double { sqlite3_column_double(pointer, i) }
+    func text(_ i: Int32) -> String {
+        guard let c = sqlite3_column_text(pointer, i) else { return "" }
+        return String(cString: c)
+    }
+    func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
+    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+    func optionalBool(_ i: Int32) -> Bool? { isNull(i) ? nil : int(i) != 0 }
+}

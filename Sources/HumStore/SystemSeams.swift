@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HumCore
+
+/// The machine's wall clock (CLOCK_REALTIME).
+public struct SystemClock: WallClock {
+    public init() {}
+    public func nowEpochSeconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec)
+    }
+}
+
+/// The machine's local time zone through the C library (`TZ`, or /etc/localtime), asked at each instant.
+public struct SystemZone: TimeZoneSeam {
+    public init() { tzset() }
+    public func offsetSeconds(atEpoch epochSeconds: Int64) -> Int32 {
+        var t = time_t(epochSeconds)
+        var parts = tm()
+        guard localtime_r(&t, &parts) != nil else { return 0 }
+        return Int32(clamping: parts.tm_gmtoff)
+    }
+}
+
+extension LocalCalendar {
+    /// The machine's clock and zone.
+    public static var system: LocalCalendar { LocalCalendar(clock: SystemClock(), zone: SystemZone()) }
+}
+
+/// Seconds on a clock that never jumps and stops during suspend (CLOCK_MONOTONIC): for measuring a pass or a round.
+public func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Tells whether a process is alive from /proc: same boot, the pid exists, started at the same time, not a zombie.
+public struct LinuxProcessProbe: ProcessProbe {
+    public init() {}
+
+    public func current() -> ProcessOwner {
+        let pid = getpid()
+        return ProcessOwner(pid: pid, startTicks: LinuxProcessProbe.stat(pid)?.start ?? 0, bootID: LinuxProcessProbe.bootID())
+    }
+
+    public func owner(of pid: Int32) -> ProcessOwner? {
+        guard let stat = LinuxProcessProbe.stat(pid) else { return nil }
+        return ProcessOwner(pid: pid, startTicks: stat.start, bootID: LinuxProcessProbe.bootID())
+    }
+
+    public func isAlive(_ owner: ProcessOwner) -> Bool {
+        guard owner.pid > 0, owner.bootID == LinuxProcessProbe.bootID() else { return false }
+        guard let stat = LinuxProcessProbe.stat(owner.pid) else { return false }
+        return stat.start == owner.startTicks && stat.state != "Z" && stat.state != "X"
+    }
+
+    /// The processes of this user whose environment holds `entry` (`NAME=value`), read from /proc/PID/environ.
+    /// How the commands of a dead pass are found: each is started with `HUM_PASS_ID=<id>`, which its children inherit.
+    public func processes(withEnvironment entry: String) -> [ProcessOwner] {
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        let me = getpid()
+        let boot = LinuxProcessProbe.bootID()
+        var found: [ProcessOwner] = []
+        let needle = Array(entry.utf8)
+        while let item = readdir(dir) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name), pid != me,
+                  let environ = LinuxProcessProbe.readSmallFile("/proc/\(pid)/environ", limit: 1 << 20) else { continue }
+            let bytes = Array(environ.utf8)
+            if bytes.split(separator: 0).contains(where: { Array($0) == needle }),
+               let stat = LinuxProcessProbe.stat(pid), stat.state != "Z" {
+                found.append(ProcessOwner(pid: pid, startTicks: stat.start, bootID: boot))
+            }
+        }
+        return found
+    }
+
+    static func bootID() -> String {
+        (readSmallFile("/proc/sys/kernel/random/boot_id") ?? "").trimmingCharacters()
+    }
+
+    /// Fields 3 (state) and 22 (start time) of /proc/PID/stat, read after the last `)` of the command name.
+    static func stat(_ pid: Int32) -> (state: Character, start: Int64)? {
+        guard let text = readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let state = fields[0].first, let start = Int64(fields[19]) else { return nil }
+        return (state, start)
+    }
+
+    static func readSmallFile(_ path: String, limit: Int = 4096) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        var total = 0
+        while total < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            total += n
+        }
+        return String(decoding: buffer[0..<total], as: UTF8.self)
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

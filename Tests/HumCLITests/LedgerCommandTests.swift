@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import HumCore
+@testable import HumCLI
+
+@Suite struct LedgerCommandTests {
+    @Test func bankOnAFreshDatabase() throws {
+        let s = Sandbox()
+        let r = s.run("bank", "--json")
+        #expect(r.code == 0)
+        let object = try #require(json(r.out) as? [String: Any])
+        for key in ["balance_seconds", "earned_today_seconds", "daily_cap_seconds", "emergency_left_seconds", "open_pass"] {
+            #expect(object.keys.contains(key), "missing \(key)")
+        }
+        #expect(object["balance_seconds"] as? Int == 0)
+        #expect(object["daily_cap_seconds"] as? Int == 10_800)
+        #expect(object["emergency_left_seconds"] as? Int == 600)
+        #expect(object["open_pass"] is NSNull)
+    }
+
+    @Test func exitCodes() {
+        let s = Sandbox()
+        #expect(s.run("spend", "5m", "--on", "video").code == 3)  // nothing banked: refused
+        #expect(s.run("spend", "5x", "--on", "video").code == 2)
+        #expect(s.run("spend", "5m").code == 2)
+        #expect(s.run("ledger", "adjust", "10m").code == 2)
+        #expect(s.run("ledger", "adjust", "+30m", "--reason", "seed").code == 0)
+        let spent = s.run("spend", "10m", "--on", "video", "--key", "a")
+        #expect(spent.code == 0 && spent.out.contains("20m left"))
+        #expect(s.run("spend", "10m", "--on", "video", "--key", "a").out.contains("already recorded"))
+        let conflict = s.run("spend", "11m", "--on", "video", "--key", "a")
+        #expect(conflict.code == 3 && conflict.err.hasPrefix("hum: key \"a\""))
+        #expect(s.run("spend", "1h", "--on", "video").code == 3)
+        #expect(s.run("ledger", "adjust", "-1h", "--reason", "oops").code == 3)
+        #expect(s.run("ledger", "--since", "never").code == 2)
+        #expect(s.run("history", "--until", "2025-13-01").code == 2)
+        #expect(s.run("export", "--format", "xml").code == 2)
+        #expect(s.run("config", "set", "earn.ratio", "zero").code == 2)
+        #expect(s.run("config", "set", "nope", "1").code == 2)
+        #expect(s.run("pass", "10m").code == 2)
+        #expect(s.run("pass", "10m", "--", "surely-not-a-command-xyz").code == 1)
+        #expect(s.run("emergency", "5m").code == 2)
+        #expect(s.run("ledger", "check").code == 0)
+        #expect(s.run("ledger", "bogus").code == 2)
+    }
+
+    @Test func registerShowsRunningBalanceAndCorrectionsApart() throws {
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
+        _ = s.run("history", "record", "--active", "25m", "--id", "r1")
+        _ = s.run("spend", "10m", "--on", "video")
+        let register = s.run("ledger")
+        #expect(register.code == 0)
+        let lines = register.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines[0].contains("correction") && lines[0].hasSuffix("1h"))
+        #expect(lines[1].contains("grant") && lines[1].contains("+8m20s") && lines[1].hasSuffix("1h8m20s"))
+        #expect(lines[2].contains("-10m") && lines[2].hasSuffix("58m20s"))
+        #expect(lines[3].hasPrefix("* 1 correction"))
+        let csv = s.run("ledger", "--csv").out.split(separator: "\n")
+        #expect(csv.first.map(String.init) == LedgerCommand.csvHeader)
+        #expect(csv.count == 4)
+        let list = try #require(json(s.run("ledger", "--json").out) as? [[String: Any]])
+        #expect(list.map { $0["balance_seconds"] as? Int } == [3600, 4100, 3500])
+        #expect(list.map { $0["correction"] as? Bool } == [true, false, false])
+    }
+
+    @Test func historyListsRoundsWithSummaries() throws {
+        let s = Sandbox()
+        _ = s.run("history", "record", "--active", "25m", "--start", "2025-03-29T23:30:00+01:00", "--goal", "essay",
+                  "--tag", "writing", "--sound", "rain:0.5", "--sound", "cafe:0.25", "--id", "a")
+        _ = s.run("history", "record", "--active", "10m", "--planned", "25m", "--status", "interrupted",
+                  "--start", "2025-03-30T09:00:00+02:00", "--id", "b")
+        _ = s.run("history", "record", "--kind", "short-break", "--active", "5m", "--start", "2025-03-30T09:30:00+02:00", "--id", "c")
+        let r = s.run("history", "--since", "2025-03-29", "--until", "2025-03-30", "--json")
+        #expect(r.code == 0)
+        let object = try #require(json(r.out) as? [String: Any])
+        let sessions = try #require(object["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 3)
+        #expect(sessions[0]["start"] as? String == "2025-03-29T23:30:00+01:00")
+        #expect(sessions[0]["earned_seconds"] as? Int == 500)
+        #expect((sessions[0]["mix"] as? [[String: Any]])?.first?["sound"] as? String == "rain")
+        #expect(sessions[1]["status"] as? String == "interrupted" && sessions[1]["earned_seconds"] as? Int == 0)
+        let days = try #require(object["days"] as? [[String: Any]])
+        #expect(days.map { $0["period"] as? String } == ["2025-03-29", "2025-03-30"])
+        #expect(days[1]["interrupted"] as? Int == 1)
+        let weeks = try #require(object["weeks"] as? [[String: Any]])
+        #expect(weeks.map { $0["period"] as? String } == ["2025-W13"])
+        #expect(weeks[0]["focused_seconds"] as? Int == 2100)
+        let text = s.run("history", "--since", "2025-03-30")
+        #expect(text.out.contains("interrupted") && !text.out.contains("essay"))
+    }
+
+    @Test func exportIsAtomicAndImportRestoresIt() throws {
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
+        _ = s.run("history", "record", "--active", "25m", "--id", "r1", "--tag", "x")
+        _ = s.run("spend", "5m", "--on", "video", "--key", "k")
+        let file = s.root + "/backup.json"
+        let r = s.run("export", "-o", file)
+        #expect(r.code == 0)
+        let document = try #require(json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)) as? [String: Any])
+        #expect(document["schema"] as? String == "hum.export/1")
+        #expect((document["sessions"] as? [Any])?.count == 1 && (document["ledger"] as? [Any])?.count == 3)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.root).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+        for format in ["jsonl", "csv"] {
+            #expect(s.run("export", "--format", format, "-o", s.root + "/backup.\(format)").code == 0)
+        }
+        _ = s.run("ledger", "export", "--jsonl", "-o", s.root + "/ledger.jsonl")
+
+        // Restore into a fresh database, from each form; twice is the same as once.
+        for source in ["backup.json", "backup.jsonl", "ledger.jsonl"] {
+            let other = Sandbox()
+            let first = other.run("ledger", "import", s.root + "/" + source)
+            #expect(first.code == 0, "\(source): \(first.err)")
+            #expect(first.out.hasPrefix("imported 3 entries"))
+            #expect(other.run("ledger", "import", s.root + "/" + source).out.hasPrefix("imported 0 entries (3 already here)"))
+            #expect(other.run("bank", "--json").out.contains("\"balance_seconds\" : 3800"))
+            #expect(other.run("ledger", "check").code == 0, "\(source)")
+            if source != "ledger.jsonl" { #expect(other.run("history", "--json").out.contains("\"r1\"")) }
+        }
+    }
+
+    @Test func importRejectsGarbageWithoutChangingAnything() throws {
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+10m", "--reason", "seed")
+        let file = s.root + "/bad.jsonl"
+        let good = s.run("ledger", "export").out
+        var rng = SplitMix64(seed: 5)
+        var bytes = Array(good.utf8)
+        for attempt in 0..<150 {
+            var mutated = bytes
+            for _ in 0..<(1 + Int(rng.next() % 4)) where !mutated.isEmpty {
+                let i = Int(rng.next() % UInt64(mutated.count))
+                mutated[i] = UInt8(truncatingIfNeeded: rng.next() % 128)
+            }
+            if attempt % 10 == 0 { mutated = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
+            try Data(mutated).write(to: URL(fileURLWithPath: file))
+            let r = s.run("ledger", "import", file)
+            #expect([0, 1].contains(r.code), "exit \(r.code)")
+            #expect(s.run("ledger", "check").code == 0)
+        }
+        bytes = Array("{\"id\":\"x\",\"kind\":\"grant\",\"amount_seconds\":99999,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"p\"}\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let r = s.run("ledger", "import", file)
+        #expect(r.code == 1 && r.err.contains("invalid"))
+    }
+
+    @Test func dateBoundsNeverCrash() {
+        var rng = SplitMix64(seed: 9)
+        let alphabet = Array("0123456789-:T+Zyesterdaytoday ")
+        let calendar = LocalCalendar(clock: ManualClock(1_700_000_000), zone: FixedZone(offsetSeconds: 0))
+        for _ in 0..<5000 {
+            let text = String((0..<Int(rng.next() % 26)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
+            _ = try? LedgerCLI.bound(text, option: "since", endOfDay: rng.next() % 2 == 0, calendar: calendar)
+            _ = try? LedgerCLI.signedSeconds(text, what: "x")
+        }
+    }
+
+    @Test func configRoundTrips() {
+        let s = Sandbox()
+        #expect(s.run("config", "set", "earn.daily-cap", "2h").code == 0)
+        #expect(s.run("config", "get", "earn.daily-cap").out == "2h\n")
+        #expect(s.run("config", "list").out.contains("earn.ratio        3"))
+        _ = s.run("config", "set", "earn.ratio", "5")
+        _ = s.run("history", "record", "--active", "25m")
+        #expect(s.run("bank", "--json").out.contains("\"balance_seconds\" : 300"))
+    }
+
+    @Test func helpIsGeneratedForEveryLedgerCommand() {
+        let s = Sandbox()
+        for words in [["bank"], ["spend"], ["ledger"], ["ledger", "adjust"], ["pass"], ["emergency"], ["history"],
+                      ["history", "record"], ["export"], ["config"]] {
+            let r = s.run(words + ["--help"])
+            #expect(r.code == 0 && r.out.contains("Usage:"), "\(words)")
+        }
+    }
+}
+
+@Suite struct ExportSchemaTests {
+    /// Checks an export against docs/export.schema.json: required keys, no unknown keys, enum values, timestamps.
+    @Test func exportMatchesTheJSONSchema() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let schema = try #require(json(String(decoding: try Data(contentsOf: root.appendingPathComponent("docs/export.schema.json")), as: UTF8.self)) as? [String: Any])
+        let defs = try #require(schema["$defs"] as? [String: Any])
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
+        _ = s.run("history", "record", "--active", "25m", "--sound", "rain:0.5", "--tag", "t", "--goal", "g")
+        _ = s.run("history", "record", "--active", "5m", "--kind", "short-break", "--status", "skipped")
+        _ = s.run("spend", "5m", "--on", "x", "--key", "k")
+        _ = s.run("emergency", "1m", "--reason", "r")
+        let document = try #require(json(s.run("export").out) as? [String: Any])
+        #expect(Set(document.keys) == Set(schema["required"] as? [String] ?? []))
+        #expect(document["schema"] as? String == "hum.export/1")
+        func check(_ object: [String: Any], against name: String) throws {
+            let def = try #require(defs[name] as? [String: Any])
+            let properties = try #require(def["properties"] as? [String: Any])
+            for key in def["required"] as? [String] ?? [] { #expect(object[key] != nil, "\(name) lacks \(key)") }
+            for (key, value) in object {
+                let property = try #require(properties[key] as? [String: Any], "\(name) has unknown key \(key)")
+                if let allowed = property["enum"] as? [String] { #expect(allowed.contains(value as? String ?? ""), "\(key)=\(value)") }
+                if property["$ref"] as? String == "#/$defs/timestamp" { #expect(Timestamp(rfc3339: value as? String ?? "") != nil) }
+                if property["$ref"] as? String == "#/$defs/seconds" { #expect((value as? Int ?? -1) >= 0, "\(key)=\(value)") }
+            }
+        }
+        let sessions = try #require(document["sessions"] as? [[String: Any]])
+        let ledger = try #require(document["ledger"] as? [[String: Any]])
+        #expect(sessions.count == 2 && ledger.count == 4)
+        for session in sessions { try check(session, against: "session") }
+        for entry in ledger { try check(entry, against: "entry") }
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import HumStore
-
-@Test func HumStoreBuilds() { #expect(Bool(true)) }
