@@ -171,7 +171,7 @@ public final class HumDatabase: LedgerStore {
         let probe: Connection
         do {
             probe = try Connection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
-            sqlite3_busy_timeout(probe.handle, busyTimeoutMilliseconds)
+            try probe.check(sqlite3_busy_timeout(probe.handle, busyTimeoutMilliseconds), "sqlite3_busy_timeout")
         } catch {
             throw StoreError.notADatabase(path: path, detail: error.message)
         }

@@ -124,6 +124,7 @@ final class Connection {
             try execute("COMMIT")
             return value
         } catch {
+            // The first error is the one worth reporting; a failed ROLLBACK leaves SQLite to roll back on close.
             if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
             throw error
         }

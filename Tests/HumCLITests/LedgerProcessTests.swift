@@ -183,15 +183,3 @@ func commandsRunning(containing argument: String) -> Int {
     }
     return count
 }
-
-func runShell(_ command: String) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/bin/sh")
-    p.arguments = ["-c", command]
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
