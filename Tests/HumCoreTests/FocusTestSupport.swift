@@ -11,7 +11,8 @@ func secs(_ d: Duration) -> Double { FocusTime.seconds(d) }
 /// What an adapter would do with the audio effects, reduced to the fade level over time and which mix is playing.
 /// Ramps are linear on the fade-level scale; every ramp starts from the level at the moment it is applied.
 struct FakeMixer {
-    private(set) var rampStart = 0.0, rampEnd = 0.0, from = 0.0, to = 0.0
+    /// The fade level's history: each ramp from the level at `start` to `to` at `end`, newest last.
+    private(set) var ramps: [(start: Double, end: Double, from: Double, to: Double)] = [(0, 0, 0, 0)]
     /// The mix the user hears (a label standing for sounds and volumes).
     var current = "chosen"
     /// The resume mix saved at the fade's start.
@@ -19,24 +20,19 @@ struct FakeMixer {
     private(set) var closed = false
     private(set) var chimes: [Double] = []
 
+    /// The level at `t`, past or present, as the ramps applied so far make it.
     func level(at t: Double) -> Double {
-        if t >= rampEnd { return to }
-        if t <= rampStart { return from }
-        return from + (to - from) * (t - rampStart) / (rampEnd - rampStart)
+        guard let r = ramps.last(where: { $0.start <= t }) else { return 0 }
+        if t >= r.end { return r.to }
+        return r.from + (r.to - r.from) * (t - r.start) / (r.end - r.start)
     }
 
     private mutating func ramp(to target: Double, over d: Duration, at t: Double) {
-        from = level(at: t)
-        to = target
-        rampStart = t
-        rampEnd = t + secs(d)
+        ramps.append((t, t + secs(d), level(at: t), target))
     }
 
     private mutating func jump(to target: Double, at t: Double) {
-        from = target
-        to = target
-        rampStart = t
-        rampEnd = t
+        ramps.append((t, t, target, target))
     }
 
     mutating func apply(_ effect: FocusEffect, at t: Double) {
@@ -105,6 +101,7 @@ struct FocusRig {
         while time < t {
             var next = min(t, time + step)
             if let wake = machine.nextWakeup { next = min(next, time + secs(wake)) }
+            next = (next * 1e9).rounded() / 1e9   // stay on the nanosecond grid the machine counts in
             if next <= time { next = min(t, time + 1e-9) }
             all += send(.tick, at: next)
             if case .finished = machine.state { break }
