@@ -500,7 +500,7 @@ import Testing
                                           active: .seconds(2), paused: .seconds(2))),
             .phaseChanged(FocusNotice(event: .stop, phase: .shortBreak, round: 1, rounds: 2, remaining: .seconds(8),
                                       at: .seconds(8))),
-            .endSession(fadeOut: .zero),                    // the break was silent already
+            .endSession(fadeOut: .seconds(1)),              // the short fade, whatever is playing
         ])
         #expect(rig.machine.state == .finished(.stopped))
         #expect(rig.send(.resume, at: 9).isEmpty && rig.send(.tick, at: 100).isEmpty)
@@ -525,7 +525,7 @@ import Testing
         let fx = rig.send(.stop, at: 4)
         #expect(!fx.contains { if case .recordRound = $0 { true } else { false } })
         #expect(rig.story.last == "stop short-break 1")
-        #expect(fx.last == .endSession(fadeOut: .zero))
+        #expect(fx.last == .endSession(fadeOut: .seconds(1)))
     }
 
     @Test func finishingWhileTheUserMixPlaysFadesItOut() {

@@ -1,3 +1,4 @@
+import Testing
 @testable import HumCore
 
 /// Seconds (as a test writes them) to a machine reading where both clocks agree.
@@ -22,7 +23,8 @@ struct FakeMixer {
 
     /// The level at `t`, past or present, as the ramps applied so far make it.
     func level(at t: Double) -> Double {
-        guard let r = ramps.last(where: { $0.start <= t }) else { return 0 }
+        // A nanosecond of slack: times here are Doubles, the machine's are whole nanoseconds.
+        guard let r = ramps.last(where: { $0.start <= t + 1e-9 }) else { return 0 }
         if t >= r.end { return r.to }
         return r.from + (r.to - r.from) * (t - r.start) / (r.end - r.start)
     }
@@ -85,7 +87,7 @@ struct FocusRig {
     /// Sends one input at `t` (the rig's clock moves there; it never goes back).
     @discardableResult
     mutating func send(_ input: FocusInput, at t: Double) -> [FocusEffect] {
-        time = max(time, t)
+        time = (max(time, t) * 1e9).rounded() / 1e9
         let effects = machine.handle(input, at: reading(time, suspended: suspended))
         for e in effects {
             mixer.apply(e, at: time)
@@ -96,9 +98,16 @@ struct FocusRig {
 
     /// Ticks up to `t`, waking at every instant the machine asks for and every `step` seconds otherwise.
     @discardableResult
-    mutating func run(until t: Double, step: Double = 0.25) -> [FocusEffect] {
+    mutating func run(until target: Double, step: Double = 0.25) -> [FocusEffect] {
+        let t = (target * 1e9).rounded() / 1e9
         var all: [FocusEffect] = []
+        var steps = 0
         while time < t {
+            steps += 1
+            if steps > 1_000_000 {
+                Issue.record("stuck at \(time) before \(t): wake-up \(String(describing: machine.nextWakeup)) \(machine)")
+                break
+            }
             var next = min(t, time + step)
             if let wake = machine.nextWakeup { next = min(next, time + secs(wake)) }
             next = (next * 1e9).rounded() / 1e9   // stay on the nanosecond grid the machine counts in

@@ -54,8 +54,8 @@ public enum FocusEffect: Equatable, Sendable {
     case phaseChanged(FocusNotice)
     /// A phase is over: store it.
     case recordRound(FocusRoundRecord)
-    /// The session is over: ramp the fade level to 0 over the duration, let a pending chime ring out, close the
-    /// audio and exit.
+    /// The session is over: ramp the fade level to 0 over the duration (nothing to wait for if it is 0 already),
+    /// let a pending chime ring out, close the audio and exit. Zero only when the last round ran out in silence.
     case endSession(fadeOut: Duration)
 }
 

@@ -237,7 +237,7 @@ public struct FocusMachine: Equatable, Sendable {
             effects.append(.chime)
             if p.kind == .focus, !userTookOver { sound = .silent }
             guard let next = plan.phase(after: p.kind, round: p.round) else {
-                // Silent already, unless the user's own mix is playing.
+                // Silent already at the deadline, unless the user's own mix is playing.
                 finish(.completed, at: deadline, fadeOut: sound == .silent ? 0 : pauseFadeNs, into: &effects)
                 return
             }
@@ -372,7 +372,7 @@ public struct FocusMachine: Equatable, Sendable {
             if let next {
                 begin(next.phase, round: next.round, at: now, into: &effects)
             } else {
-                finish(.completed, at: now, fadeOut: sound == .silent ? 0 : quick, into: &effects)
+                finish(.completed, at: now, fadeOut: p.runningSince == nil ? pauseFadeNs : quick, into: &effects)
             }
         case .waiting:
             startWaitingPhase(into: &effects)
@@ -392,7 +392,8 @@ public struct FocusMachine: Equatable, Sendable {
         case .notStarted, .finished:
             return
         }
-        effects.append(.endSession(fadeOut: sound == .silent ? .zero : plan.pauseFade))
+        // Even when meant to be silent, a pause ramp may still be sounding: always give the short fade.
+        effects.append(.endSession(fadeOut: plan.pauseFade))
         sound = .silent
         stage = .finished(.stopped)
     }
