@@ -638,7 +638,30 @@ import Testing
         #expect(machine.countdown.remaining == .seconds(5))
     }
 
-    // MARK: countdown and wake-ups
+    // MARK: countdown, deadlines and odd inputs
+
+    @Test func phaseStartAndDeadlineForPersistence() {
+        var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 2)
+        #expect(rig.machine.deadline == nil && rig.machine.phaseStart == nil)
+        rig.send(.start, at: 0)
+        #expect(rig.machine.phaseStart == .zero && rig.machine.deadline == .seconds(10))
+        rig.send(.pause, at: 4)
+        #expect(rig.machine.deadline == nil && rig.machine.phaseStart == .zero)
+        rig.send(.resume, at: 7)
+        #expect(rig.machine.deadline == .seconds(13))
+        rig.send(.extend(by: .seconds(60)), at: 8)
+        #expect(rig.machine.deadline == .seconds(73))
+        rig.run(until: 74)
+        #expect(rig.machine.phaseStart == .seconds(73) && rig.machine.deadline == .seconds(78))
+    }
+
+    @Test func aNonPositiveExtensionIsIgnored() {
+        var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 2)
+        rig.send(.start, at: 0)
+        #expect(rig.send(.extend(by: .zero), at: 1).isEmpty)
+        #expect(rig.send(.extend(by: .seconds(-5)), at: 1).isEmpty)
+        #expect(rig.machine.deadline == .seconds(10))
+    }
 
     @Test func countdownFollowsThePhase() {
         var rig = FocusRig(focus: 100, shortBreak: 20, rounds: 2, fade: 10)

@@ -119,6 +119,19 @@ public struct FocusMachine: Equatable, Sendable {
         }
     }
 
+    /// When the current phase (running or paused) started, as time since the session start; nil when none is.
+    public var phaseStart: Duration? {
+        guard case let .active(p) = stage else { return nil }
+        return .nanoseconds(p.start)
+    }
+
+    /// When the running phase will run out, as time since the session start: persist it (as wall time) with the
+    /// round so a killed process leaves a record. Nil while paused (the deadline moves), waiting or finished.
+    public var deadline: Duration? {
+        guard case let .active(p) = stage, let deadline = p.deadline else { return nil }
+        return .nanoseconds(deadline)
+    }
+
     /// Whether the user's own mix is playing instead of the automatic fade (see `FocusInput.userChangedMix`).
     public var userMixWins: Bool { userTookOver }
 
