@@ -502,7 +502,7 @@ import Testing
                                       at: .seconds(8))),
             .endSession(fadeOut: .seconds(1)),              // the short fade, whatever is playing
         ])
-        #expect(rig.machine.state == .finished(.stopped))
+        #expect(rig.machine.state == .finished(.stopped) && rig.machine.isFinished)
         #expect(rig.send(.resume, at: 9).isEmpty && rig.send(.tick, at: 100).isEmpty)
     }
 
@@ -661,6 +661,10 @@ import Testing
         #expect(rig.send(.extend(by: .zero), at: 1).isEmpty)
         #expect(rig.send(.extend(by: .seconds(-5)), at: 1).isEmpty)
         #expect(rig.machine.deadline == .seconds(10))
+        // Absurd extensions stop at a year in all.
+        rig.send(.extend(by: .seconds(Int64.max)), at: 2)
+        rig.send(.extend(by: .seconds(Int64.max)), at: 3)
+        #expect(rig.machine.countdown.planned == FocusPlan.maximumDuration)
     }
 
     @Test func countdownFollowsThePhase() {

@@ -119,6 +119,11 @@ public struct FocusMachine: Equatable, Sendable {
         }
     }
 
+    /// True once the session completed or was stopped: every later input is ignored.
+    public var isFinished: Bool {
+        if case .finished = stage { true } else { false }
+    }
+
     /// When the current phase (running or paused) started, as time since the session start; nil when none is.
     public var phaseStart: Duration? {
         guard case let .active(p) = stage else { return nil }
@@ -333,8 +338,11 @@ public struct FocusMachine: Equatable, Sendable {
         }
     }
 
-    private mutating func extend(by amount: Int64, into effects: inout [FocusEffect]) {
-        guard amount > 0, case var .active(p) = stage else { return }
+    private mutating func extend(by requested: Int64, into effects: inout [FocusEffect]) {
+        guard case var .active(p) = stage else { return }
+        // A phase never grows beyond the longest duration a plan accepts (a year): no overflow, however often.
+        let amount = min(requested, FocusTime.nanoseconds(FocusPlan.maximumDuration) - p.planned)
+        guard amount > 0 else { return }
         let before = p.remaining(at: now)
         p.planned += amount
         p.extended += amount
