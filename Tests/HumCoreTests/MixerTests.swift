@@ -293,3 +293,30 @@ func sinApprox(_ x: Double) -> Double {
         #expect(out[4799] == 0)
     }
 }
+
+@Suite struct MixerChimeAndLevelTests {
+    @Test func theChimeSoundsOutsideTheFadeAndDelaysTheFinish() {
+        let controls = MixerControls(volumes: [100])
+        let chime = LoopBuffer(interleaved: [Float](repeating: 0.25, count: 5000), channels: 1)
+        let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls, chime: chime)
+        controls.fadeOut(frames: 100)
+        _ = renderFrames(mixer, 200)  // the mix is silent now
+        controls.ringChime()
+        controls.stop(fadeFrames: 10)
+        let out = left(renderFrames(mixer, 20_000))
+        // Finished once the chime rang out (at the end of that block), not after the 10-frame stop fade.
+        #expect(out.count >= 5000 && out.count < 5000 + Mixer.maximumBlock)
+        #expect(out.prefix(5000).allSatisfy { abs($0 - 0.25) < 1e-4 })
+        #expect(out.dropFirst(5000).allSatisfy { $0 == 0 })
+    }
+
+    @Test func fadesToALevelAlongTheCurve() {
+        let controls = MixerControls(volumes: [100])
+        let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls)
+        controls.fade(toLevel: 0.5, frames: 1000)
+        let out = left(renderFrames(mixer, 2000))
+        // Halfway along the curve is −30 dB.
+        #expect(abs(out[1999] / 0.5 - FadeEnvelope.gain(at: 0.5)) < 0.002)
+        #expect(abs(FadeEnvelope.gain(at: 0.5) - 0.0316) < 0.001)
+    }
+}

@@ -137,6 +137,19 @@ public struct FocusMachine: Equatable, Sendable {
         return .nanoseconds(deadline)
     }
 
+    /// Active and paused time of the current phase so far (as of the last handled instant), for the heartbeat
+    /// that lets a dead process leave a record with its real active time; nil when no phase is under way.
+    public var phaseProgress: (active: Duration, paused: Duration)? {
+        guard case let .active(p) = stage else { return nil }
+        return (.nanoseconds(p.active(at: now)), .nanoseconds(p.paused(at: now)))
+    }
+
+    /// The kind and round of the phase under way (running or paused).
+    public var currentPhase: (kind: FocusPhase, round: Int)? {
+        guard case let .active(p) = stage else { return nil }
+        return (p.kind, p.round)
+    }
+
     /// Whether the user's own mix is playing instead of the automatic fade (see `FocusInput.userChangedMix`).
     public var userMixWins: Bool { userTookOver }
 

@@ -12,6 +12,7 @@ public struct FadeEnvelope: Sendable {
     public private(set) var direction: Direction = .none
     private var stepPerFrame: Double = 0
     private var framesRemaining = 0
+    private var target = 0.0
 
     static let floor = 0.001  // −60 dB, where the curve meets zero
 
@@ -22,13 +23,19 @@ public struct FadeEnvelope: Sendable {
 
     /// Starts moving to silence (or to full) so that the end is reached after exactly `frames` frames.
     public mutating func start(toSilence: Bool, frames: Int) {
-        let end = toSilence ? 1.0 : 0.0
+        start(toPosition: toSilence ? 1 : 0, frames: frames)
+    }
+
+    /// Starts moving to a position on the curve (0 full … 1 silent), reached after exactly `frames` frames.
+    public mutating func start(toPosition requested: Double, frames: Int) {
+        let end = min(1, max(0, requested))
         if frames <= 0 || position == end {
             position = end
             hold()
             return
         }
-        direction = toSilence ? .toSilence : .toFull
+        direction = end > position ? .toSilence : .toFull
+        target = end
         framesRemaining = frames
         stepPerFrame = (end - position) / Double(frames)
     }
@@ -69,7 +76,7 @@ public struct FadeEnvelope: Sendable {
         }
         framesRemaining -= moving
         if framesRemaining == 0 {
-            position = direction == .toSilence ? 1 : 0
+            position = target
             let g = gain
             out[moving - 1] = g
             for i in moving..<frames { out[i] = g }

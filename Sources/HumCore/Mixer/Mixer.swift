@@ -46,10 +46,21 @@ public final class Mixer: @unchecked Sendable {
     private var finishWhenSilent = false
     private var endFadeStarted = false
     public private(set) var finished = false
+    /// A one-shot sound (the timer's chime), mono or stereo at the output rate, and where it is (nil: not playing).
+    private let chime: LoopBuffer?  // keeps the chime's samples alive; the audio thread uses `chimeVoice`
+    private let chimeVoice: Voice?
+    private var chimePosition: Int?
+    private var lastChime: UInt32 = 0
 
     /// - Parameters:
     ///   - fadeInFrames: the mix starts silent and fades in over this many frames (0: starts at full volume).
-    public init(sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0) {
+    ///   - chime: a one-shot sound played on `controls.ringChime()`, outside the fade.
+    public init(sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0, chime: LoopBuffer? = nil) {
+        self.chime = chime
+        chimeVoice = chime.map {
+            Voice(samples: UnsafePointer($0.samples), frames: $0.frames, channels: $0.channels, position: 0,
+                  normalization: 1, ramp: GainRamp(gain: 1, rampFrames: 1))
+        }
         precondition(controls.trackCount == tracks.count, "one control per track")
         self.sampleRate = sampleRate
         self.controls = controls
@@ -71,6 +82,7 @@ public final class Mixer: @unchecked Sendable {
         if fadeInFrames > 0 { fade.start(toSilence: false, frames: fadeInFrames) }
         limiter = SoftLimiter(sampleRate: sampleRate)
         lastFadeSequence = controls.latestFade().sequence
+        lastChime = controls.chimeCount()
     }
 
     deinit {
@@ -112,7 +124,7 @@ public final class Mixer: @unchecked Sendable {
             renderBlock(out + 2 * done, frames: n)
             frame += Int64(n)
             done += n
-            if finishWhenSilent, fade.isSilent { finished = true }
+            if finishWhenSilent, fade.isSilent, chimePosition == nil { finished = true }
         }
         controls.report(frames: frame, fade: fade.gain, finished: finished)
         return done
@@ -126,9 +138,14 @@ public final class Mixer: @unchecked Sendable {
             if request.hold {
                 fade.hold()
             } else {
-                fade.start(toSilence: request.toSilence, frames: request.frames)
+                fade.start(toPosition: request.position, frames: request.frames)
             }
             if !endFadeStarted { finishWhenSilent = request.finishWhenSilent }
+        }
+        let chimes = controls.chimeCount()
+        if chimes != lastChime {
+            lastChime = chimes
+            if chimeVoice != nil { chimePosition = 0 }
         }
         master.setTarget(controls.targetMasterGain())
         for t in 0..<voiceCount {
@@ -142,8 +159,29 @@ public final class Mixer: @unchecked Sendable {
         for t in 0..<voiceCount {
             Mixer.mix(voice: &voices[t], into: out, frames: n)
         }
-        // Master gain and fade, then the limiter.
+        // The fade, then the chime (outside the fade), then the master gain and the limiter.
         let fadeVaries = fade.fill(fadeGains, frames: n)
+        if var voice = chimeVoice, let position = chimePosition {
+            for i in 0..<n {
+                let g = fadeVaries ? fadeGains[i] : fadeGains[0]
+                out[2 * i] *= g
+                out[2 * i + 1] *= g
+                fadeGains[i] = 1
+            }
+            voice.position = position
+            let count = min(n, voice.frames - position)
+            Mixer.mix(voice: &voice, into: out, frames: count)
+            chimePosition = position + count < voice.frames ? position + count : nil
+            fadeGains[0] = 1
+            applyMaster(out, frames: n, fadeVaries: false)
+        } else {
+            applyMaster(out, frames: n, fadeVaries: fadeVaries)
+        }
+        limiter.process(out, frames: n)
+    }
+
+    @inline(__always)
+    private func applyMaster(_ out: UnsafeMutablePointer<Float>, frames n: Int, fadeVaries: Bool) {
         let rampFrames = master.rampingFrames(within: n)
         if !fadeVaries, rampFrames == 0 {
             let g = master.current * fadeGains[0]
@@ -161,7 +199,6 @@ public final class Mixer: @unchecked Sendable {
             }
         }
         master.advance(n)
-        limiter.process(out, frames: n)
     }
 
     /// Adds one voice's next `n` frames into `out`, wrapping around the loop.

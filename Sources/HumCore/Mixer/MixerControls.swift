@@ -11,8 +11,11 @@ public final class MixerControls: @unchecked Sendable {
     private let tracks: UnsafeMutablePointer<Atomic<UInt64>>
     /// Master volume (Float bits, 0–100).
     private let master = Atomic<UInt32>(Float(100).bitPattern)
-    /// The latest fade request: sequence (bits 48–63), flags (bits 40–47), duration in frames (bits 0–39).
+    /// The latest fade request: sequence (bits 48–63), flags (44–47), target position on the fade curve in 1/4095
+    /// steps (32–43), duration in frames (0–31, up to a day at 48 kHz).
     private let fadeRequest = Atomic<UInt64>(0)
+    /// Bumped once per chime to play.
+    private let chimes = Atomic<UInt32>(0)
     /// The frame at which the mix ends with a fade (−1: plays until stopped), and that fade's length in frames.
     private let end = Atomic<Int64>(-1)
     private let endFade = Atomic<Int64>(0)
@@ -82,7 +85,8 @@ public final class MixerControls: @unchecked Sendable {
     /// A request to fade the whole mix, as the audio thread sees it.
     public struct FadeRequest: Equatable, Sendable {
         public var sequence: UInt16
-        public var toSilence: Bool
+        /// Where on the fade curve to go: 0 is the mix as set, 1 silence.
+        public var position: Double
         /// When the fade reaches silence, the mix finishes (used to stop with a fade).
         public var finishWhenSilent: Bool
         /// Holds the fade where it is instead of moving.
@@ -91,21 +95,24 @@ public final class MixerControls: @unchecked Sendable {
     }
 
     /// Fades the mix to silence over exactly `frames` frames from wherever it is now.
-    public func fadeOut(frames: Int) { post(toSilence: true, finish: false, hold: false, frames: frames) }
+    public func fadeOut(frames: Int) { post(position: 1, finish: false, hold: false, frames: frames) }
     /// Fades the mix back to full over exactly `frames` frames from wherever it is now.
-    public func fadeIn(frames: Int) { post(toSilence: false, finish: false, hold: false, frames: frames) }
+    public func fadeIn(frames: Int) { post(position: 0, finish: false, hold: false, frames: frames) }
+    /// Moves the fade to a level (1 the mix as set, 0 silence, measured along the fade curve) over `frames`.
+    public func fade(toLevel level: Double, frames: Int) { post(position: 1 - level, finish: false, hold: false, frames: frames) }
     /// Holds the fade at its current level (a fade cancelled midway).
-    public func holdFade() { post(toSilence: false, finish: false, hold: true, frames: 0) }
-    /// Fades to silence over `frames` frames, then the mix finishes.
-    public func stop(fadeFrames: Int) { post(toSilence: true, finish: true, hold: false, frames: fadeFrames) }
+    public func holdFade() { post(position: 0, finish: false, hold: true, frames: 0) }
+    /// Fades to silence over `frames` frames, then the mix finishes (once a chime still sounding has rung out).
+    public func stop(fadeFrames: Int) { post(position: 1, finish: true, hold: false, frames: fadeFrames) }
 
-    private func post(toSilence: Bool, finish: Bool, hold: Bool, frames: Int) {
-        let frames = UInt64(min(max(frames, 0), (1 << 40) - 1))
-        let flags = UInt64((toSilence ? 1 : 0) | (finish ? 2 : 0) | (hold ? 4 : 0)) << 40
+    private func post(position: Double, finish: Bool, hold: Bool, frames: Int) {
+        let frames = UInt64(min(max(frames, 0), Int(UInt32.max)))
+        let target = UInt64((min(max(position.isNaN ? 0 : position, 0), 1) * 4095).rounded())
+        let flags = UInt64((finish ? 1 : 0) | (hold ? 2 : 0)) << 44
         var current = fadeRequest.load(ordering: .relaxed)
         while true {
             let sequence = ((current >> 48) &+ 1) & 0xFFFF
-            let next = sequence << 48 | flags | frames
+            let next = sequence << 48 | flags | target << 32 | frames
             let (exchanged, original) = fadeRequest.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
             if exchanged { return }
             current = original
@@ -116,11 +123,17 @@ public final class MixerControls: @unchecked Sendable {
     func latestFade() -> FadeRequest {
         let bits = fadeRequest.load(ordering: .acquiring)
         return FadeRequest(sequence: UInt16(truncatingIfNeeded: bits >> 48),
-                           toSilence: bits & (1 << 40) != 0,
-                           finishWhenSilent: bits & (2 << 40) != 0,
-                           hold: bits & (4 << 40) != 0,
-                           frames: Int(bits & ((1 << 40) - 1)))
+                           position: Double((bits >> 32) & 0xFFF) / 4095,
+                           finishWhenSilent: bits & (1 << 44) != 0,
+                           hold: bits & (2 << 44) != 0,
+                           frames: Int(bits & 0xFFFF_FFFF))
     }
+
+    /// Plays the mixer's chime once from its start (outside the fade: a break is silent apart from it).
+    public func ringChime() { chimes.add(1, ordering: .releasing) }
+
+    @inline(__always)
+    func chimeCount() -> UInt32 { chimes.load(ordering: .acquiring) }
 
     /// Ends the mix at an absolute frame, fading to silence over the last `fadeFrames` frames (a sleep timer, or a
     /// render of a fixed length). The mix then finishes exactly at `frame`.
