@@ -162,11 +162,11 @@ public final class Mixer: @unchecked Sendable {
         // The fade, then the chime (outside the fade), then the master gain and the limiter.
         let fadeVaries = fade.fill(fadeGains, frames: n)
         if var voice = chimeVoice, let position = chimePosition {
+            let constant = fadeGains[0]
             for i in 0..<n {
-                let g = fadeVaries ? fadeGains[i] : fadeGains[0]
+                let g = fadeVaries ? fadeGains[i] : constant
                 out[2 * i] *= g
                 out[2 * i + 1] *= g
-                fadeGains[i] = 1
             }
             voice.position = position
             let count = min(n, voice.frames - position)
