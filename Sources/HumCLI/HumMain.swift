@@ -7,6 +7,7 @@ public enum CommandTable {
         PlayCommand.self,
         RenderCommand.self,
         SoundsCommand.self,
+        FocusCommand.self,
         BankCommand.self,
         SpendCommand.self,
         PassCommand.self,

@@ -23,7 +23,11 @@ final class PlaybackSession {
     }
 
     /// Opens the device, loads the sounds at its rate and starts the engine, fading in over `fadeSeconds`.
-    init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext) throws(HumError) {
+    /// - Parameters:
+    ///   - startSilent: start silent, for a driver (the focus timer) that fades in itself.
+    ///   - chime: a one-shot sound at the device's rate, rung with `controls.ringChime()`.
+    init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext,
+         startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil) throws(HumError) {
         let entries = try MixSetup.checkHeaders(entries, context: context)
         sink = AlsaSink(device: device)
         do throws(AudioSinkError) {
@@ -35,7 +39,8 @@ final class PlaybackSession {
         self.entries = playing
         controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         fadeFrames = Int(fadeSeconds * Double(sink.sampleRate))
-        mixer = Mixer(sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames)
+        mixer = Mixer(sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: startSilent ? 0 : fadeFrames,
+                      startSilent: startSilent, chime: chime?(sink.sampleRate))
         engine = PlaybackEngine(mixer: mixer, sink: sink)
         engine.start()
     }

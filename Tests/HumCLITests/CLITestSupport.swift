@@ -41,16 +41,17 @@ extension Sandbox {
     }
 
     /// Starts the built hum; stdout and stderr go to files.
-    func startHum(_ arguments: [String]) throws -> Child {
+    func startHum(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Child {
         let id = UUID().uuidString
         let child = Child(stdoutPath: path("\(id).out"), stderrPath: path("\(id).err"))
-        child.pid = try spawnBinary(arguments, environment: audioEnvironment, stdout: child.stdoutPath, stderr: child.stderrPath)
+        child.pid = try spawnBinary(arguments, environment: audioEnvironment.merging(extra) { $1 },
+                                    stdout: child.stdoutPath, stderr: child.stderrPath)
         return child
     }
 
     /// Runs the built hum and waits.
-    func hum(_ arguments: [String]) throws -> HumRun {
-        let child = try startHum(arguments)
+    func hum(_ arguments: [String], environment extra: [String: String] = [:]) throws -> HumRun {
+        let child = try startHum(arguments, environment: extra)
         let status = child.wait()
         return HumRun(status: status, stdout: child.stdout, stderr: child.stderr)
     }
@@ -116,4 +117,88 @@ func runInProcess(_ arguments: [String], environment: [String: String] = ["HOME"
     let context = CommandContext(environment: environment, stdout: out, stderr: err, stdoutIsTerminal: false, stdinIsTerminal: false)
     let status = HumMain.run(arguments: ["hum"] + arguments, context: context)
     return HumRun(status: status, stdout: out.text, stderr: err.text)
+}
+
+/// A PulseAudio null sink of the test's own (on the daemon scripts/test.sh started), so nothing else that plays
+/// on the machine reaches its recording. hum is sent to it with PULSE_SINK, which ALSA's pulse plugin honours.
+final class IsolatedSink: @unchecked Sendable {
+    let name = "humtest-" + UUID().uuidString.prefix(8).lowercased()
+    private var module = ""
+    private var recorder: pid_t = 0
+    private var keepAlive: pid_t = 0
+    let recording: String
+    private(set) var recordingStarted = Date()
+
+    init(recordingTo path: String) throws {
+        recording = path
+        module = try IsolatedSink.pactl(["load-module", "module-null-sink", "sink_name=\(name)", "format=float32le",
+                                         "rate=48000", "channels=2"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // An idle null sink sleeps in blocks of up to 2 s, so a stream that joins it first stalls for part of that:
+        // a stream of zeros at 20 ms latency keeps it awake and in real time, and adds nothing to the recording.
+        keepAlive = try spawnAny("/usr/bin/pacat", ["--playback", "-d", name, "--raw", "--format=float32le", "--rate=48000",
+                                                    "--channels=2", "--latency-msec=20"], stdin: "/dev/zero")
+        recorder = try spawnAny("/usr/bin/parec", ["-d", "\(name).monitor", "--format=float32le", "--rate=48000",
+                                                   "--channels=2", "--raw", "--latency-msec=20", path])
+        // The recording has begun only once data arrives (parec takes a moment to connect).
+        for _ in 0..<100 {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_size > 0 { break }
+            usleep(20_000)
+        }
+        recordingStarted = Date()
+        usleep(100_000)
+    }
+
+    /// Environment entries that send hum's `default` PCM here.
+    var environment: [String: String] { ["PULSE_SINK": name] }
+
+    /// Stops recording (parec does not always quit on SIGTERM; its raw file is written as it goes) and returns
+    /// the left channel.
+    func stop() throws -> [Float] {
+        usleep(300_000)
+        for pid in [recorder, keepAlive] { kill(pid, SIGKILL); waitFor(pid) }
+        recorder = 0
+        keepAlive = 0
+        _ = try? IsolatedSink.pactl(["unload-module", module])
+        return channel(try readRawFloat(recording), 0)
+    }
+
+    deinit {
+        for pid in [recorder, keepAlive] where pid != 0 { kill(pid, SIGKILL); waitFor(pid) }
+        _ = try? IsolatedSink.pactl(["unload-module", module])
+    }
+
+    static func pactl(_ arguments: [String]) throws -> String {
+        let out = NSTemporaryDirectory() + "pactl-" + UUID().uuidString
+        defer { unlink(out) }
+        let pid = try spawnAny("/usr/bin/pactl", arguments, stdout: out)
+        let status = waitFor(pid)
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw SpawnFailure(command: "pactl \(arguments.joined(separator: " "))", status: status) }
+        return text
+    }
+}
+
+struct SpawnFailure: Error { var command: String; var status: Int32 }
+
+/// Starts any program with the test's environment, output to a file (or /dev/null).
+func spawnAny(_ program: String, _ arguments: [String], stdin: String = "/dev/null", stdout: String = "/dev/null") throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, program, &actions, nil, argv, envp)
+    guard rc == 0 else { throw SpawnFailure(command: program, status: rc) }
+    return pid
+}
+
+/// RMS of 50 ms windows of a 48 kHz signal, with the time (s) of each window's start.
+func envelope(_ signal: [Float], window: Int = 2400) -> [(time: Double, rms: Float)] {
+    stride(from: 0, to: max(0, signal.count - window), by: window).map { (Double($0) / 48000, rms(signal[$0..<($0 + window)])) }
 }

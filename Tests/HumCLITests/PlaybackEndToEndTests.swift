@@ -34,35 +34,23 @@ import HumCore
     func realTimeThroughPulseSurvivesAStop() throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
-        let recording = box.path("monitor.raw")
-        let recorder = Process()
-        recorder.executableURL = URL(fileURLWithPath: "/usr/bin/parec")
-        recorder.arguments = ["-d", "\(pulseSink!).monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw", recording]
-        try recorder.run()
-        let recordingStarted = Date()
-        // parec does not always quit on SIGTERM; its raw output is written as it goes, so SIGKILL loses nothing.
-        defer { if recorder.isRunning { kill(recorder.processIdentifier, SIGKILL) } }
-        usleep(300_000)
-
+        let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         let started = Date()
-        let hum = try box.startHum(["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"])
+        let hum = try box.startHum(["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"], environment: sink.environment)
         usleep(1_500_000)
         hum.signal(SIGSTOP)
         usleep(700_000)
         hum.signal(SIGCONT)
-        let continued = Date().timeIntervalSince(recordingStarted)
+        let continued = Date().timeIntervalSince(sink.recordingStarted)
         let status = hum.wait()
         let elapsed = Date().timeIntervalSince(started)
-        usleep(300_000)
-        kill(recorder.processIdentifier, SIGKILL)
-        recorder.waitUntilExit()
+        let left = try sink.stop()
 
         #expect(status == 0, "\(hum.stderr)")
         // Recovered as an underrun, not treated as a lost device (which would have been reported).
         #expect(hum.stderr.isEmpty)
         // Paced: 4 s of audio take at least 4 s (plus the 0.7 s stop), and not much more.
         #expect(elapsed >= 4.0 && elapsed < 8.5, "took \(elapsed) s")
-        let left = channel(try readRawFloat(recording), 0)
         // Windows of 50 ms with sound in them; playback continued after the stop: sound lasts ≥ 3.5 s in all.
         let window = 2400
         let loud = stride(from: 0, to: left.count - window, by: window).filter { rms(left[$0..<($0 + window)]) > 0.005 }
@@ -77,7 +65,8 @@ import HumCore
     func sigtermFadesOutAndExitsCleanly() throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
-        let hum = try box.startHum(["play", "\(tone)=50"])
+        let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
+        let hum = try box.startHum(["play", "\(tone)=50"], environment: sink.environment)
         usleep(1_000_000)
         let sent = Date()
         hum.signal(SIGTERM)
@@ -86,6 +75,9 @@ import HumCore
         #expect(!hum.signaled)
         #expect(Date().timeIntervalSince(sent) < 3)
         #expect(hum.stderr.isEmpty)
+        let left = try sink.stop()
+        #expect(rms(left[...]) > 0.001)  // it played
+        #expect(left.suffix(4800).allSatisfy { $0 == 0 })  // and ended in silence after the fade
     }
 
     /// A file with a deliberate jump between its last and first sample loops with no step larger than its own.

@@ -55,7 +55,9 @@ public final class Mixer: @unchecked Sendable {
     /// - Parameters:
     ///   - fadeInFrames: the mix starts silent and fades in over this many frames (0: starts at full volume).
     ///   - chime: a one-shot sound played on `controls.ringChime()`, outside the fade.
-    public init(sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0, chime: LoopBuffer? = nil) {
+    ///   - startSilent: the mix starts silent and stays so until a fade request (the focus timer drives it).
+    public init(sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0, startSilent: Bool = false,
+                chime: LoopBuffer? = nil) {
         self.chime = chime
         chimeVoice = chime.map {
             Voice(samples: UnsafePointer($0.samples), frames: $0.frames, channels: $0.channels, position: 0,
@@ -78,7 +80,7 @@ public final class Mixer: @unchecked Sendable {
         }
         fadeGains = .allocate(capacity: Mixer.maximumBlock)
         master = GainRamp(gain: controls.targetMasterGain(), rampFrames: rampFrames)
-        fade = FadeEnvelope(silent: fadeInFrames > 0)
+        fade = FadeEnvelope(silent: fadeInFrames > 0 || startSilent)
         if fadeInFrames > 0 { fade.start(toSilence: false, frames: fadeInFrames) }
         limiter = SoftLimiter(sampleRate: sampleRate)
         lastFadeSequence = controls.latestFade().sequence

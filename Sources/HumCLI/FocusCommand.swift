@@ -1,0 +1,460 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HumAudio
+import HumCore
+import HumStore
+import HumTerminal
+
+/// `hum focus`: Pomodoro rounds that drive the mix. The state machine (HumCore's FocusMachine) decides; this
+/// command feeds it the clocks, keys and signals, and carries out its effects on the mixer, the history and the
+/// outside world.
+struct FocusCommand: HumCommand {
+    static let name = "focus"
+    static let abstract = "run focus rounds that fade the mix out at each round's end and back in the next"
+    static let usage = ["focus [SOUND[=VOLUME]...] [--focus DUR] [--short-break DUR] [--long-break DUR] [--long-every N] [--rounds N] [--fade DUR] [--auto-advance MODE] [--goal TEXT] [--tag TAG]... [--no-sound] [--quiet] [--on-event CMD]"]
+    static let discussion = """
+        The mix plays through each focus round and fades to silence exactly at its end; a soft chime marks the
+        change and the break is silent. The next focus round fades the same mix back in, unless you changed the
+        sounds after the fade began or during the break: then your sounds play at once and stay as they are.
+        Completed focus rounds earn leisure time (see 'hum bank'); every round goes into 'hum history'.
+        Without sounds, the last mix played (or the default mix) is used. Durations: 90s, 25m, 1h, 1h30m; a bare
+        number is minutes. A machine suspend counts as pause: time asleep is not focus time.
+
+        Keys on a terminal: ↑/↓ select a sound, ←/→ its volume, m mute, +/- master, space pause/resume,
+        s skip to the next phase, e extend by 5 minutes, q (or Ctrl-C) stop (the round is recorded as interrupted).
+        Not on a terminal, hum prints one line per phase change: time, event, phase, round n/N, remaining.
+
+        --on-event runs a command (split on spaces, run directly, no shell) at every phase change, with
+        HUM_EVENT, HUM_PHASE, HUM_ROUND, HUM_ROUNDS, HUM_REMAINING_SECONDS and HUM_SESSION_ID set; it is
+        killed after 10 s.
+
+        Examples:
+          hum focus
+          hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal "draft chapter 2"
+          hum focus --no-sound --auto-advance none --tag writing
+        """
+    static let options = [
+        OptionSpec("focus", value: "DUR", help: "length of a focus round (default 25m)"),
+        OptionSpec("short-break", value: "DUR", help: "length of a short break (default 5m)"),
+        OptionSpec("long-break", value: "DUR", help: "length of a long break (default 15m)"),
+        OptionSpec("long-every", value: "N", help: "a long break after every Nth focus round (default 4; 0: never)"),
+        OptionSpec("rounds", value: "N", help: "number of focus rounds (default 4)"),
+        OptionSpec("fade", value: "DUR", help: "fade out over the end of each focus round, in over its start (default 10s)"),
+        OptionSpec("auto-advance", value: "MODE", help: "all (default), none, to-break or to-focus: which phases start by themselves"),
+        OptionSpec("goal", value: "TEXT", help: "what this session is for (kept in the history)"),
+        OptionSpec("tag", value: "TAG", repeatable: true, help: "a tag for the history (repeatable)"),
+        OptionSpec("no-sound", help: "no mix, no chime: the timer alone"),
+        OptionSpec("quiet", help: "no terminal bell and no desktop notification"),
+        OptionSpec("on-event", value: "CMD", help: "run CMD at every phase change (see below)"),
+        OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
+        OptionSpec("device", value: "PCM", help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')"),
+        MixSetup.rawOption,
+    ]
+    static let takesPositionals = true
+
+    var plan: FocusPlan
+    var entries: [MixEntry]
+    var noSound: Bool
+    var quiet: Bool
+    var goal: String?
+    var tags: [String]
+    var onEvent: [String]?
+    var master: Double
+    var device: String
+    var raw: Bool
+
+    init(arguments: ParsedArguments, context: CommandContext) throws {
+        func duration(_ option: String) throws(HumError) -> Duration? {
+            guard let text = arguments.value(option) else { return nil }
+            return .milliseconds(try MixSetup.duration(text, option: option) * 1000)
+        }
+        func count(_ option: String) throws(HumError) -> Int? {
+            guard let text = arguments.value(option) else { return nil }
+            guard let n = Int(text), n >= 0, n <= 1000 else { throw .usage("--\(option) \"\(text)\" is not a whole number from 0 to 1000") }
+            return n
+        }
+        var mode = FocusPlan.AutoAdvance.all
+        if let text = arguments.value("auto-advance") {
+            guard let m = FocusPlan.AutoAdvance(rawValue: text) else {
+                throw HumError.usage("--auto-advance \"\(text)\" is not one of all, none, to-break, to-focus")
+            }
+            mode = m
+        }
+        let defaults = try FocusPlan()
+        do {
+            plan = try FocusPlan(focus: try duration("focus") ?? defaults.focus,
+                                 shortBreak: try duration("short-break") ?? defaults.shortBreak,
+                                 longBreak: try duration("long-break") ?? defaults.longBreak,
+                                 longBreakEvery: try count("long-every") ?? defaults.longBreakEvery,
+                                 rounds: try count("rounds") ?? defaults.rounds,
+                                 fade: try duration("fade") ?? defaults.fade,
+                                 autoAdvance: mode)
+        } catch let problem as FocusPlan.Problem {
+            throw HumError.usage(problem.message)
+        }
+        noSound = arguments.flag("no-sound")
+        quiet = arguments.flag("quiet")
+        goal = arguments.value("goal")
+        tags = arguments.all("tag")
+        master = try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
+        device = PlaybackSession.device(option: arguments.value("device"), context: context)
+        raw = arguments.flag("raw")
+        if let command = arguments.value("on-event") {
+            let words = command.split(separator: " ").map(String.init)
+            guard !words.isEmpty else { throw HumError.usage("--on-event needs a command, for example --on-event notify-me") }
+            onEvent = words
+        }
+        if noSound {
+            if !arguments.positionals.isEmpty { throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound") }
+            entries = []
+        } else {
+            let catalog = MixSetup.catalog(context)
+            entries = arguments.positionals.isEmpty
+                ? try MixSetup.remembered(context, catalog: catalog)
+                : try MixSetup.resolve(words: arguments.positionals, catalog: catalog, command: Self.name)
+        }
+    }
+
+    func run(context: CommandContext) throws -> Int32 {
+        let database = try LedgerCLI.run { try LedgerCLI.open(context) }
+        let calendar = database.calendar
+        let startedAt = calendar.now()
+        let lock = try FocusLock(paths: context.paths, startedAt: startedAt)
+        defer { withExtendedLifetime(lock) {} }
+        let signals = SignalWatch()
+        signals.block()  // before any thread starts
+
+        let session: PlaybackSession? = noSound ? nil : try PlaybackSession(
+            entries: entries, device: device, master: master, fadeSeconds: 0, raw: raw, context: context,
+            startSilent: true, chime: { rate in FocusCommand.chime(rate: rate, targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? -27) })
+        if let session { MixSetup.remember(session.entries.map(\.token), context: context) }
+        let runner = FocusRunner(plan: plan, session: session, database: database, calendar: calendar, startedAt: startedAt,
+                                 context: context, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent)
+        return try runner.run(signals: signals)
+    }
+
+    /// The chime at the output rate, matched to the sounds' loudness with libebur128 (as dual mono, as it plays).
+    static func chime(rate: Int, targetLUFS: Double) -> LoopBuffer {
+        var samples = Chime.render(sampleRate: rate)
+        if let meter = try? LoudnessMeter(channels: 2, sampleRate: rate) {
+            var stereo = [Float](repeating: 0, count: samples.count * 2)
+            for (i, s) in samples.enumerated() { stereo[2 * i] = s; stereo[2 * i + 1] = s }
+            if (try? meter.add(stereo)) != nil, let m = try? meter.measurement(), m.integratedLUFS.isFinite {
+                let gain = Float(pow(10, (targetLUFS - m.integratedLUFS) / 20))
+                samples = samples.map { $0 * gain }
+            }
+        }
+        return LoopBuffer(interleaved: samples, channels: 1)
+    }
+}
+
+/// The running session: the machine, the clocks, the mixer, the history and the hooks.
+final class FocusRunner {
+    var machine: FocusMachine
+    let session: PlaybackSession?
+    let database: HumDatabase
+    let calendar: LocalCalendar
+    let startedAt: Timestamp
+    let context: CommandContext
+    let goal: String?
+    let tags: [String]
+    let quiet: Bool
+    let onEvent: [String]?
+    let sessionID = UUID().uuidString.lowercased()
+    let terminal: Terminal?
+    var view: MixerView
+    var decoder = KeyDecoder()
+    /// The mix to bring back at the next focus round (set when a round's fade starts).
+    var resumeMix: MixerView?
+    /// The round being recorded: its id and what it is.
+    var current: (id: String, kind: FocusPhase, round: Int)?
+    var lastHeartbeat = 0.0
+    var hooks: [(child: ChildProcess, started: Double)] = []
+    var notifyAfterChime = false
+    var lastLine = ""
+
+    init(plan: FocusPlan, session: PlaybackSession?, database: HumDatabase, calendar: LocalCalendar, startedAt: Timestamp,
+         context: CommandContext, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?) {
+        machine = FocusMachine(plan: plan)
+        self.session = session
+        self.database = database
+        self.calendar = calendar
+        self.startedAt = startedAt
+        self.context = context
+        self.goal = goal
+        self.tags = tags
+        self.quiet = quiet
+        self.onEvent = onEvent
+        terminal = context.stdoutIsTerminal && context.stdinIsTerminal ? Terminal() : nil
+        view = MixerView(tracks: (session?.entries ?? []).map { .init(name: $0.token.name, volume: $0.token.volume) },
+                         master: Double(session?.controls.masterVolume ?? 100))
+    }
+
+    /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
+    static func reading() -> MonotonicInstant {
+        var boot = timespec(), mono = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
+        return MonotonicInstant(boottime: ns(boot), monotonic: ns(mono))
+    }
+
+    static func seconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    func run(signals: SignalWatch) throws -> Int32 {
+        terminal?.enterRawMode()
+        defer {
+            terminal?.endStatusLine()
+            terminal?.restore()
+        }
+        try handle(.start)
+        var stopping = false
+        while !machine.isFinished {
+            let wait = min(FocusTime.seconds(machine.nextWakeup ?? .seconds(1)), terminal == nil ? 1 : 0.1)
+            var inputs: [FocusInput] = []
+            if let terminal {
+                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                _ = poll(&descriptor, 1, Int32(max(1, wait * 1000)))
+                var keys = decoder.decode(terminal.readAvailable())
+                if keys.isEmpty { keys = decoder.flushEscape() }
+                for key in keys { if let input = input(for: key) { inputs.append(input) } }
+            } else {
+                usleep(UInt32(max(1000, wait * 1_000_000)))
+            }
+            if signals.pending() != nil {
+                if stopping { session?.engine.abort(); break }
+                stopping = true
+                inputs.append(.stop)
+            }
+            if inputs.isEmpty { inputs = [.tick] }
+            for input in inputs { try handle(input) }
+            heartbeat()
+            reapHooks()
+            draw()
+        }
+        // The machine ended the session; let the fade and a ringing chime finish, within reason.
+        if let session {
+            let deadline = FocusRunner.seconds() + 15
+            while session.engine.state != .finished, FocusRunner.seconds() < deadline {
+                if signals.pending() != nil { session.engine.abort() }
+                usleep(20_000)
+            }
+            session.engine.wait(timeout: 2)
+        }
+        for hook in hooks { _ = hook.child.supervise(limit: max(0, 10 - (FocusRunner.seconds() - hook.started)), tick: { _ in true }, onStop: { _ in }) }
+        return ExitCode.success
+    }
+
+    /// What a key means: mixer keys change the mix (and tell the machine), the others drive the timer.
+    func input(for key: Key) -> FocusInput? {
+        switch key {
+        case .character(" "): return .togglePause
+        case .character("s"), .character("S"): return .skip
+        case .character("e"), .character("E"): return .extend(by: machine.plan.extendStep)
+        case .character("q"), .character("Q"), .interrupt: return .stop
+        default:
+            guard let session else { return nil }
+            let action = view.handle(key)
+            switch action {
+            case .none, .quit: return nil
+            case .volume(let track, let v): session.controls.setVolume(Float(v), track: track)
+            case .mute(let track, let muted): session.controls.setMuted(muted, track: track)
+            case .master(let v): session.controls.masterVolume = Float(v)
+            }
+            return .userChangedMix
+        }
+    }
+
+    func handle(_ input: FocusInput) throws {
+        let effects = machine.handle(input, at: FocusRunner.reading())
+        for effect in effects { try carryOut(effect) }
+        try startRoundIfNew()
+    }
+
+    func frames(_ d: Duration) -> Int {
+        guard let session else { return 0 }
+        return Int(FocusTime.seconds(d) * Double(session.sink.sampleRate))
+    }
+
+    /// "At once" still means a 20 ms ramp: a jump of the whole mix would click.
+    func quick(_ d: Duration) -> Int { max(frames(d), (session?.sink.sampleRate ?? 48000) / 50) }
+
+    func carryOut(_ effect: FocusEffect) throws {
+        let controls = session?.controls
+        switch effect {
+        case .fadeIn(let d):
+            if let saved = resumeMix, let controls {
+                for (i, track) in saved.tracks.enumerated() {
+                    controls.setVolume(Float(track.volume), track: i)
+                    controls.setMuted(track.muted, track: i)
+                }
+                controls.masterVolume = Float(saved.master)
+                view.tracks = saved.tracks
+                view.master = saved.master
+            }
+            controls?.fadeIn(frames: quick(d))
+        case .saveResumeMix:
+            resumeMix = view
+        case .startFadeOut(let d):
+            controls?.fadeOut(frames: quick(d))
+        case .reverseFadeOut(let d):
+            controls?.fadeIn(frames: quick(d))
+        case .keepUserMix(let audible):
+            resumeMix = nil
+            if audible { controls?.fadeIn(frames: quick(.zero)) }
+        case .pauseFadeOut(let d):
+            controls?.fadeOut(frames: quick(d))
+        case .resumeFadeIn(let d, let level):
+            controls?.fade(toLevel: level, frames: quick(d))
+        case .chime:
+            controls?.ringChime()
+            if terminal != nil, !quiet { terminal?.write("\u{7}") }
+            notifyAfterChime = !quiet
+        case .phaseChanged(let notice):
+            announce(notice)
+        case .recordRound(let record):
+            try finish(record)
+        case .endSession(let d):
+            controls?.stop(fadeFrames: frames(d))
+        }
+    }
+
+    // MARK: the history
+
+    var currentMix: [MixItem] {
+        view.tracks.map { MixItem(sound: $0.name, volume: $0.muted ? 0 : $0.volume / 100) }
+    }
+
+    func wall(_ offset: Duration) -> Timestamp {
+        calendar.stamp(startedAt.epochSeconds + Int64(FocusTime.seconds(offset).rounded()))
+    }
+
+    static func kind(_ phase: FocusPhase) -> RoundKind {
+        switch phase {
+        case .focus: .focus
+        case .shortBreak: .shortBreak
+        case .longBreak: .longBreak
+        }
+    }
+
+    /// Records a phase that has just begun, with its start and deadline, so a killed process leaves a record.
+    func startRoundIfNew() throws {
+        guard let phase = machine.currentPhase else { return }
+        if let current, current.kind == phase.kind, current.round == phase.round { return }
+        let id = UUID().uuidString.lowercased()
+        let start = wall(machine.phaseStart ?? .zero)
+        let planned = Int64(FocusTime.seconds(machine.countdown.planned).rounded())
+        try LedgerCLI.run {
+            try database.startRound(RoundStart(id: id, kind: FocusRunner.kind(phase.kind), start: start, plannedSeconds: planned,
+                                               deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
+                                               goal: goal, tags: tags))
+        }
+        current = (id, phase.kind, phase.round)
+        lastHeartbeat = FocusRunner.seconds()
+    }
+
+    func finish(_ record: FocusRoundRecord) throws {
+        guard let current, current.kind == record.phase, current.round == record.round else { return }
+        let status: RoundStatus = switch record.status {
+        case .completed: .completed
+        case .interrupted: .interrupted
+        case .skipped: .skipped
+        }
+        let outcome = try LedgerCLI.run {
+            try database.finishRound(id: current.id, status: status,
+                                     activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
+                                     pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
+                                     end: wall(record.end))
+        }
+        self.current = nil
+        if outcome.round.earnedSeconds > 0 {
+            say("earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')")
+        }
+    }
+
+    /// Every few seconds, the running round's active and paused time, so a dead process is reconciled with its
+    /// real active time.
+    func heartbeat() {
+        guard let current, let progress = machine.phaseProgress, FocusRunner.seconds() - lastHeartbeat >= 5 else { return }
+        lastHeartbeat = FocusRunner.seconds()
+        _ = try? database.heartbeatRound(id: current.id, activeSeconds: Int64(FocusTime.seconds(progress.active)),
+                                         pausedSeconds: Int64(FocusTime.seconds(progress.paused)),
+                                         mix: current.kind == .focus ? currentMix : nil)
+    }
+
+    // MARK: telling people and scripts
+
+    func clockText() -> String {
+        let now = calendar.now()
+        let s = Int(now.localSecondOfDay)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(two(s / 3600)):\(two(s % 3600 / 60)):\(two(s % 60))"
+    }
+
+    func say(_ line: String) {
+        terminal?.endStatusLine()
+        context.stdout.write(line + "\n")
+        lastLine = ""
+    }
+
+    func announce(_ notice: FocusNotice) {
+        say(FocusOutput.line(time: clockText(), notice: notice))
+        if let onEvent {
+            let environment = FocusOutput.environment(for: notice, sessionID: sessionID).map { "\($0.key)=\($0.value)" }
+            do {
+                hooks.append((try ChildProcess(argv: onEvent, extraEnvironment: environment), FocusRunner.seconds()))
+            } catch {
+                context.warn("--on-event: \((error as? HumError)?.message ?? "\(error)")")
+            }
+        }
+        if notifyAfterChime {
+            notifyAfterChime = false
+            notify(notice)
+        }
+    }
+
+    /// A desktop notification through notify-send, when it exists.
+    func notify(_ notice: FocusNotice) {
+        guard ChildProcess.resolve("notify-send", path: context.environment["PATH"]) != nil else { return }
+        let text = notice.phase.map { "\($0.rawValue) \(notice.round)/\(notice.rounds)" } ?? "session complete"
+        if let child = try? ChildProcess(argv: ["notify-send", "--app-name=hum", "hum", text]) {
+            hooks.append((child, FocusRunner.seconds()))
+        }
+    }
+
+    /// Reaps finished hooks and stops those past their 10 seconds.
+    func reapHooks() {
+        let now = FocusRunner.seconds()
+        hooks.removeAll { hook in
+            if hook.child.poll() { return true }
+            if now - hook.started > 10 { hook.child.send(now - hook.started > 12 ? SIGKILL : SIGTERM) }
+            return false
+        }
+    }
+
+    func draw() {
+        guard let terminal else { return }
+        let c = machine.countdown
+        let phase = c.phase?.rawValue ?? "done"
+        var state = ""
+        if case .paused = c.state { state = " (paused)" }
+        if case .waiting = c.state { state = " (press space to start)" }
+        let width = 20
+        let filled = Int((c.progress * Double(width)).rounded())
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        var line = "\(phase) \(c.roundText) \(c.clockText) \(bar)\(state)"
+        if session != nil {
+            line += "  " + view.line(elapsedSeconds: 0, color: context.useColor).replacingOccurrences(of: " │ 00:00", with: "")
+        }
+        if line != lastLine {
+            terminal.statusLine(line)
+            lastLine = line
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import HumAudio
+import HumCore
+
+/// `hum focus` as a person runs it: real time, real audio, the real database.
+@Suite(.serialized) struct FocusEndToEndTests {
+    /// A hook that writes each phase change with a precise wall time, to line the audio up with the phases.
+    func eventLog(_ box: Sandbox) throws -> (hook: String, log: String) {
+        let log = box.path("events.log")
+        let hook = box.path("hook.sh")
+        try "#!/bin/sh\necho \"$HUM_EVENT $HUM_PHASE $HUM_ROUND $HUM_ROUNDS $HUM_SESSION_ID $(date +%s.%N)\" >> \(log)\n"
+            .write(toFile: hook, atomically: true, encoding: .utf8)
+        chmod(hook, 0o755)
+        return (hook, log)
+    }
+
+    func sessions(_ box: Sandbox) throws -> [[String: Any]] {
+        let run = try box.hum(["history", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        return object?["sessions"] as? [[String: Any]] ?? []
+    }
+
+    @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio daemon started by scripts/test.sh"))
+    func roundsDriveTheMixAndAreRecorded() throws {
+        let box = Sandbox()
+        let (hook, log) = try eventLog(box)
+        let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
+        // Built-in rain, from the repository's library.
+        var env = sink.environment
+        env["HUM_SOUNDS_DIR"] = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sounds").path
+        let run = try box.hum(["focus", "rain=60", "--focus", "4s", "--short-break", "3s", "--rounds", "2", "--fade", "1s",
+                               "--on-event", hook], environment: env)
+        let left = try sink.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+
+        // Not a terminal: one line per phase change.
+        let lines = run.stdout.split(separator: "\n").filter { !$0.contains("earned") }
+        #expect(lines.count == 4, "\(run.stdout)")
+        #expect(lines.first?.hasSuffix("start focus 1/2 00:04") == true)
+        #expect(lines.last?.contains("finish") == true)
+
+        // The hook saw every phase change.
+        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(events.map { "\($0[0]) \($0[1]) \($0[2])" } == ["start focus 1", "start short-break 1", "start focus 2", "finish finished 2"])
+
+        // Line the audio up by its chimes: each phase that runs out ends with one (a sharp onset over near silence).
+        let env50 = envelope(left)
+        var chimes: [Double] = []
+        for i in 1..<env50.count where env50[i].rms > 0.015 && env50[i - 1].rms < 0.01 { chimes.append(env50[i].time) }
+        #expect(chimes.count == 3, "chime onsets at \(chimes)")
+        guard chimes.count == 3 else { return }
+        let (breakStart, focus2, end) = (chimes[0], chimes[1], chimes[2])
+        #expect(abs(focus2 - breakStart - 3) < 0.15 && abs(end - focus2 - 4) < 0.15)
+        #expect(breakStart > 3.2, "the recording must hold all of round one")
+        func level(_ from: Double, _ to: Double) -> [Float] { env50.filter { $0.time >= from && $0.time + 0.05 <= to }.map(\.rms) }
+        let steady1 = level(breakStart - 2.8, breakStart - 1.2)
+        let steady2 = level(focus2 + 1.2, end - 1.2)
+        let typical = steady1.sorted()[steady1.count / 2]
+        // Audible through both focus rounds.
+        #expect(typical > 0.001)
+        #expect(steady1.allSatisfy { $0 > typical / 3 })
+        #expect(!steady2.isEmpty && steady2.allSatisfy { $0 > typical / 3 })
+        // Fading over the last second of round one: lower in its second half, near silence at its end.
+        func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
+        let early = mean(level(breakStart - 0.95, breakStart - 0.6)), late = mean(level(breakStart - 0.35, breakStart - 0.1))
+        #expect(early < typical * 0.6 && early > typical * 0.02, "early \(early), typical \(typical)")
+        #expect(late < typical * 0.1, "late \(late), typical \(typical)")
+        // The break: the chime rings at its start, then silence (exact zeros) until round two.
+        #expect(level(breakStart, breakStart + 0.5).max()! > typical)
+        #expect(level(breakStart + 1.75, focus2 - 0.1).allSatisfy { $0 == 0 })
+
+        // The records: two completed focus rounds and one completed break, with the mix, and the earnings.
+        let records = try sessions(box)
+        #expect(records.map { $0["kind"] as? String } == ["focus", "short-break", "focus"])
+        #expect(records.allSatisfy { $0["status"] as? String == "completed" })
+        #expect(records.map { $0["active_seconds"] as? Int } == [4, 3, 4])
+        #expect((records[0]["mix"] as? [[String: Any]])?.first?["sound"] as? String == "rain")
+        #expect(records[0]["earned_seconds"] as? Int == 1)  // floor(4 / 3)
+    }
+
+    /// kill -9 in the middle of a round: the next hum command records it as interrupted with its real active
+    /// time, and the ledger has no grant for it.
+    @Test func aKilledSessionLeavesAnInterruptedRoundAndNoGrant() throws {
+        let box = Sandbox()
+        let hum = try box.startHum(["focus", "--no-sound", "--focus", "1m", "--rounds", "1"])
+        usleep(7_500_000)  // past the first heartbeat (every 5 s)
+        hum.signal(SIGKILL)
+        hum.wait()
+        let records = try sessions(box)
+        #expect(records.count == 1)
+        let round = try #require(records.first)
+        #expect(round["kind"] as? String == "focus")
+        #expect(round["status"] as? String == "interrupted")
+        let active = round["active_seconds"] as? Int ?? -1
+        #expect(active >= 5 && active <= 8, "active \(active) s")
+        #expect(round["earned_seconds"] as? Int == 0)
+        let bank = try box.hum(["bank", "--json"])
+        let balance = (try JSONSerialization.jsonObject(with: Data(bank.stdout.utf8)) as? [String: Any])?["balance_seconds"] as? Int
+        #expect(balance == 0)
+    }
+
+    @Test func aSecondFocusRefusesAndNamesTheFirst() throws {
+        let box = Sandbox()
+        let first = try box.startHum(["focus", "--no-sound", "--focus", "1m"])
+        defer { first.signal(SIGKILL); first.wait() }
+        usleep(800_000)
+        let second = try box.hum(["focus", "--no-sound"])
+        #expect(second.status == 1)
+        #expect(second.stderr.hasPrefix("hum: another hum focus is already running (pid \(first.pid), started "))
+    }
+
+    @Test func stopRecordsTheRoundAsInterrupted() throws {
+        let box = Sandbox()
+        let hum = try box.startHum(["focus", "--no-sound", "--focus", "1m"])
+        usleep(2_200_000)
+        hum.signal(SIGTERM)
+        #expect(hum.wait() == 0)
+        let round = try #require(try sessions(box).first)
+        #expect(round["status"] as? String == "interrupted")
+        #expect((round["active_seconds"] as? Int).map { $0 >= 1 && $0 <= 3 } == true)
+        #expect(hum.stdout.contains("stop focus 1/4"))
+    }
+
+    @Test(arguments: [
+        (["focus", "--focus", "0s", "--no-sound"], "hum: "),
+        (["focus", "--rounds", "many", "--no-sound"], "hum: --rounds \"many\" is not a whole number from 0 to 1000\n"),
+        (["focus", "--auto-advance", "sometimes", "--no-sound"], "hum: --auto-advance \"sometimes\" is not one of all, none, to-break, to-focus\n"),
+        (["focus", "rain", "--no-sound"], "hum: --no-sound plays nothing; leave out the sounds or drop --no-sound\n"),
+    ])
+    func badOptionsAreUsageErrors(arguments: [String], expected: String) throws {
+        let run = try Sandbox().hum(arguments)
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix(expected))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+}
