@@ -188,7 +188,7 @@ final class FocusRunner {
         self.quiet = quiet
         self.onEvent = onEvent
         terminal = context.stdoutIsTerminal && context.stdinIsTerminal ? Terminal() : nil
-        view = MixerView(tracks: (session?.entries ?? []).map { .init(name: $0.token.name, volume: $0.token.volume) },
+        view = MixerView(tracks: (session?.entries ?? []).map { .init(name: $0.displayName, volume: $0.token.volume) },
                          master: Double(session?.controls.masterVolume ?? 100))
     }
 
@@ -327,8 +327,12 @@ final class FocusRunner {
 
     // MARK: the history
 
+    /// The mix for the history: each sound as it was named on the command line, at its volume as a fraction of
+    /// 100 (0 when muted).
     var currentMix: [MixItem] {
-        view.tracks.map { MixItem(sound: $0.name, volume: $0.muted ? 0 : $0.volume / 100) }
+        zip(session?.entries ?? [], view.tracks).map { entry, track in
+            MixItem(sound: entry.token.name, volume: track.muted ? 0 : track.volume / 100)
+        }
     }
 
     func wall(_ offset: Duration) -> Timestamp {

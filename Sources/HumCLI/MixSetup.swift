@@ -6,6 +6,9 @@ import HumCore
 struct MixEntry: Sendable {
     var token: MixToken
     var sound: SoundReference
+
+    /// What the live line calls it: the name, or for a path its file name without folder and extension.
+    var displayName: String { sound.source == .file ? sound.title : token.name }
 }
 
 /// Turns mix words into sounds, and remembers the last mix played.

@@ -65,7 +65,7 @@ struct PlayCommand: HumCommand {
         MixSetup.remember(session.entries.map(\.token), context: context)
         let interactive = context.stdoutIsTerminal && context.stdinIsTerminal
         let terminal = interactive ? Terminal() : nil
-        var view = MixerView(tracks: session.entries.map { .init(name: $0.token.name, volume: $0.token.volume) }, master: master)
+        var view = MixerView(tracks: session.entries.map { .init(name: $0.displayName, volume: $0.token.volume) }, master: master)
         var decoder = KeyDecoder()
         terminal?.enterRawMode()
         defer {

@@ -13,7 +13,7 @@ public enum RoundStatus: String, Sendable, Codable, CaseIterable {
 /// One sound of the mix that played during a round.
 public struct MixItem: Sendable, Equatable, Codable {
     public var sound: String
-    /// Linear gain 0 … 1.
+    /// The volume as a fraction: hum's 0–100 volume scale divided by 100 (0 when muted).
     public var volume: Double
     public init(sound: String, volume: Double) {
         self.sound = sound

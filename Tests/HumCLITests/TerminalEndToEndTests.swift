@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import HumCore
+
+/// The live line and the keys, in a real terminal (tmux), as a person sees them.
+@Suite(.serialized) struct TerminalEndToEndTests {
+    final class Tmux {
+        let session = "hum-test-" + UUID().uuidString.prefix(8)
+
+        init(command: String, environment: [String: String]) throws {
+            let exports = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+            _ = try Tmux.run(["new-session", "-d", "-s", session, "-x", "160", "-y", "10", "env \(exports) \(command); sleep 5"])
+        }
+
+        deinit { _ = try? Tmux.run(["kill-session", "-t", session]) }
+
+        func keys(_ keys: String...) throws { _ = try Tmux.run(["send-keys", "-t", session] + keys) }
+
+        func screen() throws -> String { try Tmux.run(["capture-pane", "-p", "-t", session]) }
+
+        /// Waits until the screen shows `text` (up to `timeout` seconds); returns the last screen.
+        func waitUntil(shows text: String, timeout: Double = 10) throws -> String {
+            let end = Date().addingTimeInterval(timeout)
+            var last = ""
+            while Date() < end {
+                last = try screen()
+                if last.contains(text) { return last }
+                usleep(100_000)
+            }
+            return last
+        }
+
+        static func run(_ arguments: [String]) throws -> String {
+            let out = NSTemporaryDirectory() + "tmux-" + UUID().uuidString
+            defer { unlink(out) }
+            let status = waitFor(try spawnAny("/usr/bin/tmux", arguments, stdout: out))
+            guard status == 0 else { throw SpawnFailure(command: "tmux \(arguments.first ?? "")", status: status) }
+            return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        }
+    }
+
+    @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio daemon started by scripts/test.sh"))
+    func playShowsALiveLineThatKeysChange() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let other = try box.writeSound("other.wav", sine(frequency: 330, frames: 48000))
+        let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
+        var env = box.audioEnvironment.filter { ["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HUM_SOUNDS_DIR"].contains($0.key) }
+        env.merge(sink.environment) { $1 }
+        env["NO_COLOR"] = "1"
+        let tmux = try Tmux(command: "\(humBinary) play \(tone)=40 \(other)=20; echo exit=$?", environment: env)
+        var screen = try tmux.waitUntil(shows: "master 100")
+        #expect(screen.contains("♪ ›tone 40‹ · other 20 │ master 100 │ 00:0"), "\(screen)")
+        try tmux.keys("Right")
+        screen = try tmux.waitUntil(shows: "tone 45")
+        #expect(screen.contains("›tone 45‹"), "\(screen)")
+        try tmux.keys("Down", "m", "-")
+        screen = try tmux.waitUntil(shows: "master 95")
+        #expect(screen.contains("›other muted‹ │ master 95"), "\(screen)")
+        try tmux.keys("q")
+        screen = try tmux.waitUntil(shows: "exit=")
+        #expect(screen.contains("exit=0"), "\(screen)")
+        _ = try sink.stop()
+    }
+
+    @Test func focusShowsTheCountdownAndSpacePauses() throws {
+        let box = Sandbox()
+        let env = box.environment.merging(["NO_COLOR": "1"]) { $1 }
+        let tmux = try Tmux(command: "\(humBinary) focus --no-sound --focus 10m --rounds 2; echo exit=$?", environment: env)
+        var screen = try tmux.waitUntil(shows: "focus 1/2")
+        #expect(screen.contains("start focus 1/2 10:00"), "\(screen)")
+        #expect(screen.contains("focus 1/2 09:5") || screen.contains("focus 1/2 10:00"), "\(screen)")
+        try tmux.keys("Space")
+        screen = try tmux.waitUntil(shows: "(paused)")
+        #expect(screen.contains("pause focus 1/2"), "\(screen)")
+        try tmux.keys("e")
+        screen = try tmux.waitUntil(shows: "extend")
+        #expect(screen.contains("focus 1/2 14:5") || screen.contains("focus 1/2 15:00"), "\(screen)")
+        try tmux.keys("q")
+        screen = try tmux.waitUntil(shows: "exit=")
+        #expect(screen.contains("stop focus 1/2"), "\(screen)")
+        #expect(screen.contains("exit=0"), "\(screen)")
+    }
+}
