@@ -16,6 +16,8 @@ public enum CommandTable {
         HistoryCommand.self,
         ExportCommand.self,
         ConfigCommand.self,
+        CompletionsCommand.self,
+        ManpageCommand.self,
     ]
 
     /// What bare `hum` runs.
