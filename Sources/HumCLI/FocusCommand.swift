@@ -377,7 +377,8 @@ final class FocusRunner {
                                      end: wall(record.end))
         }
         self.current = nil
-        if outcome.round.earnedSeconds > 0 {
+        // On a terminal only: a script reading stdout gets exactly one line per phase change.
+        if terminal != nil, outcome.round.earnedSeconds > 0 {
             say("earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')")
         }
     }
