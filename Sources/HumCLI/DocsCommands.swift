@@ -41,6 +41,11 @@ struct CompletionsCommand: HumCommand {
         return out
     }
 
+    /// What may follow a command path: its options and its subcommands.
+    static func words(_ options: [String], _ command: any HumCommand.Type) -> String {
+        (options + command.subcommands.map { $0.name }).joined(separator: " ")
+    }
+
     func run(context: CommandContext) throws -> Int32 {
         let paths = Self.paths()
         let top = CommandTable.commands.map { $0.name }.joined(separator: " ")
@@ -53,8 +58,7 @@ struct CompletionsCommand: HumCommand {
             out += "    case \"$path\" in\n"
             out += "        \"\") words=\"\(top) --help --version\" ;;\n"
             for (path, options, command) in paths {
-                let subs = command.subcommands.map { $0.name }.joined(separator: " ")
-                out += "        \"\(path)\"*) words=\"\((options + (subs.isEmpty ? [] : [subs])).joined(separator: " "))\" ;;\n"
+                out += "        \"\(path)\"*) words=\"\(Self.words(options, command))\" ;;\n"
             }
             out += "    esac\n    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\ncomplete -o default -F _hum hum\n"
         case "zsh":
@@ -63,8 +67,7 @@ struct CompletionsCommand: HumCommand {
             out += "    case $path in\n"
             out += "        '') compadd -- \(top) --help --version ;;\n"
             for (path, options, command) in paths {
-                let subs = command.subcommands.map { $0.name }.joined(separator: " ")
-                out += "        '\(path)'*) compadd -- \((options + (subs.isEmpty ? [] : [subs])).joined(separator: " ")); _files ;;\n"
+                out += "        '\(path)'*) compadd -- \(Self.words(options, command)); _files ;;\n"
             }
             out += "    esac\n}\n_hum \"$@\"\n"
         default:
