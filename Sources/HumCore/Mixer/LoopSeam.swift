@@ -71,20 +71,7 @@ public enum LoopSeam {
         guard highest < 65535 else { return false }  // the last bin holds every larger step: all are below
         let total = (frames - 1) * channels
         let wanted = Int((Double(total) * 0.999).rounded(.up))
-        let limit = Float(highest + 1)
-        var below = 0
-        // In runs whose count fits 32 bits, so the counting vectorizes.
-        var i = channels
-        let end = frames * channels
-        while i < end {
-            let runEnd = min(end, i + (1 << 30))
-            var run: Int32 = 0
-            for j in i..<runEnd {
-                run &+= S.step(s[j], s[j - channels]) < limit ? 1 : 0
-            }
-            below += Int(run)
-            i = runEnd
-        }
+        let below = S.countSteps(s, from: channels, to: frames * channels, stride: channels, below: highest + 1)
         return below < wanted
     }
 
@@ -175,11 +162,20 @@ protocol LoopSample {
     var unit: Float { get }
     /// |a − b| in units of 1/32768 of full scale (exact for 16-bit samples and for floats that hold them).
     static func step(_ a: Self, _ b: Self) -> Float
+    /// How many of the steps s[i] − s[i − stride], i in [from, to), are below `limit` units.
+    static func countSteps(_ s: UnsafePointer<Self>, from: Int, to: Int, stride: Int, below limit: Int) -> Int
 }
 
 extension Float: LoopSample {
     @inline(__always) var unit: Float { self }
     @inline(__always) static func step(_ a: Float, _ b: Float) -> Float { abs(a - b) * 32768 }
+
+    static func countSteps(_ s: UnsafePointer<Float>, from: Int, to: Int, stride: Int, below limit: Int) -> Int {
+        let limit = Float(limit)
+        var count = 0
+        for i in from..<to where step(s[i], s[i - stride]) < limit { count += 1 }
+        return count
+    }
 }
 
 extension Int16: LoopSample {
@@ -187,5 +183,26 @@ extension Int16: LoopSample {
     @inline(__always) static func step(_ a: Int16, _ b: Int16) -> Float {
         let d = Int32(a) &- Int32(b)
         return Float(d < 0 ? 0 &- d : d)
+    }
+
+    /// In integers and in runs whose count fits 32 bits, with no overflow checks: the loop vectorizes.
+    static func countSteps(_ s: UnsafePointer<Int16>, from: Int, to: Int, stride: Int, below limit: Int) -> Int {
+        let limit = Int32(clamping: limit)
+        var count = 0
+        var i = from
+        while i < to {
+            let end = Swift.min(to, i &+ (1 << 30))
+            var run: Int32 = 0
+            var j = i
+            while j < end {
+                let d = Int32(s[j]) &- Int32(s[j &- stride])
+                let magnitude = d < 0 ? 0 &- d : d
+                run &+= magnitude < limit ? 1 : 0
+                j &+= 1
+            }
+            count += Int(run)
+            i = end
+        }
+        return count
     }
 }
