@@ -326,6 +326,7 @@ public final class AudioFileWriter {
     public let path: String
     public let channels: Int
     private var closed = false
+    private let pipeline: WritePipeline
 
     /// The extensions `render` can write.
     public static let extensions = ["wav", "flac", "ogg", "opus"]
@@ -365,24 +366,18 @@ public final class AudioFileWriter {
         if var q = quality, ext == "ogg" || ext == "opus" {
             sf_command(file.handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
         }
+        let file = self.file
+        pipeline = WritePipeline(capacity: 32768 * channels) { base, count in
+            AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels)
+        }
     }
 
     /// Writes interleaved frames.
+    ///
+    /// The frames are copied and encoded and written by a thread of the writer's own, a block at a time, so the
+    /// caller (render's mixing) goes on while they are. A failure is reported by a later `write` or by `finish`.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        guard let base = samples.baseAddress, !samples.isEmpty else { return }
-        let frames = samples.count / channels
-        // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
-        // hands it a whole minute of audio.
-        let block = 8192
-        var done = 0
-        while done < frames {
-            let n = min(block, frames - done)
-            let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
-            if written != n {
-                throw AudioFileError(path: path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
-            }
-            done += n
-        }
+        try pipeline.write(samples)
     }
 
     public func write(_ samples: [Float]) throws(AudioFileError) {
@@ -393,17 +388,127 @@ public final class AudioFileWriter {
         if let failure { throw failure }
     }
 
-    /// Completes the file: flushes it and closes it, which writes the final header (lengths, FLAC totals).
+    /// Completes the file: writes what is pending, flushes it and closes it, which writes the final header
+    /// (lengths, FLAC totals).
     public func finish() throws(AudioFileError) {
         guard !closed else { return }
         closed = true
+        let pending = pipeline.finish()
         sf_write_sync(file.handle)
         let error = sf_error(file.handle)
         let message = String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod
         let result = file.close()
+        if let pending { throw pending }
         if error != 0 || result != 0 {
             throw AudioFileError(path: path, reason: "write failed (\(message))")
         }
+    }
+
+    deinit { _ = pipeline.finish() }
+
+    /// Writes frames through libsndfile now (on the writer's thread).
+    static func writeNow(_ file: SoundFile, _ base: UnsafePointer<Float>, frames: Int, channels: Int) -> AudioFileError? {
+        // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
+        // hands it a whole minute of audio.
+        let block = 8192
+        var done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
+            if written != n {
+                return AudioFileError(path: file.path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
+            }
+            done += n
+        }
+        return nil
+    }
+}
+
+/// Two blocks of samples handed back and forth between the thread that produces them and one that writes them:
+/// one fills while the other is written.
+final class WritePipeline: @unchecked Sendable {
+    // @unchecked: each block belongs to one side at a time, handed over through the semaphores (which order the
+    // memory accesses); the file is used only by the writing thread until `finish` has waited for it; `failure`
+    // is written by the writing thread before it signals, and read by the producer after waiting.
+    private let blocks: [UnsafeMutablePointer<Float>]
+    /// Samples in each handed-over block; -1 tells the writing thread to stop.
+    private let counts: UnsafeMutablePointer<Int>
+    private let capacity: Int
+    private let filled = DispatchSemaphore(value: 0)
+    private let free = DispatchSemaphore(value: 1)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let consume: (UnsafePointer<Float>, Int) -> AudioFileError?
+    private var failure: AudioFileError?
+    // The producer's side.
+    private var current = 0
+    private var fill = 0
+    private var finished = false
+
+    /// - Parameter consume: writes `count` samples; runs on the pipeline's thread.
+    init(capacity: Int, consume: @escaping (UnsafePointer<Float>, Int) -> AudioFileError?) {
+        self.capacity = capacity
+        blocks = [.allocate(capacity: capacity), .allocate(capacity: capacity)]
+        counts = .allocate(capacity: 2)
+        counts.initialize(repeating: 0, count: 2)
+        self.consume = consume
+        let thread = Thread { [self] in run() }
+        thread.name = "hum-writer"
+        thread.start()
+    }
+
+    deinit {
+        blocks.forEach { $0.deallocate() }
+        counts.deallocate()
+    }
+
+    private func run() {
+        var index = 0
+        while true {
+            filled.wait()
+            let count = counts[index]
+            if count < 0 { break }
+            if failure == nil { failure = consume(blocks[index], count) }
+            index ^= 1
+            free.signal()
+        }
+        stopped.signal()
+    }
+
+    func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        guard let base = samples.baseAddress else { return }
+        var offset = 0
+        while offset < samples.count {
+            let n = min(capacity - fill, samples.count - offset)
+            (blocks[current] + fill).update(from: base + offset, count: n)
+            fill += n
+            offset += n
+            if fill == capacity { try handOver() }
+        }
+    }
+
+    private func handOver() throws(AudioFileError) {
+        counts[current] = fill
+        filled.signal()
+        current ^= 1
+        fill = 0
+        free.wait()  // the other block is written
+        if let failure { throw failure }
+    }
+
+    /// Writes what is pending and stops the thread. Returns the first failure.
+    func finish() -> AudioFileError? {
+        guard !finished else { return failure }
+        finished = true
+        if fill > 0 {
+            counts[current] = fill
+            filled.signal()
+            current ^= 1
+            free.wait()
+        }
+        counts[current] = -1
+        filled.signal()
+        stopped.wait()
+        return failure
     }
 }
 

@@ -59,7 +59,7 @@ final class SampleMemory {
     private static func map(samples: Int, path: String) throws(AudioFileError) -> (UnsafeMutablePointer<Int16>, Int) {
         let bytes = roundUp(max(samples * 2, 1), to: pageBytes)
         // Large mappings start on a 2 MB boundary (over-map, then unmap the slack), so huge pages can back them.
-        let huge = bytes >= 2 * hugePageBytes
+        let huge = bytes >= hugePageBytes
         let request = huge ? bytes + hugePageBytes : bytes
         let raw = mmap(nil, request, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let raw, raw != MAP_FAILED else {
