@@ -84,9 +84,12 @@ import Testing
     }
 
     @Test func conversionRoundsHalvesAwayFromZeroAndClamps() {
+        // The last two: just below ±0.5, where v ± 0.5 rounds (as a float) to ±1 before the truncation, as in the
+        // conversion this one replaces (checked against it for every float in [−1.02, 1.02]).
+        let belowHalf = Float(bitPattern: Float(0.5).bitPattern - 1) / 32768
         let input: [Float] = [0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, 2.5 / 32768, -2.5 / 32768,
-                              0.49 / 32768, 1, -1, 1.5, -7, .nan, .infinity, -.infinity, 0.25]
-        let expected: [Int16] = [1, -1, 2, -2, 3, -3, 0, 32767, -32768, 32767, -32768, 0, 32767, -32768, 8192]
+                              0.49 / 32768, 1, -1, 1.5, -7, .nan, .infinity, -.infinity, 0.25, belowHalf, -belowHalf]
+        let expected: [Int16] = [1, -1, 2, -2, 3, -3, 0, 32767, -32768, 32767, -32768, 0, 32767, -32768, 8192, 1, -1]
         var out = [Int16](repeating: 99, count: input.count)
         input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { LoopBuffer.convert(i, into: $0.baseAddress!) } }
         #expect(out == expected)

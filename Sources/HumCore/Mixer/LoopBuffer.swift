@@ -75,21 +75,23 @@ public final class LoopBuffer: @unchecked Sendable {
         for i in 0..<source.count { destination[i] = quantize(s[i]) }
     }
 
-    /// Float to 16-bit: ×32768, clamped, NaN to 0, rounded to nearest with halves away from zero.
+    /// Float to 16-bit: ×32768, clamped, NaN to 0, then ±0.5 and truncated toward zero (so halves round away from
+    /// zero), exactly as `Int16(v + (v >= 0 ? 0.5 : -0.5))` does for every float.
     ///
     /// Written without a float-to-integer conversion (Swift checks those for overflow, which keeps a loop
-    /// scalar): adding 1.5·2²³ leaves the value rounded to an integer (ties to even) in the low bits of the float,
-    /// a tie is then moved away from zero, and the integer is read from the bits.
+    /// scalar): adding 1.5·2²³ leaves a value rounded to an integer in the low bits of the float; the floor of the
+    /// magnitude, given the sign back, is read from those bits.
     @inline(__always)
     public static func quantize(_ x: Float) -> Int16 {
         let magic: Float = 12_582_912  // 1.5 · 2²³
         var v = x * 32768
         v = v.isNaN ? 0 : min(max(v, -32768), 32767)
-        let nearestEven = (v + magic) - magic
-        let tie = v - nearestEven
-        let away: Float = (tie == 0.5 && v > 0) ? 1 : ((tie == -0.5 && v < 0) ? -1 : 0)
-        let bits = Int32(bitPattern: (nearestEven + away + magic).bitPattern)
-        return Int16(truncatingIfNeeded: bits &- Int32(bitPattern: magic.bitPattern))
+        let y = v + (v >= 0 ? 0.5 : -0.5)  // rounded as a float, as the conversion above sees it
+        let a = abs(y)
+        let nearest = (a + magic) - magic  // ties to even
+        let floor = nearest > a ? nearest - 1 : nearest
+        let truncated = Float(bitPattern: floor.bitPattern | (y.bitPattern & 0x8000_0000))
+        return Int16(truncatingIfNeeded: Int32(bitPattern: (truncated + magic).bitPattern) &- Int32(bitPattern: magic.bitPattern))
     }
 
     /// Bytes of sample memory this loop keeps alive (its storage, which may start before the loop).
