@@ -21,6 +21,14 @@ public enum Resampler {
         return out
     }
 
+    /// How many frames of the loop's end are read before it, and of its start after it: about 50 ms, a whole
+    /// number of rate units so it maps to a whole number of output frames.
+    public static func paddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+        let unitIn = inputRate / gcd(inputRate, outputRate)
+        let units = max(1, (inputRate / 20) / unitIn)
+        return min(unitIn * units, frames)
+    }
+
     /// The length of a loop of `frames` frames after resampling.
     public static func loopFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
         Int((Double(frames) * Double(outputRate) / Double(inputRate)).rounded())
@@ -38,9 +46,7 @@ public enum Resampler {
                                     write: (UnsafeBufferPointer<Float>) -> Void) throws(AudioSinkError) {
         let g = gcd(inputRate, outputRate)
         let unitIn = inputRate / g, unitOut = outputRate / g
-        // Padding of about 50 ms, a whole number of rate units so it maps to a whole number of output frames.
-        let units = max(1, (inputRate / 20) / unitIn)
-        let padIn = min(unitIn * units, frames)
+        let padIn = paddingFrames(frames, from: inputRate, to: outputRate)
         let exactPad = padIn % unitIn == 0
         let padOut = exactPad ? padIn / unitIn * unitOut : Int((Double(padIn) * Double(outputRate) / Double(inputRate)).rounded())
         let loopOut = loopFrames(frames, from: inputRate, to: outputRate)

@@ -54,6 +54,16 @@ final class SampleMemory {
         return SampleStorage(adopting: base, count: count) { base, _ in munmap(base, bytes) }
     }
 
+    /// Gives the pages that lie wholly within samples [from, to) of a storage made by `finish` back to the system
+    /// (reading them afterwards gives zeros): for parts of a decoded sound that are no longer needed while the rest
+    /// of it is still in use.
+    static func discard(_ storage: SampleStorage, from: Int, to: Int) {
+        let base = Int(bitPattern: storage.base)
+        let start = roundUp(base + max(0, from) * 2, to: pageBytes)
+        let end = (base + min(to, storage.count) * 2) / pageBytes * pageBytes
+        if end > start { madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_DONTNEED) }
+    }
+
     private static func roundUp(_ n: Int, to unit: Int) -> Int { (n + unit - 1) / unit * unit }
 
     private static func map(samples: Int, path: String) throws(AudioFileError) -> (UnsafeMutablePointer<Int16>, Int) {

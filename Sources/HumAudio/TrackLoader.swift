@@ -36,6 +36,7 @@ public enum TrackLoader {
         let loop: LoopBuffer
         if decoded.sampleRate == outputRate {
             let start = LoopSeam.makeLoopInPlace(samples, channels: channels, plan: plan)
+            SampleMemory.discard(decoded.storage, from: 0, to: start * channels)  // the head now lives in the seam
             loop = LoopBuffer(storage: decoded.storage, startFrame: start, frames: decoded.frames - start, channels: channels)
         } else {
             do throws(AudioSinkError) {
@@ -64,6 +65,12 @@ public enum TrackLoader {
         } catch {
             throw AudioSinkError(error.reason)
         }
+        // The tail is in the seam now. The body is given back as the resampler passes it, but for the loop's
+        // first `keep` frames, which it reads again at the end (the padding after the loop).
+        SampleMemory.discard(decoded.storage, from: (decoded.frames - c) * channels, to: decoded.frames * channels)
+        let keep = Resampler.paddingFrames(frames, from: decoded.sampleRate, to: outputRate)
+        var released = keep
+        var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
         let source = decoded.samples.baseAddress! + c * channels
         var written = 0
         try seam.withUnsafeBufferPointer { (seam) throws(AudioSinkError) in
@@ -72,6 +79,14 @@ public enum TrackLoader {
                 let fromBody = max(0, min(count, body - start))
                 let s = source + start * channels
                 for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
+                if start == inOrder {
+                    inOrder = start + count
+                    let passed = min(inOrder, body)
+                    if passed > released + 16384 {
+                        SampleMemory.discard(decoded.storage, from: (c + released) * channels, to: (c + passed) * channels)
+                        released = passed
+                    }
+                }
                 if fromBody < count {
                     let seamStart = max(0, start - body)
                     (destination + fromBody * channels).update(from: seam.baseAddress! + seamStart * channels, count: (count - fromBody) * channels)
