@@ -16,14 +16,16 @@ final class SampleMemory {
     private(set) var capacity: Int
     private var mappedBytes: Int
     private let path: String
+    private let hugePages: Bool
 
     static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
     static let hugePageBytes = 2 << 20
 
     /// - Parameter path: the file being loaded, named if memory runs out.
-    init(samples: Int, path: String) throws(AudioFileError) {
+    init(samples: Int, path: String, hugePages: Bool = true) throws(AudioFileError) {
         self.path = path
-        (base, mappedBytes) = try Self.map(samples: samples, path: path)
+        self.hugePages = hugePages
+        (base, mappedBytes) = try Self.map(samples: samples, hugePages: hugePages, path: path)
         capacity = mappedBytes / 2
     }
 
@@ -34,7 +36,7 @@ final class SampleMemory {
     /// Makes room for `samples` samples, keeping what was written: a new mapping, at least `growingBy` larger.
     func reserve(_ samples: Int, growingBy step: Int = 0) throws(AudioFileError) {
         guard samples > capacity else { return }
-        let (newBase, newBytes) = try Self.map(samples: max(samples, capacity + step), path: path)
+        let (newBase, newBytes) = try Self.map(samples: max(samples, capacity + step), hugePages: hugePages, path: path)
         newBase.update(from: base, count: capacity)
         munmap(base, mappedBytes)
         base = newBase
@@ -66,10 +68,10 @@ final class SampleMemory {
 
     private static func roundUp(_ n: Int, to unit: Int) -> Int { (n + unit - 1) / unit * unit }
 
-    private static func map(samples: Int, path: String) throws(AudioFileError) -> (UnsafeMutablePointer<Int16>, Int) {
+    private static func map(samples: Int, hugePages: Bool, path: String) throws(AudioFileError) -> (UnsafeMutablePointer<Int16>, Int) {
         let bytes = roundUp(max(samples * 2, 1), to: pageBytes)
         // Large mappings start on a 2 MB boundary (over-map, then unmap the slack), so huge pages can back them.
-        let huge = bytes >= hugePageBytes
+        let huge = hugePages && bytes >= hugePageBytes
         let request = huge ? bytes + hugePageBytes : bytes
         let raw = mmap(nil, request, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let raw, raw != MAP_FAILED else {

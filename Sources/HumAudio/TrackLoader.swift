@@ -61,7 +61,7 @@ public enum TrackLoader {
         let outFrames = Resampler.loopFrames(frames, from: decoded.sampleRate, to: outputRate)
         let memory: SampleMemory
         do throws(AudioFileError) {
-            memory = try SampleMemory(samples: max(outFrames, 1) * channels, path: path)
+            memory = try SampleMemory(samples: max(outFrames, 1) * channels, path: path, hugePages: false)
         } catch {
             throw AudioSinkError(error.reason)
         }
