@@ -44,6 +44,70 @@ public struct DecodedAudio: Sendable {
     }
 }
 
+/// Audio decoded to interleaved 16-bit samples (1 or 2 channels), in memory a loop can be built in.
+public struct DecodedSamples: Sendable {
+    public var storage: SampleStorage
+    public var frames: Int
+    public var channels: Int
+    public var sampleRate: Int
+
+    /// The decoded samples (the storage may be larger).
+    public var samples: UnsafeMutableBufferPointer<Int16> { UnsafeMutableBufferPointer(start: storage.base, count: frames * channels) }
+}
+
+/// A file opened for decoding, with the checks every decode makes before and after reading.
+struct DecodeSource {
+    let file: SoundFile
+    let path: String
+    let channels: Int
+    let rate: Int
+    /// The length the header promises, trusted only when `known`.
+    let promised: Int
+    let known: Bool
+    let limit: Int
+
+    init(path: String) throws(AudioFileError) {
+        file = try SoundFile(reading: path)
+        self.path = path
+        channels = Int(file.info.channels)
+        rate = Int(file.info.samplerate)
+        limit = AudioFileReader.maximumSeconds * rate
+        // A header can promise anything (a cut Ogg file reports an unknown length): memory is sized from it only
+        // when it is plausible, and reading goes on until the decoder stops.
+        promised = Int(file.info.frames)
+        known = promised > 0 && promised <= limit
+        if promised == Int(Int64.max) {
+            // libsndfile's answer for an Ogg stream whose last page is missing.
+            throw AudioFileError(path: path, reason: "the file is truncated (its end is missing)")
+        }
+        if promised > limit {
+            throw AudioFileError(path: path, reason: "is too long to loop (\(promised / max(rate, 1)) s; at most \(AudioFileReader.maximumSeconds / 60) minutes)")
+        }
+        if file.logMentionsTruncation {
+            throw AudioFileError(path: path, reason: "the file is truncated (its header promises more audio than it holds)")
+        }
+    }
+
+    func checkLength(_ read: Int) throws(AudioFileError) {
+        if read > limit {
+            throw AudioFileError(path: path, reason: "is too long to loop (at most \(AudioFileReader.maximumSeconds / 60) minutes)")
+        }
+    }
+
+    func checkEnd(read: Int) throws(AudioFileError) {
+        let error = sf_error(file.handle)
+        if error != 0 {
+            throw AudioFileError(path: path, reason: "cannot decode (\(String(cString: sf_error_number(error)).trimmingTrailingPeriod))")
+        }
+        if read == 0 { throw AudioFileError(path: path, reason: "contains no decodable audio") }
+        // The header promised more than the file holds: a truncated download or copy. Playing what is there
+        // would loop a cut-off file, so say so. Ogg and MP3 length estimates can be short by a packet or two.
+        if known, read + max(8192, promised / 100) < promised {
+            throw AudioFileError(path: path, reason: "the file is truncated (\(read) of \(promised) frames readable)")
+        }
+    }
+}
+
 /// An open libsndfile handle, closed in deinit.
 final class SoundFile {
     let handle: OpaquePointer
@@ -148,64 +212,98 @@ public enum AudioFileReader {
                              channels: Int(file.info.channels), formatName: file.formatName)
     }
 
-    /// The longest sound hum loops from memory: 30 minutes (about 330 MB of float while loading at 48 kHz stereo).
+    /// The longest sound hum loops from memory: 30 minutes (about 330 MB of 16-bit samples at 48 kHz stereo).
     public static let maximumSeconds = 1800
 
     /// Decodes the whole file to float. More than two channels are down-mixed to stereo (even channels left, odd
     /// right, each side averaged); mono stays mono.
     public static func decode(path: String) throws(AudioFileError) -> DecodedAudio {
-        let file = try SoundFile(reading: path)
-        let channels = Int(file.info.channels)
-        let rate = Int(file.info.samplerate)
-        let limit = maximumSeconds * rate
-        // A header can promise anything (a cut Ogg file reports an unknown length): read in chunks instead of
-        // trusting it for the allocation.
-        let promised = Int(file.info.frames)
-        let known = promised > 0 && promised <= limit
-        if promised == Int(Int64.max) {
-            // libsndfile's answer for an Ogg stream whose last page is missing.
-            throw AudioFileError(path: path, reason: "the file is truncated (its end is missing)")
-        }
-        if promised > limit {
-            throw AudioFileError(path: path, reason: "is too long to loop (\(promised / max(rate, 1)) s; at most \(maximumSeconds / 60) minutes)")
-        }
-        if file.logMentionsTruncation {
-            throw AudioFileError(path: path, reason: "the file is truncated (its header promises more audio than it holds)")
-        }
+        let source = try DecodeSource(path: path)
+        let channels = source.channels
         var samples: [Float] = []
-        samples.reserveCapacity((known ? promised : rate * 60) * channels)
+        samples.reserveCapacity((source.known ? source.promised : source.rate * 60) * channels)
         let chunk = 65536
         var block = [Float](repeating: 0, count: chunk * channels)
         var read = 0
         while true {
-            let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(file.handle, $0.baseAddress!, sf_count_t(chunk)) })
+            let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk)) })
             if n <= 0 { break }
             samples.append(contentsOf: block[0..<(n * channels)])
             read += n
-            if read > limit {
-                throw AudioFileError(path: path, reason: "is too long to loop (at most \(maximumSeconds / 60) minutes)")
+            try source.checkLength(read)
+        }
+        try source.checkEnd(read: read)
+        if channels <= 2 {
+            return DecodedAudio(samples: samples, channels: channels, sampleRate: source.rate)
+        }
+        return DecodedAudio(samples: downmixToStereo(samples, channels: channels), channels: 2, sampleRate: source.rate)
+    }
+
+    /// Decodes the whole file to 16-bit samples (full scale 32768), the form loops are held in, straight into
+    /// memory a loop can be built in. 16-bit PCM files are read as they are; any other format is decoded to float
+    /// in small blocks and rounded (as `LoopBuffer.convert` does). More than two channels are down-mixed to
+    /// stereo as `decode` does.
+    public static func decodeSamples(path: String) throws(AudioFileError) -> DecodedSamples {
+        let source = try DecodeSource(path: path)
+        let fileChannels = source.channels
+        let channels = min(fileChannels, 2)
+        let memory = try SampleMemory(samples: (source.known ? source.promised : source.rate * 60) * channels, path: path)
+        var read = 0
+        let subformat = source.file.info.format & Int32(SF_FORMAT_SUBMASK)
+        if fileChannels <= 2 && subformat == Int32(SF_FORMAT_PCM_16) {
+            // Straight into the loop's memory; past the promised length (or for an unknown one) in growing steps.
+            var probe = [Int16](repeating: 0, count: 4096 * channels)
+            while true {
+                let room = memory.capacity / channels - read
+                if room > 0 {
+                    let n = Int(sf_readf_short(source.file.handle, memory.base + read * channels, sf_count_t(room)))
+                    if n <= 0 { break }
+                    read += n
+                } else {
+                    let n = Int(probe.withUnsafeMutableBufferPointer { sf_readf_short(source.file.handle, $0.baseAddress!, 4096) })
+                    if n <= 0 { break }
+                    try memory.reserve((read + max(n, source.rate * 10)) * channels)
+                    probe.withUnsafeBufferPointer { (memory.base + read * channels).update(from: $0.baseAddress!, count: n * channels) }
+                    read += n
+                }
+                try source.checkLength(read)
+            }
+        } else {
+            let chunk = 16384
+            var block = [Float](repeating: 0, count: chunk * fileChannels)
+            var stereo = [Float](repeating: 0, count: fileChannels > 2 ? chunk * 2 : 0)
+            while true {
+                let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk)) })
+                if n <= 0 { break }
+                try memory.reserve((read + n) * channels, growingBy: source.rate * 10 * channels)
+                let destination = memory.base + read * channels
+                if fileChannels > 2 {
+                    block.withUnsafeBufferPointer { b in
+                        stereo.withUnsafeMutableBufferPointer { downmixToStereo(b.baseAddress!, frames: n, channels: fileChannels, into: $0.baseAddress!) }
+                    }
+                    stereo.withUnsafeBufferPointer { LoopBuffer.convert(UnsafeBufferPointer(rebasing: $0[..<(n * 2)]), into: destination) }
+                } else {
+                    block.withUnsafeBufferPointer { LoopBuffer.convert(UnsafeBufferPointer(rebasing: $0[..<(n * channels)]), into: destination) }
+                }
+                read += n
+                try source.checkLength(read)
             }
         }
-        let error = sf_error(file.handle)
-        if error != 0 {
-            throw AudioFileError(path: path, reason: "cannot decode (\(String(cString: sf_error_number(error)).trimmingTrailingPeriod))")
-        }
-        if read == 0 { throw AudioFileError(path: path, reason: "contains no decodable audio") }
-        // The header promised more than the file holds: a truncated download or copy. Playing what is there
-        // would loop a cut-off file, so say so. Ogg and MP3 length estimates can be short by a packet or two.
-        if known, read + max(8192, promised / 100) < promised {
-            throw AudioFileError(path: path, reason: "the file is truncated (\(read) of \(promised) frames readable)")
-        }
-        if channels <= 2 {
-            return DecodedAudio(samples: samples, channels: channels, sampleRate: rate)
-        }
-        return DecodedAudio(samples: downmixToStereo(samples, channels: channels), channels: 2, sampleRate: rate)
+        try source.checkEnd(read: read)
+        return DecodedSamples(storage: memory.finish(count: read * channels), frames: read, channels: channels, sampleRate: source.rate)
     }
 
     static func downmixToStereo(_ samples: [Float], channels: Int) -> [Float] {
         let frames = samples.count / channels
-        let left = (channels + 1) / 2, right = channels / 2
         var out = [Float](repeating: 0, count: frames * 2)
+        samples.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { downmixToStereo(s.baseAddress!, frames: frames, channels: channels, into: $0.baseAddress!) }
+        }
+        return out
+    }
+
+    static func downmixToStereo(_ samples: UnsafePointer<Float>, frames: Int, channels: Int, into out: UnsafeMutablePointer<Float>) {
+        let left = (channels + 1) / 2, right = channels / 2
         for f in 0..<frames {
             var l: Float = 0, r: Float = 0
             for c in 0..<channels {
@@ -214,7 +312,6 @@ public enum AudioFileReader {
             out[2 * f] = l / Float(left)
             out[2 * f + 1] = r / Float(right)
         }
-        return out
     }
 }
 
@@ -229,6 +326,7 @@ public final class AudioFileWriter {
     public let path: String
     public let channels: Int
     private var closed = false
+    private let pipeline: WritePipeline
 
     /// The extensions `render` can write.
     public static let extensions = ["wav", "flac", "ogg", "opus"]
@@ -268,24 +366,18 @@ public final class AudioFileWriter {
         if var q = quality, ext == "ogg" || ext == "opus" {
             sf_command(file.handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
         }
+        let file = self.file
+        pipeline = WritePipeline(capacity: 32768 * channels) { base, count in
+            AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels)
+        }
     }
 
     /// Writes interleaved frames.
+    ///
+    /// The frames are copied and encoded and written by a thread of the writer's own, a block at a time, so the
+    /// caller (render's mixing) goes on while they are. A failure is reported by a later `write` or by `finish`.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        guard let base = samples.baseAddress, !samples.isEmpty else { return }
-        let frames = samples.count / channels
-        // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
-        // hands it a whole minute of audio.
-        let block = 8192
-        var done = 0
-        while done < frames {
-            let n = min(block, frames - done)
-            let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
-            if written != n {
-                throw AudioFileError(path: path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
-            }
-            done += n
-        }
+        try pipeline.write(samples)
     }
 
     public func write(_ samples: [Float]) throws(AudioFileError) {
@@ -296,17 +388,127 @@ public final class AudioFileWriter {
         if let failure { throw failure }
     }
 
-    /// Completes the file: flushes it and closes it, which writes the final header (lengths, FLAC totals).
+    /// Completes the file: writes what is pending, flushes it and closes it, which writes the final header
+    /// (lengths, FLAC totals).
     public func finish() throws(AudioFileError) {
         guard !closed else { return }
         closed = true
+        let pending = pipeline.finish()
         sf_write_sync(file.handle)
         let error = sf_error(file.handle)
         let message = String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod
         let result = file.close()
+        if let pending { throw pending }
         if error != 0 || result != 0 {
             throw AudioFileError(path: path, reason: "write failed (\(message))")
         }
+    }
+
+    deinit { _ = pipeline.finish() }
+
+    /// Writes frames through libsndfile now (on the writer's thread).
+    static func writeNow(_ file: SoundFile, _ base: UnsafePointer<Float>, frames: Int, channels: Int) -> AudioFileError? {
+        // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
+        // hands it a whole minute of audio.
+        let block = 8192
+        var done = 0
+        while done < frames {
+            let n = min(block, frames - done)
+            let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
+            if written != n {
+                return AudioFileError(path: file.path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
+            }
+            done += n
+        }
+        return nil
+    }
+}
+
+/// Two blocks of samples handed back and forth between the thread that produces them and one that writes them:
+/// one fills while the other is written.
+final class WritePipeline: @unchecked Sendable {
+    // @unchecked: each block belongs to one side at a time, handed over through the semaphores (which order the
+    // memory accesses); the file is used only by the writing thread until `finish` has waited for it; `failure`
+    // is written by the writing thread before it signals, and read by the producer after waiting.
+    private let blocks: [UnsafeMutablePointer<Float>]
+    /// Samples in each handed-over block; -1 tells the writing thread to stop.
+    private let counts: UnsafeMutablePointer<Int>
+    private let capacity: Int
+    private let filled = DispatchSemaphore(value: 0)
+    private let free = DispatchSemaphore(value: 1)
+    private let stopped = DispatchSemaphore(value: 0)
+    private let consume: (UnsafePointer<Float>, Int) -> AudioFileError?
+    private var failure: AudioFileError?
+    // The producer's side.
+    private var current = 0
+    private var fill = 0
+    private var finished = false
+
+    /// - Parameter consume: writes `count` samples; runs on the pipeline's thread.
+    init(capacity: Int, consume: @escaping (UnsafePointer<Float>, Int) -> AudioFileError?) {
+        self.capacity = capacity
+        blocks = [.allocate(capacity: capacity), .allocate(capacity: capacity)]
+        counts = .allocate(capacity: 2)
+        counts.initialize(repeating: 0, count: 2)
+        self.consume = consume
+        let thread = Thread { [self] in run() }
+        thread.name = "hum-writer"
+        thread.start()
+    }
+
+    deinit {
+        blocks.forEach { $0.deallocate() }
+        counts.deallocate()
+    }
+
+    private func run() {
+        var index = 0
+        while true {
+            filled.wait()
+            let count = counts[index]
+            if count < 0 { break }
+            if failure == nil { failure = consume(blocks[index], count) }
+            index ^= 1
+            free.signal()
+        }
+        stopped.signal()
+    }
+
+    func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        guard let base = samples.baseAddress else { return }
+        var offset = 0
+        while offset < samples.count {
+            let n = min(capacity - fill, samples.count - offset)
+            (blocks[current] + fill).update(from: base + offset, count: n)
+            fill += n
+            offset += n
+            if fill == capacity { try handOver() }
+        }
+    }
+
+    private func handOver() throws(AudioFileError) {
+        counts[current] = fill
+        filled.signal()
+        current ^= 1
+        fill = 0
+        free.wait()  // the other block is written
+        if let failure { throw failure }
+    }
+
+    /// Writes what is pending and stops the thread. Returns the first failure.
+    func finish() -> AudioFileError? {
+        guard !finished else { return failure }
+        finished = true
+        if fill > 0 {
+            counts[current] = fill
+            filled.signal()
+            current ^= 1
+            free.wait()
+        }
+        counts[current] = -1
+        filled.signal()
+        stopped.wait()
+        return failure
     }
 }
 

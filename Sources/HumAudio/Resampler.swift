@@ -11,23 +11,102 @@ public enum Resampler {
     public static func resampleLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int) throws(AudioSinkError) -> [Float] {
         guard inputRate != outputRate else { return samples }
         let frames = samples.count / channels
+        var out: [Float] = []
+        out.reserveCapacity(loopFrames(frames, from: inputRate, to: outputRate) * channels)
+        try samples.withUnsafeBufferPointer { (input) throws(AudioSinkError) in
+            try resampleLoop(frames: frames, channels: channels, from: inputRate, to: outputRate, read: { start, count, destination in
+                destination.update(from: input.baseAddress! + start * channels, count: count * channels)
+            }, write: { out.append(contentsOf: $0) })
+        }
+        return out
+    }
+
+    /// How many frames of the loop's end are read before it, and of its start after it: about 50 ms, a whole
+    /// number of rate units so it maps to a whole number of output frames.
+    public static func paddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+        let unitIn = inputRate / gcd(inputRate, outputRate)
+        let units = max(1, (inputRate / 20) / unitIn)
+        return min(unitIn * units, frames)
+    }
+
+    /// The length of a loop of `frames` frames after resampling.
+    public static func loopFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+        Int((Double(frames) * Double(outputRate) / Double(inputRate)).rounded())
+    }
+
+    /// Resamples a loop streamed in and out in blocks, so no copy of the whole sound is ever made.
+    ///
+    /// - Parameters:
+    ///   - frames: the loop's length.
+    ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination.
+    ///   - write: receives the resampled loop in order, in blocks (`loopFrames(frames, …)` frames in all, unless
+    ///     the resampler gives fewer).
+    public static func resampleLoop(frames: Int, channels: Int, from inputRate: Int, to outputRate: Int,
+                                    read: (_ start: Int, _ count: Int, _ destination: UnsafeMutablePointer<Float>) -> Void,
+                                    write: (UnsafeBufferPointer<Float>) -> Void) throws(AudioSinkError) {
         let g = gcd(inputRate, outputRate)
         let unitIn = inputRate / g, unitOut = outputRate / g
-        // Padding of about 50 ms, a whole number of rate units so it maps to a whole number of output frames.
-        let units = max(1, (inputRate / 20) / unitIn)
-        let padIn = min(unitIn * units, frames)
+        let padIn = paddingFrames(frames, from: inputRate, to: outputRate)
         let exactPad = padIn % unitIn == 0
-        var padded: [Float] = []
-        padded.reserveCapacity((frames + 2 * padIn) * channels)
-        padded += samples[((frames - padIn) * channels)...]
-        padded += samples
-        padded += samples[..<(padIn * channels)]
-        let out = try oneshot(padded, channels: channels, from: inputRate, to: outputRate)
         let padOut = exactPad ? padIn / unitIn * unitOut : Int((Double(padIn) * Double(outputRate) / Double(inputRate)).rounded())
-        let loopOut = Int((Double(frames) * Double(outputRate) / Double(inputRate)).rounded())
-        let start = min(padOut, out.count / channels)
-        let end = min(start + loopOut, out.count / channels)
-        return Array(out[(start * channels)..<(end * channels)])
+        let loopOut = loopFrames(frames, from: inputRate, to: outputRate)
+
+        // 16-bit quality (soxr's MQ: 16-bit precision, flat to 91 % of Nyquist): the loops are held as 16-bit, so
+        // the 20-bit HQ recipe would only cost time.
+        var quality = soxr_quality_spec(UInt(SOXR_MQ), 0)
+        var error: soxr_error_t?
+        guard let soxr = soxr_create(Double(inputRate), Double(outputRate), UInt32(channels), &error, nil, &quality, nil), error == nil else {
+            throw failure("soxr_create", error, inputRate, outputRate)
+        }
+        defer { soxr_delete(soxr) }
+
+        let block = 8192
+        let outBlock = block * (outputRate + inputRate - 1) / inputRate + 64
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: outBlock * channels)
+        defer {
+            input.deallocate()
+            output.deallocate()
+        }
+        var produced = 0  // output frames so far, padding included
+        let wanted = padOut + loopOut
+        // Keeps the output frames that belong to the loop: [padOut, padOut + loopOut).
+        func keep(_ n: Int) {
+            let from = max(produced, padOut), to = min(produced + n, wanted)
+            if from < to {
+                write(UnsafeBufferPointer(start: output + (from - produced) * channels, count: (to - from) * channels))
+            }
+            produced += n
+        }
+        // The loop's frames [start, start + count), through the resampler.
+        func feed(_ start: Int, _ count: Int) throws(AudioSinkError) {
+            var done = 0
+            while done < count, produced < wanted {
+                let n = min(block, count - done)
+                read(start + done, n, input)
+                var offset = 0
+                while offset < n {
+                    var used = 0, made = 0
+                    if let e = soxr_process(soxr, input + offset * channels, n - offset, &used, output, outBlock, &made) {
+                        throw failure("soxr_process", e, inputRate, outputRate)
+                    }
+                    keep(made)
+                    offset += used
+                }
+                done += n
+            }
+        }
+        try feed(frames - padIn, padIn)  // the tail, before the loop
+        try feed(0, frames)
+        try feed(0, padIn)               // the head, after it
+        while produced < wanted {        // what the filter still holds
+            var made = 0
+            if let e = soxr_process(soxr, nil, 0, nil, output, outBlock, &made) {
+                throw failure("soxr_process", e, inputRate, outputRate)
+            }
+            if made == 0 { break }
+            keep(made)
+        }
     }
 
     /// One-shot conversion of a whole buffer.
@@ -36,8 +115,6 @@ public enum Resampler {
         let capacity = Int((Double(frames) * Double(outputRate) / Double(inputRate)).rounded(.up)) + 16
         var out = [Float](repeating: 0, count: capacity * channels)
         var done = 0
-        // 16-bit quality (soxr's MQ: 16-bit precision, flat to 91 % of Nyquist): the loops are held as 16-bit, so
-        // the 20-bit HQ recipe would only cost time.
         var quality = soxr_quality_spec(UInt(SOXR_MQ), 0)
         let error: soxr_error_t? = samples.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
@@ -46,11 +123,14 @@ public enum Resampler {
                              nil, &quality, nil)
             }
         }
-        if let error {
-            throw AudioSinkError("resampling from \(inputRate) Hz to \(outputRate) Hz failed (soxr_oneshot: \(String(cString: error)))")
-        }
+        if let error { throw failure("soxr_oneshot", error, inputRate, outputRate) }
         out.removeLast((capacity - done) * channels)
         return out
+    }
+
+    static func failure(_ call: String, _ error: soxr_error_t?, _ inputRate: Int, _ outputRate: Int) -> AudioSinkError {
+        let message = error.map { String(cString: $0) } ?? "no resampler"
+        return AudioSinkError("resampling from \(inputRate) Hz to \(outputRate) Hz failed (\(call): \(message))")
     }
 
     static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }

@@ -67,6 +67,28 @@ public struct UserSoundLoudness: Sendable {
         return Self.gain(for: m, targetLUFS: targetLUFS)
     }
 
+    /// The same for a file the loader decoded to 16-bit samples (full scale 32768): a cache miss measures them.
+    public func gain(forFile path: String, decoded: DecodedSamples, targetLUFS: Double) throws -> Float {
+        let m = try measurement(forFile: path) { _ in
+            let meter = try LoudnessMeter(channels: decoded.channels, sampleRate: decoded.sampleRate, histogram: true)
+            // As float, a block at a time (the values are exactly those of the file decoded to float).
+            let samples = UnsafeBufferPointer(decoded.samples)
+            let block = 65536 * decoded.channels
+            var floats = [Float](repeating: 0, count: min(block, samples.count))
+            var done = 0
+            while done < samples.count {
+                let n = min(block, samples.count - done)
+                try floats.withUnsafeMutableBufferPointer { (f) throws(LoudnessError) in
+                    for i in 0..<n { f[i] = Float(samples[done + i]) / 32768 }
+                    try meter.add(UnsafeBufferPointer(rebasing: f[..<n]))
+                }
+                done += n
+            }
+            return try meter.measurement()
+        }
+        return Self.gain(for: m, targetLUFS: targetLUFS)
+    }
+
     /// The measurement of `path`, from the cache when it knows this version of the file.
     public func measurement(forFile path: String) throws -> LoudnessMeasurement {
         try measurement(forFile: path, onMiss: measure)

@@ -14,11 +14,28 @@ public enum LoopSeam {
         public var crossfadeFrames: Int
         /// Correlation of tail and head, clamped to 0…1 (0 when not crossfaded).
         public var correlation: Float
+
+        public init(crossfadeFrames: Int, correlation: Float) {
+            self.crossfadeFrames = crossfadeFrames
+            self.correlation = correlation
+        }
+
+        /// Loops as it is.
+        public static let asItIs = Plan(crossfadeFrames: 0, correlation: 0)
     }
 
     /// Decides how a file loops. `sampleRate` sets the crossfade bounds (50–500 ms): a tenth of the file, so
     /// longer files get gentler seams, never more than a third of it.
     public static func plan(_ samples: [Float], channels: Int, sampleRate: Int) -> Plan {
+        samples.withUnsafeBufferPointer { plan(of: $0, channels: channels, sampleRate: sampleRate) }
+    }
+
+    /// The plan for 16-bit samples (full scale 32768): the same as for the same samples in float.
+    public static func plan(_ samples: UnsafeBufferPointer<Int16>, channels: Int, sampleRate: Int) -> Plan {
+        plan(of: samples, channels: channels, sampleRate: sampleRate)
+    }
+
+    static func plan<S: LoopSample>(of samples: UnsafeBufferPointer<S>, channels: Int, sampleRate: Int) -> Plan {
         let frames = samples.count / channels
         guard frames >= 4 else { return Plan(crossfadeFrames: 0, correlation: 0) }
         if joinsSmoothly(samples, channels: channels) { return Plan(crossfadeFrames: 0, correlation: 0) }
@@ -29,55 +46,40 @@ public enum LoopSeam {
     }
 
     /// True when the step from the last frame to the first is no larger than the file's own typical large step
-    /// (its 99.9th percentile of sample-to-sample steps): such a file already loops without a click.
+    /// (its 99.9th percentile of sample-to-sample steps over all channels): such a file already loops without a
+    /// click.
     public static func joinsSmoothly(_ samples: [Float], channels: Int) -> Bool {
+        samples.withUnsafeBufferPointer { joinsSmoothly($0, channels: channels) }
+    }
+
+    /// The percentile is read from a histogram of the steps in bins of 1/32768 of full scale (steps of full-scale
+    /// audio lie in [0, 2]) and stands for its bin's upper edge. The seam's step exceeds that edge exactly when the
+    /// percentile's share of all steps lies in bins at least two below the seam's step, so one counting pass
+    /// answers, with no histogram and no sort (and in integers for 16-bit samples).
+    static func joinsSmoothly<S: LoopSample>(_ samples: UnsafeBufferPointer<S>, channels: Int) -> Bool {
         let frames = samples.count / channels
-        let typical = stepPercentile(samples, channels: channels, fraction: 0.999)
+        guard frames > 0, let s = samples.baseAddress else { return true }
+        // The seam's step in bins (a whole number for 16-bit samples); a NaN seam counts as no step.
+        var seam: Float = 0
         for c in 0..<channels {
-            let seam = abs(samples[c] - samples[(frames - 1) * channels + c])
-            if seam > typical { return false }
+            let step = S.step(s[c], s[(frames - 1) * channels + c])
+            if step > seam { seam = step }
         }
-        return true
+        // The highest bin the percentile may lie in for the seam to exceed its upper edge.
+        let highest = Int(min(seam, 70_000).rounded(.up)) - 2
+        guard highest >= 0 else { return true }
+        guard highest < 65535 else { return false }  // the last bin holds every larger step: all are below
+        let total = (frames - 1) * channels
+        let wanted = Int((Double(total) * 0.999).rounded(.up))
+        let below = S.countSteps(s, from: channels, to: frames * channels, stride: channels, below: highest + 1)
+        return below < wanted
     }
 
-    /// The given percentile of |x[n] − x[n−1]| over all channels, from a histogram (linear time, no sort): steps
-    /// of full-scale audio lie in [0, 2], binned at 2/65536 resolution; the bin's upper edge is returned.
-    static func stepPercentile(_ samples: [Float], channels: Int, fraction: Double) -> Float {
-        let bins = 65536
-        let scale = Float(bins) / 2
-        var histogram = [Int32](repeating: 0, count: bins)
-        let frames = samples.count / channels
-        var total = 0
-        samples.withUnsafeBufferPointer { s in
-            histogram.withUnsafeMutableBufferPointer { h in
-                for c in 0..<channels {
-                    var previous = s[c]
-                    var i = channels + c
-                    while i < frames * channels {
-                        let x = s[i]
-                        let bin = Int(min(abs(x - previous) * scale, Float(bins - 1)))
-                        h[bin] += 1
-                        previous = x
-                        i += channels
-                    }
-                }
-            }
-        }
-        total = max(0, frames - 1) * channels
-        let wanted = Int((Double(total) * fraction).rounded(.up))
-        var seen = 0
-        for (bin, count) in histogram.enumerated() {
-            seen += Int(count)
-            if seen >= wanted { return Float(bin + 1) / scale }
-        }
-        return 2
-    }
-
-    static func correlation(_ samples: [Float], channels: Int, length: Int) -> Float {
+    static func correlation<S: LoopSample>(_ samples: UnsafeBufferPointer<S>, channels: Int, length: Int) -> Float {
         let frames = samples.count / channels
         var xy = 0.0, xx = 0.0, yy = 0.0
         for i in 0..<(length * channels) {
-            let tail = Double(samples[(frames - length) * channels + i]), head = Double(samples[i])
+            let tail = Double(samples[(frames - length) * channels + i].unit), head = Double(samples[i].unit)
             xy += tail * head
             xx += tail * tail
             yy += head * head
@@ -93,19 +95,51 @@ public enum LoopSeam {
         let frames = samples.count / channels
         var out = Array(samples[(c * channels)..<((frames - c) * channels)])
         out.reserveCapacity((frames - c) * channels)
+        samples.withUnsafeBufferPointer { s in
+            seam(of: s, channels: channels, plan: plan) { _, value in out.append(value) }
+        }
+        return out
+    }
+
+    /// Builds the loop in place in 16-bit samples: the seam, rounded to 16 bits, is written over the tail
+    /// [L−C, L), so the loop is [C, L) of the same memory. Returns where the loop starts: frame C (0 when the file
+    /// loops as it is).
+    public static func makeLoopInPlace(_ samples: UnsafeMutableBufferPointer<Int16>, channels: Int, plan: Plan) -> Int {
+        let c = plan.crossfadeFrames
+        guard c > 0, let base = samples.baseAddress else { return 0 }
+        let tail = base + (samples.count / channels - c) * channels
+        // Each seam sample reads its own tail sample and one of the head (which ends before the tail begins, as
+        // C ≤ L/3), so it can replace its tail sample at once.
+        seam(of: UnsafeBufferPointer(samples), channels: channels, plan: plan) { index, value in
+            tail[index] = LoopBuffer.quantize(value)
+        }
+        return c
+    }
+
+    /// The seam of 16-bit samples as float (C frames, interleaved, in order): `emit(index, value)` for each.
+    public static func seam(_ samples: UnsafeBufferPointer<Int16>, channels: Int, plan: Plan, emit: (Int, Float) -> Void) {
+        seam(of: samples, channels: channels, plan: plan, emit: emit)
+    }
+
+    /// tail·a + head·b with the blend's gains, frame by frame.
+    @inline(__always)
+    static func seam<S: LoopSample>(of samples: UnsafeBufferPointer<S>, channels: Int, plan: Plan, emit: (Int, Float) -> Void) {
+        let c = plan.crossfadeFrames
+        let frames = samples.count / channels
         let r = plan.correlation
+        var index = 0
         for i in 0..<c {
             let theta = (Float(i) + 0.5) / Float(c) * (Float.pi / 2)
             let (cosine, sine) = cosSin(theta)
             let norm = 1 / (1 + r * 2 * sine * cosine).squareRoot()
             let a = cosine * norm, b = sine * norm
             for ch in 0..<channels {
-                let tail = samples[(frames - c + i) * channels + ch]
-                let head = samples[i * channels + ch]
-                out.append(a * tail + b * head)
+                let tail = samples[(frames - c + i) * channels + ch].unit
+                let head = samples[i * channels + ch].unit
+                emit(index, a * tail + b * head)
+                index += 1
             }
         }
-        return out
     }
 
     /// cos and sin on [0, π/2] by series (pure Swift; libm is not imported in the core).
@@ -119,5 +153,56 @@ public enum LoopSeam {
             c += tc
         }
         return (Float(c), Float(s))
+    }
+}
+
+/// A sample the seam analysis reads: float in [−1, 1], or 16-bit with full scale 32768.
+protocol LoopSample {
+    /// The value as float in [−1, 1] (exact for 16-bit samples).
+    var unit: Float { get }
+    /// |a − b| in units of 1/32768 of full scale (exact for 16-bit samples and for floats that hold them).
+    static func step(_ a: Self, _ b: Self) -> Float
+    /// How many of the steps s[i] − s[i − stride], i in [from, to), are below `limit` units.
+    static func countSteps(_ s: UnsafePointer<Self>, from: Int, to: Int, stride: Int, below limit: Int) -> Int
+}
+
+extension Float: LoopSample {
+    @inline(__always) var unit: Float { self }
+    @inline(__always) static func step(_ a: Float, _ b: Float) -> Float { abs(a - b) * 32768 }
+
+    static func countSteps(_ s: UnsafePointer<Float>, from: Int, to: Int, stride: Int, below limit: Int) -> Int {
+        let limit = Float(limit)
+        var count = 0
+        for i in from..<to where step(s[i], s[i - stride]) < limit { count += 1 }
+        return count
+    }
+}
+
+extension Int16: LoopSample {
+    @inline(__always) var unit: Float { Float(self) / 32768 }
+    @inline(__always) static func step(_ a: Int16, _ b: Int16) -> Float {
+        let d = Int32(a) &- Int32(b)
+        return Float(d < 0 ? 0 &- d : d)
+    }
+
+    /// In integers and in runs whose count fits 32 bits, with no overflow checks: the loop vectorizes.
+    static func countSteps(_ s: UnsafePointer<Int16>, from: Int, to: Int, stride: Int, below limit: Int) -> Int {
+        let limit = Int32(clamping: limit)
+        var count = 0
+        var i = from
+        while i < to {
+            let end = Swift.min(to, i &+ (1 << 30))
+            var run: Int32 = 0
+            var j = i
+            while j < end {
+                let d = Int32(s[j]) &- Int32(s[j &- stride])
+                let magnitude = d < 0 ? 0 &- d : d
+                run &+= magnitude < limit ? 1 : 0
+                j &+= 1
+            }
+            count += Int(run)
+            i = end
+        }
+        return count
     }
 }

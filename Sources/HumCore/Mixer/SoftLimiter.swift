@@ -18,6 +18,19 @@ public struct SoftLimiter: Sendable {
     public mutating func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int) {
         var g = gain
         let t = SoftLimiter.threshold
+        // The usual case: the gain is at rest (at 1, or where recovery no longer moves it) and no sample would
+        // reach the threshold. Then the loop below would only scale and clamp every sample by the same gain; that
+        // is done here in passes that vectorize, after one pass that checks the condition (a NaN fails it).
+        if g == 1 || (g < 1 && g + (1 - g) * release == g) {
+            var over: UInt8 = 0
+            for i in 0..<(2 * frames) { over |= abs(buffer[i]) * g <= t ? 0 : 1 }
+            if over == 0 {
+                if g != 1 {
+                    for i in 0..<(2 * frames) { buffer[i] = max(-1, min(1, buffer[i] * g)) }
+                }
+                return
+            }
+        }
         for i in 0..<frames {
             let l = buffer[2 * i], r = buffer[2 * i + 1]
             let peak = max(abs(l), abs(r))
