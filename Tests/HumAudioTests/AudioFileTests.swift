@@ -26,9 +26,9 @@ import HumCore
             do { _ = try AudioFileReader.decode(path: path); return "decoded" } catch { return error.reason }
         }
         #expect(reason("\(dir)/missing.wav") == "no such file")
-        FileManager.default.createFile(atPath: "\(dir)/empty.wav", contents: Data())
+        _ = FileManager.default.createFile(atPath: "\(dir)/empty.wav", contents: Data())
         #expect(reason("\(dir)/empty.wav") == "the file is empty")
-        FileManager.default.createFile(atPath: "\(dir)/text.wav", contents: Data("just some text, not audio at all".utf8))
+        _ = FileManager.default.createFile(atPath: "\(dir)/text.wav", contents: Data("just some text, not audio at all".utf8))
         #expect(reason("\(dir)/text.wav").hasPrefix("not an audio file"))
         #expect(reason(dir).contains("directory"))
         // A WAV cut short after its header promised more.

@@ -104,7 +104,7 @@ import HumCore
     @Test func badSoundsAreReportedAndTheRestPlays() throws {
         let box = Sandbox()
         let good = try box.writeSound("good.wav", sine(frequency: 220, frames: 4800))
-        FileManager.default.createFile(atPath: box.path("empty.wav"), contents: Data())
+        _ = FileManager.default.createFile(atPath: box.path("empty.wav"), contents: Data())
         let raw = box.path("out.raw")
         let run = try box.hum(["play", good, box.path("empty.wav"), box.path("missing.flac"), "--for", "1s",
                                "--device", "file:FILE=\(raw),FORMAT=raw"])

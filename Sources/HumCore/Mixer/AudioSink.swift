@@ -6,7 +6,7 @@
 /// - `write` takes interleaved stereo float and blocks until the device accepted it (pacing playback). It must not
 ///   allocate or lock: it runs on the audio thread. It recovers from an underrun by itself and says so.
 /// - `finish()` lets what was written play out (bounded in time), then stops the device. `close()` releases it.
-public protocol AudioSink: AnyObject {
+public protocol AudioSink: AnyObject, SendableMetatype {
     var sampleRate: Int { get }
     var periodFrames: Int { get }
     func open() throws(AudioSinkError)
