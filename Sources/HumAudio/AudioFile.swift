@@ -377,7 +377,8 @@ public final class AudioFileWriter {
     /// The frames are copied and encoded and written by a thread of the writer's own, a block at a time, so the
     /// caller (render's mixing) goes on while they are. A failure is reported by a later `write` or by `finish`.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        try pipeline.write(samples)
+        // Whole frames only (a trailing partial frame is dropped, as libsndfile would).
+        try pipeline.write(UnsafeBufferPointer(rebasing: samples[..<(samples.count - samples.count % channels)]))
     }
 
     public func write(_ samples: [Float]) throws(AudioFileError) {

@@ -32,11 +32,11 @@ public final class SampleStorage: @unchecked Sendable {
 
 /// One looping sound, decoded and resampled to the output rate, held in memory as 16-bit PCM.
 ///
-/// 16-bit keeps memory at half of float (5.5 MB per stereo minute at 48 kHz) with a noise floor at −96 dBFS,
-/// below anything ambient material holds. A loop is a view of a `SampleStorage` from a start frame on: the loader
-/// builds a loop in place in the memory it decoded into (the loop of a crossfaded file starts at frame C), so no
-/// copy of the sound is ever made. The samples are immutable once the loop exists; the mixer reads them through a
-/// raw pointer, so the audio thread never touches this object's reference count.
+/// 16-bit keeps memory at half of float (5.76 MB per mono and 11.52 MB per stereo minute at 48 kHz) with a noise
+/// floor at −96 dBFS, below anything ambient material holds. A loop is a view of a `SampleStorage` from a start
+/// frame on: the loader builds a loop in place in the memory it decoded into (the loop of a crossfaded file starts
+/// at frame C), so no copy of the sound is ever made. The samples are immutable once the loop exists; the mixer
+/// reads them through a raw pointer, so the audio thread never touches this object's reference count.
 public final class LoopBuffer: @unchecked Sendable {
     // @unchecked: immutable after init.
     public let channels: Int
