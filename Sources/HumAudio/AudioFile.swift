@@ -55,6 +55,19 @@ public struct DecodedSamples: Sendable {
     public var samples: UnsafeMutableBufferPointer<Int16> { UnsafeMutableBufferPointer(start: storage.base, count: frames * channels) }
 }
 
+/// Decoded 16-bit samples at frame `start` of memory still being built (the loader's working form).
+struct DecodedRegion {
+    let memory: SampleMemory
+    var start: Int
+    let frames: Int
+    let channels: Int
+    let sampleRate: Int
+
+    var samples: UnsafeMutableBufferPointer<Int16> {
+        UnsafeMutableBufferPointer(start: memory.base + start * channels, count: frames * channels)
+    }
+}
+
 /// A file opened for decoding, with the checks every decode makes before and after reading.
 struct DecodeSource {
     let file: SoundFile
@@ -244,26 +257,37 @@ public enum AudioFileReader {
     /// in small blocks and rounded (as `LoopBuffer.convert` does). More than two channels are down-mixed to
     /// stereo as `decode` does.
     public static func decodeSamples(path: String) throws(AudioFileError) -> DecodedSamples {
+        let region = try decodeRegion(path: path) { _, _ in 0 }
+        let count = region.frames * region.channels
+        return DecodedSamples(storage: region.memory.finish(count: count), frames: region.frames,
+                              channels: region.channels, sampleRate: region.sampleRate)
+    }
+
+    /// The same, into memory that keeps `leadingFrames(sampleRate, promisedFrames)` frames free before the
+    /// samples (room for a loop resampled in place to grow into).
+    static func decodeRegion(path: String, leadingFrames: (_ sampleRate: Int, _ promisedFrames: Int) -> Int) throws(AudioFileError) -> DecodedRegion {
         let source = try DecodeSource(path: path)
         let fileChannels = source.channels
         let channels = min(fileChannels, 2)
-        let memory = try SampleMemory(samples: (source.known ? source.promised : source.rate * 60) * channels, path: path)
+        let expected = source.known ? source.promised : source.rate * 60
+        let lead = max(0, leadingFrames(source.rate, expected)) * channels  // in samples
+        let memory = try SampleMemory(samples: lead + expected * channels, path: path)
         var read = 0
         let subformat = source.file.info.format & Int32(SF_FORMAT_SUBMASK)
         if fileChannels <= 2 && subformat == Int32(SF_FORMAT_PCM_16) {
             // Straight into the loop's memory; past the promised length (or for an unknown one) in growing steps.
             var probe = [Int16](repeating: 0, count: 4096 * channels)
             while true {
-                let room = memory.capacity / channels - read
+                let room = (memory.capacity - lead) / channels - read
                 if room > 0 {
-                    let n = Int(sf_readf_short(source.file.handle, memory.base + read * channels, sf_count_t(room)))
+                    let n = Int(sf_readf_short(source.file.handle, memory.base + lead + read * channels, sf_count_t(room)))
                     if n <= 0 { break }
                     read += n
                 } else {
                     let n = Int(probe.withUnsafeMutableBufferPointer { sf_readf_short(source.file.handle, $0.baseAddress!, 4096) })
                     if n <= 0 { break }
-                    try memory.reserve((read + max(n, source.rate * 10)) * channels)
-                    probe.withUnsafeBufferPointer { (memory.base + read * channels).update(from: $0.baseAddress!, count: n * channels) }
+                    try memory.reserve(lead + (read + max(n, source.rate * 10)) * channels)
+                    probe.withUnsafeBufferPointer { (memory.base + lead + read * channels).update(from: $0.baseAddress!, count: n * channels) }
                     read += n
                 }
                 try source.checkLength(read)
@@ -275,8 +299,8 @@ public enum AudioFileReader {
             while true {
                 let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk)) })
                 if n <= 0 { break }
-                try memory.reserve((read + n) * channels, growingBy: source.rate * 10 * channels)
-                let destination = memory.base + read * channels
+                try memory.reserve(lead + (read + n) * channels, growingBy: source.rate * 10 * channels)
+                let destination = memory.base + lead + read * channels
                 if fileChannels > 2 {
                     block.withUnsafeBufferPointer { b in
                         stereo.withUnsafeMutableBufferPointer { downmixToStereo(b.baseAddress!, frames: n, channels: fileChannels, into: $0.baseAddress!) }
@@ -290,7 +314,7 @@ public enum AudioFileReader {
             }
         }
         try source.checkEnd(read: read)
-        return DecodedSamples(storage: memory.finish(count: read * channels), frames: read, channels: channels, sampleRate: source.rate)
+        return DecodedRegion(memory: memory, start: lead / channels, frames: read, channels: channels, sampleRate: source.rate)
     }
 
     static func downmixToStereo(_ samples: [Float], channels: Int) -> [Float] {
@@ -377,7 +401,8 @@ public final class AudioFileWriter {
     /// The frames are copied and encoded and written by a thread of the writer's own, a block at a time, so the
     /// caller (render's mixing) goes on while they are. A failure is reported by a later `write` or by `finish`.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        try pipeline.write(samples)
+        // Whole frames only (a trailing partial frame is dropped, as libsndfile would).
+        try pipeline.write(UnsafeBufferPointer(rebasing: samples[..<(samples.count - samples.count % channels)]))
     }
 
     public func write(_ samples: [Float]) throws(AudioFileError) {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import HumCore
 
@@ -18,84 +21,106 @@ public enum TrackLoader {
     /// not already flow into its start. A sound that is not built in is played at the library's loudness when
     /// `matching` is given (measured once, then cached); built-in sounds are made at that loudness.
     ///
-    /// The sound is decoded once, to 16-bit, and never copied whole: at the output rate the loop is built in the
-    /// decoded memory itself (the seam written over the tail, the loop starting at frame C); at another rate the
-    /// resampler streams the loop (body, then seam) from there straight into the loop's own memory.
+    /// The sound is decoded once, to 16-bit, and never copied whole: the loop is built in the memory it was
+    /// decoded into. At the output rate the seam is written over the tail and the loop starts at frame C; at
+    /// another rate the resampler streams the loop (body, then seam) and writes its output over the start of the
+    /// same memory, behind what it still has to read.
     public static func load(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil) throws(AudioFileError) -> Mixer.Track {
-        let decoded = try AudioFileReader.decodeSamples(path: sound.path)
+        var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
+            rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
+        }
         var normalization: Float = 1
         if let matching, sound.source != .builtin {
-            // A file that cannot be measured still plays, at its own level. Measured before the seam changes the
-            // samples.
-            normalization = (try? matching.loudness.gain(forFile: sound.path, decoded: decoded, targetLUFS: matching.targetLUFS)) ?? 1
+            // A file that cannot be measured still plays, at its own level. Measured before the loop is built.
+            normalization = (try? matching.loudness.gain(forFile: sound.path, samples: UnsafeBufferPointer(decoded.samples),
+                                                          channels: decoded.channels, sampleRate: decoded.sampleRate,
+                                                          targetLUFS: matching.targetLUFS)) ?? 1
         }
         let channels = decoded.channels
-        let samples = decoded.samples
         let plan = sound.loop == .precut ? LoopSeam.Plan.asItIs
-            : LoopSeam.plan(UnsafeBufferPointer(samples), channels: channels, sampleRate: decoded.sampleRate)
-        let loop: LoopBuffer
+            : LoopSeam.plan(UnsafeBufferPointer(decoded.samples), channels: channels, sampleRate: decoded.sampleRate)
         if decoded.sampleRate == outputRate {
-            let start = LoopSeam.makeLoopInPlace(samples, channels: channels, plan: plan)
-            SampleMemory.discard(decoded.storage, from: 0, to: start * channels)  // the head now lives in the seam
-            loop = LoopBuffer(storage: decoded.storage, startFrame: start, frames: decoded.frames - start, channels: channels)
-        } else {
-            do throws(AudioSinkError) {
-                loop = try resampledLoop(decoded, plan: plan, outputRate: outputRate, path: sound.path)
-            } catch {
-                throw AudioFileError(path: sound.path, reason: error.message)
-            }
+            let start = LoopSeam.makeLoopInPlace(decoded.samples, channels: channels, plan: plan)
+            let storage = decoded.memory.finish(count: decoded.frames * channels)
+            SampleMemory.discard(storage, from: 0, to: start * channels)  // the head now lives in the seam
+            let loop = LoopBuffer(storage: storage, startFrame: start, frames: decoded.frames - start, channels: channels)
+            return Mixer.Track(loop: loop, normalization: normalization)
         }
-        return Mixer.Track(loop: loop, normalization: normalization)
+        do throws(AudioSinkError) {
+            let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
+            return Mixer.Track(loop: loop, normalization: normalization)
+        } catch {
+            throw AudioFileError(path: sound.path, reason: error.message)
+        }
     }
 
-    /// The loop [C, L−C) + seam of `decoded`, resampled to `outputRate` into memory of its own. The seam stays
-    /// float until it is resampled, as the loop would be if it were built first.
-    static func resampledLoop(_ decoded: DecodedSamples, plan: LoopSeam.Plan, outputRate: Int, path: String) throws(AudioSinkError) -> LoopBuffer {
+    /// Frames to keep free before a sound of `frames` frames decoded for resampling in place: what the loop grows
+    /// by, plus a margin (the resampler's output must stay behind what it still has to read).
+    static func roomToResample(frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+        let growth = Int((Double(frames) * (Double(outputRate) / Double(inputRate) - 1)).rounded(.up))
+        return max(0, growth) + resampleMargin
+    }
+
+    static let resampleMargin = 4096
+
+    /// The loop [C, L−C) + seam of `decoded`, resampled to `outputRate` in the decoded memory itself: output frame
+    /// k goes to frame k of the memory while body frame j is read from frame start + C + j, and the room before
+    /// the samples (see `roomToResample`) keeps every write behind every read still to come. The seam is made first
+    /// (it stays float until it is resampled, as the loop would be if it were built first), and the loop's first
+    /// frames, read again at the end as the padding after the loop, are copied aside.
+    static func resampledLoop(_ decoded: inout DecodedRegion, plan: LoopSeam.Plan, outputRate: Int, path: String) throws(AudioSinkError) -> LoopBuffer {
         let channels = decoded.channels
+        let inputRate = decoded.sampleRate
         let c = plan.crossfadeFrames
         let body = decoded.frames - 2 * c  // frames [C, L−C) of the file
+        let frames = body + c
+        let outFrames = Resampler.loopFrames(frames, from: inputRate, to: outputRate)
         var seam = [Float]()
         seam.reserveCapacity(c * channels)
         LoopSeam.seam(UnsafeBufferPointer(decoded.samples), channels: channels, plan: plan) { _, value in seam.append(value) }
-        let frames = body + c
-        let outFrames = Resampler.loopFrames(frames, from: decoded.sampleRate, to: outputRate)
-        let memory: SampleMemory
-        do throws(AudioFileError) {
-            memory = try SampleMemory(samples: max(outFrames, 1) * channels, path: path, hugePages: false)
-        } catch {
-            throw AudioSinkError(error.reason)
+
+        // Room: the header may have promised fewer frames than the file held.
+        let lead = roomToResample(frames: body, from: inputRate, to: outputRate) - c
+        let needed = max((max(lead, 0) + decoded.frames) * channels, outFrames * channels)
+        if decoded.start < lead || decoded.memory.capacity < needed {
+            let newStart = max(decoded.start, lead)
+            do throws(AudioFileError) {
+                try decoded.memory.reserve(max(needed, (newStart + decoded.frames) * channels))
+            } catch {
+                throw AudioSinkError(error.reason)
+            }
+            let base = decoded.memory.base
+            memmove(base + newStart * channels, base + decoded.start * channels, decoded.frames * channels * 2)
+            decoded.start = newStart
         }
-        // The tail is in the seam now. The body is given back as the resampler passes it, but for the loop's
-        // first `keep` frames, which it reads again at the end (the padding after the loop).
-        SampleMemory.discard(decoded.storage, from: (decoded.frames - c) * channels, to: decoded.frames * channels)
-        let keep = Resampler.paddingFrames(frames, from: decoded.sampleRate, to: outputRate)
-        var released = keep
-        var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
+
+        let padIn = Resampler.paddingFrames(frames, from: inputRate, to: outputRate)
+        let head = Array(UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padIn, body)) * channels)]))
+        let memory = decoded.memory
         let source = decoded.samples.baseAddress! + c * channels
+        var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
         var written = 0
         try seam.withUnsafeBufferPointer { (seam) throws(AudioSinkError) in
-            try Resampler.resampleLoop(frames: frames, channels: channels, from: decoded.sampleRate, to: outputRate, read: { start, count, destination in
-                // The body from the decoded samples, the seam from its own buffer.
-                let fromBody = max(0, min(count, body - start))
-                let s = source + start * channels
-                for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
-                if start == inOrder {
-                    inOrder = start + count
-                    let passed = min(inOrder, body)
-                    if passed > released + 16384 {
-                        SampleMemory.discard(decoded.storage, from: (c + released) * channels, to: (c + passed) * channels)
-                        released = passed
+            try head.withUnsafeBufferPointer { (head) throws(AudioSinkError) in
+                try Resampler.resampleLoop(frames: frames, channels: channels, from: inputRate, to: outputRate, read: { start, count, destination in
+                    // The body from the decoded samples (from the copy once the pass is over: the output has
+                    // overwritten them by then), the seam from its own buffer.
+                    let fromBody = max(0, min(count, body - start))
+                    let passed = inOrder >= frames
+                    if start == inOrder { inOrder = start + count }
+                    let s = passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
+                    for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
+                    if fromBody < count {
+                        let seamStart = max(0, start - body)
+                        (destination + fromBody * channels).update(from: seam.baseAddress! + seamStart * channels,
+                                                                   count: (count - fromBody) * channels)
                     }
-                }
-                if fromBody < count {
-                    let seamStart = max(0, start - body)
-                    (destination + fromBody * channels).update(from: seam.baseAddress! + seamStart * channels, count: (count - fromBody) * channels)
-                }
-            }, write: { block in
-                let n = min(block.count, memory.capacity - written)
-                LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
-                written += n
-            })
+                }, write: { block in
+                    let n = min(block.count, outFrames * channels - written)
+                    LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
+                    written += n
+                })
+            }
         }
         guard written >= channels else { throw AudioSinkError("is too short to loop") }
         let outFramesWritten = written / channels

@@ -69,11 +69,16 @@ public struct UserSoundLoudness: Sendable {
 
     /// The same for a file the loader decoded to 16-bit samples (full scale 32768): a cache miss measures them.
     public func gain(forFile path: String, decoded: DecodedSamples, targetLUFS: Double) throws -> Float {
+        try gain(forFile: path, samples: UnsafeBufferPointer(decoded.samples), channels: decoded.channels,
+                 sampleRate: decoded.sampleRate, targetLUFS: targetLUFS)
+    }
+
+    func gain(forFile path: String, samples: UnsafeBufferPointer<Int16>, channels: Int, sampleRate: Int,
+              targetLUFS: Double) throws -> Float {
         let m = try measurement(forFile: path) { _ in
-            let meter = try LoudnessMeter(channels: decoded.channels, sampleRate: decoded.sampleRate, histogram: true)
+            let meter = try LoudnessMeter(channels: channels, sampleRate: sampleRate, histogram: true)
             // As float, a block at a time (the values are exactly those of the file decoded to float).
-            let samples = UnsafeBufferPointer(decoded.samples)
-            let block = 65536 * decoded.channels
+            let block = 65536 * channels
             var floats = [Float](repeating: 0, count: min(block, samples.count))
             var done = 0
             while done < samples.count {

@@ -37,7 +37,7 @@ import Testing
         try writeFile(path, samples, rate: rate, channels: channels, format: .s16)
     }
 
-    @Test(arguments: [(44100, 1), (44100, 2), (48000, 1), (48000, 2), (32000, 2)])
+    @Test(arguments: [(44100, 1), (44100, 2), (48000, 1), (48000, 2), (32000, 2), (96000, 2), (88200, 1)])
     func aSixteenBitFileLoadsToTheSameLoopAsThroughFloat(rate: Int, channels: Int) throws {
         let dir = temporaryDirectory()
         let path = "\(dir)/noise.wav"
@@ -47,6 +47,22 @@ import Testing
         #expect(actual.count == expected.count)
         #expect(actual == expected)
         #expect(try loaded(path, outputRate: 48000, precut: true) == floatPipeline(path, outputRate: 48000, precut: true))
+    }
+
+    /// A header that promised too little leaves too little room before the samples: the loader makes more.
+    @Test(arguments: [1, 2])
+    func resamplingInPlaceMakesRoomWhenTheDecoderLeftTooLittle(channels: Int) throws {
+        let dir = temporaryDirectory()
+        let path = "\(dir)/noise.wav"
+        try writeNoise(path, rate: 44100, channels: channels, seconds: 7, seed: 11)  // grows by more than its seam
+        let expected = try floatPipeline(path, outputRate: 48000)
+        for lead in [0, 100, TrackLoader.resampleMargin] {
+            var region = try AudioFileReader.decodeRegion(path: path) { _, _ in lead }
+            let plan = LoopSeam.plan(UnsafeBufferPointer(region.samples), channels: channels, sampleRate: 44100)
+            #expect(plan.crossfadeFrames > 0)
+            let loop = try TrackLoader.resampledLoop(&region, plan: plan, outputRate: 48000, path: path)
+            #expect(Array(UnsafeBufferPointer(start: loop.samples, count: loop.frames * loop.channels)) == expected)
+        }
     }
 
     @Test func decodingTo16BitEqualsDecodingToFloatRounded() throws {
@@ -80,7 +96,7 @@ import Testing
         try writeFile("\(dir)/full.wav", sine(frequency: 220, rate: 48000, frames: 48000), rate: 48000, channels: 1, format: .s16)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/full.wav"))
         try bytes.prefix(20000).write(to: URL(fileURLWithPath: "\(dir)/cut.wav"))
-        FileManager.default.createFile(atPath: "\(dir)/empty.wav", contents: Data())
+        _ = FileManager.default.createFile(atPath: "\(dir)/empty.wav", contents: Data())
         for path in ["\(dir)/missing.wav", "\(dir)/empty.wav", "\(dir)/cut.wav", dir] {
             let (a, b) = reasons(path)
             #expect(a == b)

@@ -34,6 +34,8 @@ public final class Mixer: @unchecked Sendable {
 
     public let sampleRate: Int
     public let controls: MixerControls
+    /// The same object, reached from `render` without retaining and releasing it (`controls` keeps it alive).
+    private let live: Unmanaged<MixerControls>
     private let loops: [LoopBuffer]  // keeps the samples alive
     private let voices: UnsafeMutablePointer<Voice>
     private let voiceCount: Int
@@ -66,6 +68,7 @@ public final class Mixer: @unchecked Sendable {
         precondition(controls.trackCount == tracks.count, "one control per track")
         self.sampleRate = sampleRate
         self.controls = controls
+        live = Unmanaged.passUnretained(controls)
         loops = tracks.map(\.loop)
         voiceCount = tracks.count
         voices = .allocate(capacity: max(1, tracks.count))
@@ -103,7 +106,7 @@ public final class Mixer: @unchecked Sendable {
         while done < frames, !finished {
             var n = min(frames - done, Mixer.maximumBlock)
             applyControls()
-            let end = controls.scheduledEnd()
+            let end = live._withUnsafeGuaranteedRef { $0.scheduledEnd() }
             if end.frame >= 0 {
                 let fadeStart = end.frame - end.fade
                 if !endFadeStarted {
@@ -128,13 +131,14 @@ public final class Mixer: @unchecked Sendable {
             done += n
             if finishWhenSilent, fade.isSilent, chimePosition == nil { finished = true }
         }
-        controls.report(frames: frame, fade: fade.gain, finished: finished)
+        let (rendered, gain, isFinished) = (frame, fade.gain, finished)
+        live._withUnsafeGuaranteedRef { $0.report(frames: rendered, fade: gain, finished: isFinished) }
         return done
     }
 
     @inline(__always)
     private func applyControls() {
-        let request = controls.latestFade()
+        let request = live._withUnsafeGuaranteedRef { $0.latestFade() }
         if request.sequence != lastFadeSequence {
             lastFadeSequence = request.sequence
             if request.hold {
@@ -144,14 +148,14 @@ public final class Mixer: @unchecked Sendable {
             }
             if !endFadeStarted { finishWhenSilent = request.finishWhenSilent }
         }
-        let chimes = controls.chimeCount()
+        let chimes = live._withUnsafeGuaranteedRef { $0.chimeCount() }
         if chimes != lastChime {
             lastChime = chimes
             if chimeVoice != nil { chimePosition = 0 }
         }
-        master.setTarget(controls.targetMasterGain())
+        master.setTarget(live._withUnsafeGuaranteedRef { $0.targetMasterGain() })
         for t in 0..<voiceCount {
-            voices[t].ramp.setTarget(controls.targetGain(track: t) * voices[t].normalization)
+            voices[t].ramp.setTarget(live._withUnsafeGuaranteedRef { $0.targetGain(track: t) } * voices[t].normalization)
         }
     }
 
@@ -163,8 +167,8 @@ public final class Mixer: @unchecked Sendable {
         // voices' order, so the sum is the same to the bit as voice by voice, with fewer passes over the block.
         var t = 0
         while t < voiceCount {
-            guard Mixer.isSteady(voices[t], frames: n) else {
-                Mixer.mix(voice: &voices[t], into: out, frames: n)
+            guard voices[t].isSteady(frames: n) else {
+                voices[t].mix(into: out, frames: n)
                 t += 1
                 continue
             }
@@ -176,8 +180,8 @@ public final class Mixer: @unchecked Sendable {
             while count < 4, next < voiceCount {
                 let v = voices[next]
                 if v.ramp.current == 0, !v.ramp.isRamping {
-                    Mixer.mix(voice: &voices[next], into: out, frames: n)
-                } else if v.channels == channels, Mixer.isSteady(v, frames: n) {
+                    voices[next].mix(into: out, frames: n)
+                } else if v.channels == channels, v.isSteady(frames: n) {
                     switch count {
                     case 1: run.1 = next
                     case 2: run.2 = next
@@ -191,14 +195,14 @@ public final class Mixer: @unchecked Sendable {
             }
             switch count {
             case 4:
-                Mixer.mixSteady(&voices[run.0], &voices[run.1], &voices[run.2], &voices[run.3], into: out, frames: n)
+                Voice.mixSteady(&voices[run.0], &voices[run.1], &voices[run.2], &voices[run.3], into: out, frames: n)
             case 3:
-                Mixer.mixSteady(&voices[run.0], &voices[run.1], into: out, frames: n)
-                Mixer.mix(voice: &voices[run.2], into: out, frames: n)
+                Voice.mixSteady(&voices[run.0], &voices[run.1], into: out, frames: n)
+                voices[run.2].mix(into: out, frames: n)
             case 2:
-                Mixer.mixSteady(&voices[run.0], &voices[run.1], into: out, frames: n)
+                Voice.mixSteady(&voices[run.0], &voices[run.1], into: out, frames: n)
             default:
-                Mixer.mix(voice: &voices[run.0], into: out, frames: n)
+                voices[run.0].mix(into: out, frames: n)
             }
             t = next
         }
@@ -213,7 +217,7 @@ public final class Mixer: @unchecked Sendable {
             }
             voice.position = position
             let count = min(n, voice.frames - position)
-            Mixer.mix(voice: &voice, into: out, frames: count)
+            voice.mix(into: out, frames: count)
             chimePosition = position + count < voice.frames ? position + count : nil
             fadeGains[0] = 1
             applyMaster(out, frames: n, fadeVaries: false)
@@ -243,16 +247,19 @@ public final class Mixer: @unchecked Sendable {
         }
         master.advance(n)
     }
+}
 
+/// The kernel: adding voices into a block. On a struct, so the audio thread never touches class metadata.
+extension Mixer.Voice {
     /// A voice whose next `n` frames play at one gain, not silent, without wrapping around its loop.
     @inline(__always)
-    static func isSteady(_ voice: Voice, frames n: Int) -> Bool {
-        voice.ramp.current != 0 && !voice.ramp.isRamping && voice.position + n <= voice.frames
+    func isSteady(frames n: Int) -> Bool {
+        ramp.current != 0 && !ramp.isRamping && position + n <= frames
     }
 
     /// Adds four steady voices with the same channel count (see `isSteady`), each as `mix` would, in order.
     @inline(__always)
-    static func mixSteady(_ a: inout Voice, _ b: inout Voice, _ c: inout Voice, _ d: inout Voice,
+    static func mixSteady(_ a: inout Mixer.Voice, _ b: inout Mixer.Voice, _ c: inout Mixer.Voice, _ d: inout Mixer.Voice,
                           into out: UnsafeMutablePointer<Float>, frames n: Int) {
         let scale: Float = 1 / 32768
         let ga = a.ramp.current * scale, gb = b.ramp.current * scale, gc = c.ramp.current * scale, gd = d.ramp.current * scale
@@ -269,15 +276,15 @@ public final class Mixer: @unchecked Sendable {
                 out[2 * i + 1] = out[2 * i + 1] + xa + xb + xc + xd
             }
         }
-        advanceSteady(&a, n)
-        advanceSteady(&b, n)
-        advanceSteady(&c, n)
-        advanceSteady(&d, n)
+        a.advanceSteady(n)
+        b.advanceSteady(n)
+        c.advanceSteady(n)
+        d.advanceSteady(n)
     }
 
     /// Adds two steady voices with the same channel count, each as `mix` would, in order.
     @inline(__always)
-    static func mixSteady(_ a: inout Voice, _ b: inout Voice, into out: UnsafeMutablePointer<Float>, frames n: Int) {
+    static func mixSteady(_ a: inout Mixer.Voice, _ b: inout Mixer.Voice, into out: UnsafeMutablePointer<Float>, frames n: Int) {
         let scale: Float = 1 / 32768
         let ga = a.ramp.current * scale, gb = b.ramp.current * scale
         let sa = a.samples + a.position * a.channels, sb = b.samples + b.position * b.channels
@@ -290,19 +297,24 @@ public final class Mixer: @unchecked Sendable {
                 out[2 * i + 1] = out[2 * i + 1] + xa + xb
             }
         }
-        advanceSteady(&a, n)
-        advanceSteady(&b, n)
+        a.advanceSteady(n)
+        b.advanceSteady(n)
     }
 
     @inline(__always)
-    static func advanceSteady(_ voice: inout Voice, _ n: Int) {
-        voice.position += n
-        if voice.position == voice.frames { voice.position = 0 }
+    mutating func advanceSteady(_ n: Int) {
+        position += n
+        if position == frames { position = 0 }
     }
 
     /// Adds one voice's next `n` frames into `out`, wrapping around the loop.
     @inline(__always)
-    static func mix(voice: inout Voice, into out: UnsafeMutablePointer<Float>, frames n: Int) {
+    mutating func mix(into out: UnsafeMutablePointer<Float>, frames n: Int) {
+        Mixer.Voice.mix(&self, into: out, frames: n)
+    }
+
+    @inline(__always)
+    static func mix(_ voice: inout Mixer.Voice, into out: UnsafeMutablePointer<Float>, frames n: Int) {
         if voice.ramp.current == 0, !voice.ramp.isRamping {
             voice.position = (voice.position + n) % voice.frames  // silent: keep time, skip the work
             return

@@ -22,9 +22,7 @@ public struct SoftLimiter: Sendable {
         // reach the threshold. Then the loop below would only scale and clamp every sample by the same gain; that
         // is done here in passes that vectorize, after one pass that checks the condition (a NaN fails it).
         if g == 1 || (g < 1 && g + (1 - g) * release == g) {
-            var over: UInt8 = 0
-            for i in 0..<(2 * frames) { over |= abs(buffer[i]) * g <= t ? 0 : 1 }
-            if over == 0 {
+            if SoftLimiter.allWithin(buffer, count: 2 * frames, gain: g, threshold: t) {
                 if g != 1 {
                     for i in 0..<(2 * frames) { buffer[i] = max(-1, min(1, buffer[i] * g)) }
                 }
@@ -40,5 +38,14 @@ public struct SoftLimiter: Sendable {
             buffer[2 * i + 1] = max(-1, min(1, r * g))
         }
         gain = g
+    }
+
+    /// True when every |sample| · gain is at most the threshold (false for a NaN). Kept out of line: inlined into
+    /// the mixer, the compiler turns this loop into a scalar one that stops at the first sample over.
+    @inline(never)
+    static func allWithin(_ buffer: UnsafeMutablePointer<Float>, count: Int, gain: Float, threshold: Float) -> Bool {
+        var over: UInt8 = 0
+        for i in 0..<count { over |= abs(buffer[i]) * gain <= threshold ? 0 : 1 }
+        return over == 0
     }
 }
