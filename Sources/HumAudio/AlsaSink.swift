@@ -8,11 +8,9 @@ import HumCore
 ///
 /// Opened through hw_params/sw_params so it can fall back: float32 first, then s16; the rate nearest 48 kHz
 /// (alsa-lib's own resampling turned off: hum resamples with libsoxr when it loads a sound). The buffer holds about
-/// 80 ms in two 40 ms periods: a volume change is heard within 120 ms, and routes through PulseAudio or PipeWire,
-/// which underrun below about 20 ms, stay fed. Each period costs a few wake-ups of hum's threads and the sound
-/// server's client thread (about 30 µs of CPU each through PulseAudio): 40 ms periods instead of 20 take playback
-/// from about 0.45 to 0.35 s of CPU a minute. An underrun plays silence (silence_size = boundary) and is
-/// recovered; a device that goes away reports `.lost` so the engine can reopen it.
+/// 80 ms in four 20 ms periods: a volume change is heard within 100 ms, and routes through PulseAudio or
+/// PipeWire, which underrun below about 20 ms, stay fed. An underrun plays silence (silence_size = boundary) and
+/// is recovered; a device that goes away reports `.lost` so the engine can reopen it.
 public final class AlsaSink: AudioSink, @unchecked Sendable {
     // @unchecked: used by one thread at a time (opened by the frontend, then driven by the engine thread).
 
@@ -30,7 +28,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     private var s16Capacity = 0
 
     static let bufferMicroseconds: UInt32 = 80_000
-    static let periodMicroseconds: UInt32 = 40_000
+    static let periodMicroseconds: UInt32 = 20_000
 
     public init(device: String, preferredRate: Int = 48000) {
         self.device = device
