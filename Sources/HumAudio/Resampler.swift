@@ -109,25 +109,6 @@ public enum Resampler {
         }
     }
 
-    /// One-shot conversion of a whole buffer.
-    public static func oneshot(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int) throws(AudioSinkError) -> [Float] {
-        let frames = samples.count / channels
-        let capacity = Int((Double(frames) * Double(outputRate) / Double(inputRate)).rounded(.up)) + 16
-        var out = [Float](repeating: 0, count: capacity * channels)
-        var done = 0
-        var quality = soxr_quality_spec(UInt(SOXR_MQ), 0)
-        let error: soxr_error_t? = samples.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                soxr_oneshot(Double(inputRate), Double(outputRate), UInt32(channels),
-                             input.baseAddress, frames, nil, output.baseAddress, capacity, &done,
-                             nil, &quality, nil)
-            }
-        }
-        if let error { throw failure("soxr_oneshot", error, inputRate, outputRate) }
-        out.removeLast((capacity - done) * channels)
-        return out
-    }
-
     static func failure(_ call: String, _ error: soxr_error_t?, _ inputRate: Int, _ outputRate: Int) -> AudioSinkError {
         let message = error.map { String(cString: $0) } ?? "no resampler"
         return AudioSinkError("resampling from \(inputRate) Hz to \(outputRate) Hz failed (\(call): \(message))")
