@@ -173,6 +173,15 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     /// routes, so it runs non-blocking and is watched), then stops the device.
     public func finish() {
         guard let pcm else { return }
+        // Stop the underrun silence fill first: while draining, an unpaced PCM (the `file` plugin over `null`)
+        // would otherwise go on consuming silence and write it after the last real frame.
+        var sw: OpaquePointer?
+        if snd_pcm_sw_params_malloc(&sw) == 0 {
+            if snd_pcm_sw_params_current(pcm, sw) == 0, snd_pcm_sw_params_set_silence_size(pcm, sw, 0) == 0 {
+                _ = snd_pcm_sw_params(pcm, sw)
+            }
+            snd_pcm_sw_params_free(sw)
+        }
         _ = snd_pcm_nonblock(pcm, 1)
         var result = snd_pcm_drain(pcm)
         let deadline = Double(bufferFrames) / Double(max(sampleRate, 1)) + 0.3
