@@ -219,11 +219,9 @@ final class FocusRunner {
             let wait = min(FocusTime.seconds(machine.nextWakeup ?? .seconds(1)), terminal == nil ? 1 : 0.1)
             var inputs: [FocusInput] = []
             if let terminal {
-                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-                _ = poll(&descriptor, 1, Int32(max(1, wait * 1000)))
-                var keys = decoder.decode(terminal.readAvailable())
-                if keys.isEmpty { keys = decoder.flushEscape() }
-                for key in keys { if let input = input(for: key) { inputs.append(input) } }
+                for key in terminal.keys(waiting: Int32(wait * 1000), decoder: &decoder) {
+                    if let input = input(for: key) { inputs.append(input) }
+                }
             } else {
                 usleep(UInt32(max(1000, wait * 1_000_000)))
             }
@@ -259,14 +257,7 @@ final class FocusRunner {
         case .character("e"), .character("E"): return .extend(by: machine.plan.extendStep)
         case .character("q"), .character("Q"), .interrupt: return .stop
         default:
-            guard let session else { return nil }
-            let action = view.handle(key)
-            switch action {
-            case .none, .quit: return nil
-            case .volume(let track, let v): session.controls.setVolume(Float(v), track: track)
-            case .mute(let track, let muted): session.controls.setMuted(muted, track: track)
-            case .master(let v): session.controls.masterVolume = Float(v)
-            }
+            guard let session, session.apply(view.handle(key)) else { return nil }
             return .userChangedMix
         }
     }

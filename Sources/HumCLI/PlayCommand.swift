@@ -76,19 +76,13 @@ struct PlayCommand: HumCommand {
         var lastLine = ""
         while session.engine.state != .finished {
             if let terminal {
-                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-                _ = poll(&descriptor, 1, 50)
-                var keys = decoder.decode(terminal.readAvailable())
-                if keys.isEmpty { keys = decoder.flushEscape() }
-                for key in keys {
-                    switch view.handle(key) {
-                    case .none: break
-                    case .volume(let track, let v): session.controls.setVolume(Float(v), track: track)
-                    case .mute(let track, let muted): session.controls.setMuted(muted, track: track)
-                    case .master(let v): session.controls.masterVolume = Float(v)
-                    case .quit:
+                for key in terminal.keys(waiting: 50, decoder: &decoder) {
+                    let action = view.handle(key)
+                    if action == .quit {
                         if stopping { session.engine.abort() } else { session.stop() }
                         stopping = true
+                    } else {
+                        session.apply(action)
                     }
                 }
             } else {

@@ -47,6 +47,18 @@ final class PlaybackSession {
 
     var elapsedSeconds: Int64 { controls.framesRendered / Int64(max(sink.sampleRate, 1)) }
 
+    /// Carries a mixer key's action out on the controls. Returns true when the mix changed.
+    @discardableResult
+    func apply(_ action: MixerView.Action) -> Bool {
+        switch action {
+        case .none, .quit: return false
+        case .volume(let track, let v): controls.setVolume(Float(v), track: track)
+        case .mute(let track, let muted): controls.setMuted(muted, track: track)
+        case .master(let v): controls.masterVolume = Float(v)
+        }
+        return true
+    }
+
     /// Fades out over the session's fade (at least 50 ms, so even --fade 0 stops without a click), then finishes.
     func stop() { controls.stop(fadeFrames: max(fadeFrames, sink.sampleRate / 20)) }
 

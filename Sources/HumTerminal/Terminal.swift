@@ -73,6 +73,14 @@ public final class Terminal: @unchecked Sendable {
     /// Ends the status line so what follows starts on a fresh line.
     public func endStatusLine() { write("\r" + clearToEndOfLine) }
 
+    /// Waits up to `milliseconds` for input and decodes the keys that came (a lone Escape when nothing followed it).
+    public func keys(waiting milliseconds: Int32, decoder: inout KeyDecoder) -> [Key] {
+        var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, max(1, milliseconds))
+        let keys = decoder.decode(readAvailable())
+        return keys.isEmpty ? decoder.flushEscape() : keys
+    }
+
     /// Reads whatever bytes are waiting (non-blocking in raw mode).
     public func readAvailable() -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 64)
