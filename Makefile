@@ -5,7 +5,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux
 
-.PHONY: run test build release deps test-deps sounds bench clean
+.PHONY: run test build release deps test-deps sounds bench clean format format-check
 
 # Installs the Debian packages that are missing (apt-get, through sudo when not root).
 define install_missing
@@ -41,6 +41,13 @@ sounds: deps
 bench: release test-deps
 	bench/render.sh
 	bench/playback.sh
+
+# swift format ships with the toolchain; .swift-format is the house style (make test checks it).
+format:
+	$(SWIFT) format format --in-place --recursive --configuration .swift-format Sources Tests bench
+
+format-check:
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests bench
 
 clean:
 	rm -rf .build

@@ -11,6 +11,9 @@ fi
 trap stop_null_sink_daemon EXIT
 export HUM_TEST_PULSE_SINK=testsink
 
+# The house style first (seconds): 'make format' fixes what this reports.
+swift format lint --strict --recursive --configuration .swift-format Sources Tests bench
+
 swift build --build-tests
 export HUM_BIN="$PWD/.build/debug/hum"
 # Everything but the real-time audio tests first, in parallel; then the real-time ones on their own, so the

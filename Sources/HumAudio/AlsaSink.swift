@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CALSA
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Plays interleaved stereo float through an ALSA PCM.
 ///
@@ -53,11 +54,14 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         let reason = String(cString: snd_strerror(code))
         switch -code {
         case EBUSY:
-            return "the audio device \"\(device)\" is busy (another program holds it; \(call)); close that program, or play through the sound server with --device default"
+            return
+                "the audio device \"\(device)\" is busy (another program holds it; \(call)); close that program, or play through the sound server with --device default"
         case ENOENT, ENODEV, ENXIO, EINVAL:
-            return "no audio device \"\(device)\" (\(call): \(reason)); list devices with 'aplay -L' and pick one with --device, or set HUM_DEVICE"
+            return
+                "no audio device \"\(device)\" (\(call): \(reason)); list devices with 'aplay -L' and pick one with --device, or set HUM_DEVICE"
         default:
-            return "cannot use the audio device \"\(device)\" (\(call): \(reason)); try --device default, or another device from 'aplay -L'"
+            return
+                "cannot use the audio device \"\(device)\" (\(call): \(reason)); try --device default, or another device from 'aplay -L'"
         }
     }
 
@@ -95,16 +99,21 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
             try check(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_FLOAT_LE), "snd_pcm_hw_params_set_format")
         } else {
             format = .s16
-            try check(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format(S16_LE)")
+            try check(
+                snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format(S16_LE)")
         }
         try check(snd_pcm_hw_params_set_channels(pcm, hw, 2), "snd_pcm_hw_params_set_channels(2)")
         var rate = UInt32(preferredRate)
         var dir: Int32 = 0
         try check(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir), "snd_pcm_hw_params_set_rate_near")
         var bufferTime = AlsaSink.bufferMicroseconds
-        try check(snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &dir), "snd_pcm_hw_params_set_buffer_time_near")
+        try check(
+            snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &dir), "snd_pcm_hw_params_set_buffer_time_near"
+        )
         var periodTime = AlsaSink.periodMicroseconds
-        try check(snd_pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &dir), "snd_pcm_hw_params_set_period_time_near")
+        try check(
+            snd_pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &dir), "snd_pcm_hw_params_set_period_time_near"
+        )
         try check(snd_pcm_hw_params(pcm, hw), "snd_pcm_hw_params")
         var period: snd_pcm_uframes_t = 0
         var buffer: snd_pcm_uframes_t = 0
@@ -119,7 +128,9 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         defer { snd_pcm_sw_params_free(sw) }
         try check(snd_pcm_sw_params_current(pcm, sw), "snd_pcm_sw_params_current")
         // Start once two periods are queued; on an underrun play silence, not stale samples.
-        try check(snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(Int(buffer), 2 * Int(period)))), "snd_pcm_sw_params_set_start_threshold")
+        try check(
+            snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(Int(buffer), 2 * Int(period)))),
+            "snd_pcm_sw_params_set_start_threshold")
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, period), "snd_pcm_sw_params_set_avail_min")
         var boundary: snd_pcm_uframes_t = 0
         try check(snd_pcm_sw_params_get_boundary(sw, &boundary), "snd_pcm_sw_params_get_boundary")

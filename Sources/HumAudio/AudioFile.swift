@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSndFile
 import Foundation
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why an audio file could not be read or written, for people: the path and the reason.
 public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -52,7 +53,9 @@ public struct DecodedSamples: Sendable {
     public var sampleRate: Int
 
     /// The decoded samples (the storage may be larger).
-    public var samples: UnsafeMutableBufferPointer<Int16> { UnsafeMutableBufferPointer(start: storage.base, count: frames * channels) }
+    public var samples: UnsafeMutableBufferPointer<Int16> {
+        UnsafeMutableBufferPointer(start: storage.base, count: frames * channels)
+    }
 }
 
 /// Decoded 16-bit samples at frame `start` of memory still being built (the loader's working form).
@@ -94,23 +97,30 @@ struct DecodeSource {
             throw AudioFileError(path: path, reason: "the file is truncated (its end is missing)")
         }
         if promised > limit {
-            throw AudioFileError(path: path, reason: "is too long to loop (\(promised / max(rate, 1)) s; at most \(AudioFileReader.maximumSeconds / 60) minutes)")
+            throw AudioFileError(
+                path: path,
+                reason:
+                    "is too long to loop (\(promised / max(rate, 1)) s; at most \(AudioFileReader.maximumSeconds / 60) minutes)"
+            )
         }
         if file.logMentionsTruncation {
-            throw AudioFileError(path: path, reason: "the file is truncated (its header promises more audio than it holds)")
+            throw AudioFileError(
+                path: path, reason: "the file is truncated (its header promises more audio than it holds)")
         }
     }
 
     func checkLength(_ read: Int) throws(AudioFileError) {
         if read > limit {
-            throw AudioFileError(path: path, reason: "is too long to loop (at most \(AudioFileReader.maximumSeconds / 60) minutes)")
+            throw AudioFileError(
+                path: path, reason: "is too long to loop (at most \(AudioFileReader.maximumSeconds / 60) minutes)")
         }
     }
 
     func checkEnd(read: Int) throws(AudioFileError) {
         let error = sf_error(file.handle)
         if error != 0 {
-            throw AudioFileError(path: path, reason: "cannot decode (\(String(cString: sf_error_number(error)).trimmingTrailingPeriod))")
+            throw AudioFileError(
+                path: path, reason: "cannot decode (\(String(cString: sf_error_number(error)).trimmingTrailingPeriod))")
         }
         if read == 0 { throw AudioFileError(path: path, reason: "contains no decodable audio") }
         // The header promised more than the file holds: a truncated download or copy. Playing what is there
@@ -134,7 +144,9 @@ final class SoundFile {
             let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
             throw AudioFileError(path: path, reason: reason)
         }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw AudioFileError(path: path, reason: "is a directory, not an audio file") }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            throw AudioFileError(path: path, reason: "is a directory, not an audio file")
+        }
         if st.st_size == 0 { throw AudioFileError(path: path, reason: "the file is empty") }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
@@ -144,7 +156,8 @@ final class SoundFile {
         self.info = info
         self.path = path
         if info.channels <= 0 || info.samplerate <= 0 {
-            throw AudioFileError(path: path, reason: "the header is invalid (\(info.channels) channels at \(info.samplerate) Hz)")
+            throw AudioFileError(
+                path: path, reason: "the header is invalid (\(info.channels) channels at \(info.samplerate) Hz)")
         }
         if info.frames <= 0 { throw AudioFileError(path: path, reason: "contains no audio") }
     }
@@ -153,10 +166,13 @@ final class SoundFile {
     init(writing path: String, info: SF_INFO) throws(AudioFileError) {
         var info = info
         guard sf_format_check(&info) == SF_TRUE else {
-            throw AudioFileError(path: path, reason: "libsndfile cannot write this format at \(info.samplerate) Hz with \(info.channels) channels")
+            throw AudioFileError(
+                path: path,
+                reason: "libsndfile cannot write this format at \(info.samplerate) Hz with \(info.channels) channels")
         }
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw AudioFileError(path: path, reason: "cannot create the file (sf_open: \(String(cString: sf_strerror(nil))))")
+            throw AudioFileError(
+                path: path, reason: "cannot create the file (sf_open: \(String(cString: sf_strerror(nil))))")
         }
         self.handle = handle
         self.info = info
@@ -189,10 +205,12 @@ final class SoundFile {
             return "the file is damaged or truncated (libsndfile knows the format but cannot parse it)"
         }
         if message.contains("not a regular file") {
-            return "not an audio file libsndfile can read (no valid audio frames); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
+            return
+                "not an audio file libsndfile can read (no valid audio frames); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
         }
         if message.contains("unknown format") || message.contains("Format not recognised") {
-            return "not an audio file libsndfile can read (\(message.trimmingTrailingPeriod)); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
+            return
+                "not an audio file libsndfile can read (\(message.trimmingTrailingPeriod)); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
         }
         return "cannot decode (sf_open: \(message.trimmingTrailingPeriod))"
     }
@@ -203,10 +221,14 @@ final class SoundFile {
         var sub = SF_FORMAT_INFO()
         sub.format = info.format & Int32(SF_FORMAT_SUBMASK)
         var names: [String] = []
-        if sf_command(handle, Int32(SFC_GET_FORMAT_INFO), &major, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let n = major.name {
+        if sf_command(handle, Int32(SFC_GET_FORMAT_INFO), &major, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+            let n = major.name
+        {
             names.append(String(cString: n))
         }
-        if sf_command(handle, Int32(SFC_GET_FORMAT_INFO), &sub, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let n = sub.name {
+        if sf_command(handle, Int32(SFC_GET_FORMAT_INFO), &sub, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+            let n = sub.name
+        {
             names.append(String(cString: n))
         }
         return names.joined(separator: ", ")
@@ -221,8 +243,9 @@ extension String {
 public enum AudioFileReader {
     public static func info(path: String) throws(AudioFileError) -> AudioFileInfo {
         let file = try SoundFile(reading: path)
-        return AudioFileInfo(frames: Int(file.info.frames), sampleRate: Int(file.info.samplerate),
-                             channels: Int(file.info.channels), formatName: file.formatName)
+        return AudioFileInfo(
+            frames: Int(file.info.frames), sampleRate: Int(file.info.samplerate),
+            channels: Int(file.info.channels), formatName: file.formatName)
     }
 
     /// The longest sound hum loops from memory: 30 minutes (about 330 MB of 16-bit samples at 48 kHz stereo).
@@ -239,7 +262,10 @@ public enum AudioFileReader {
         var block = [Float](repeating: 0, count: chunk * channels)
         var read = 0
         while true {
-            let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk)) })
+            let n = Int(
+                block.withUnsafeMutableBufferPointer {
+                    sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk))
+                })
             if n <= 0 { break }
             samples.append(contentsOf: block[0..<(n * channels)])
             read += n
@@ -259,13 +285,16 @@ public enum AudioFileReader {
     public static func decodeSamples(path: String) throws(AudioFileError) -> DecodedSamples {
         let region = try decodeRegion(path: path) { _, _ in 0 }
         let count = region.frames * region.channels
-        return DecodedSamples(storage: region.memory.finish(count: count), frames: region.frames,
-                              channels: region.channels, sampleRate: region.sampleRate)
+        return DecodedSamples(
+            storage: region.memory.finish(count: count), frames: region.frames,
+            channels: region.channels, sampleRate: region.sampleRate)
     }
 
     /// The same, into memory that keeps `leadingFrames(sampleRate, promisedFrames)` frames free before the
     /// samples (room for a loop resampled in place to grow into).
-    static func decodeRegion(path: String, leadingFrames: (_ sampleRate: Int, _ promisedFrames: Int) -> Int) throws(AudioFileError) -> DecodedRegion {
+    static func decodeRegion(path: String, leadingFrames: (_ sampleRate: Int, _ promisedFrames: Int) -> Int)
+        throws(AudioFileError) -> DecodedRegion
+    {
         let source = try DecodeSource(path: path)
         let fileChannels = source.channels
         let channels = min(fileChannels, 2)
@@ -280,14 +309,20 @@ public enum AudioFileReader {
             while true {
                 let room = (memory.capacity - lead) / channels - read
                 if room > 0 {
-                    let n = Int(sf_readf_short(source.file.handle, memory.base + lead + read * channels, sf_count_t(room)))
+                    let n = Int(
+                        sf_readf_short(source.file.handle, memory.base + lead + read * channels, sf_count_t(room)))
                     if n <= 0 { break }
                     read += n
                 } else {
-                    let n = Int(probe.withUnsafeMutableBufferPointer { sf_readf_short(source.file.handle, $0.baseAddress!, 4096) })
+                    let n = Int(
+                        probe.withUnsafeMutableBufferPointer {
+                            sf_readf_short(source.file.handle, $0.baseAddress!, 4096)
+                        })
                     if n <= 0 { break }
                     try memory.reserve(lead + (read + max(n, source.rate * 10)) * channels)
-                    probe.withUnsafeBufferPointer { (memory.base + lead + read * channels).update(from: $0.baseAddress!, count: n * channels) }
+                    probe.withUnsafeBufferPointer {
+                        (memory.base + lead + read * channels).update(from: $0.baseAddress!, count: n * channels)
+                    }
                     read += n
                 }
                 try source.checkLength(read)
@@ -297,39 +332,55 @@ public enum AudioFileReader {
             var block = [Float](repeating: 0, count: chunk * fileChannels)
             var stereo = [Float](repeating: 0, count: fileChannels > 2 ? chunk * 2 : 0)
             while true {
-                let n = Int(block.withUnsafeMutableBufferPointer { sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk)) })
+                let n = Int(
+                    block.withUnsafeMutableBufferPointer {
+                        sf_readf_float(source.file.handle, $0.baseAddress!, sf_count_t(chunk))
+                    })
                 if n <= 0 { break }
                 try memory.reserve(lead + (read + n) * channels, growingBy: source.rate * 10 * channels)
                 let destination = memory.base + lead + read * channels
                 if fileChannels > 2 {
                     block.withUnsafeBufferPointer { b in
-                        stereo.withUnsafeMutableBufferPointer { downmixToStereo(b.baseAddress!, frames: n, channels: fileChannels, into: $0.baseAddress!) }
+                        stereo.withUnsafeMutableBufferPointer {
+                            downmixToStereo(b.baseAddress!, frames: n, channels: fileChannels, into: $0.baseAddress!)
+                        }
                     }
-                    stereo.withUnsafeBufferPointer { LoopBuffer.convert(UnsafeBufferPointer(rebasing: $0[..<(n * 2)]), into: destination) }
+                    stereo.withUnsafeBufferPointer {
+                        LoopBuffer.convert(UnsafeBufferPointer(rebasing: $0[..<(n * 2)]), into: destination)
+                    }
                 } else {
-                    block.withUnsafeBufferPointer { LoopBuffer.convert(UnsafeBufferPointer(rebasing: $0[..<(n * channels)]), into: destination) }
+                    block.withUnsafeBufferPointer {
+                        LoopBuffer.convert(UnsafeBufferPointer(rebasing: $0[..<(n * channels)]), into: destination)
+                    }
                 }
                 read += n
                 try source.checkLength(read)
             }
         }
         try source.checkEnd(read: read)
-        return DecodedRegion(memory: memory, start: lead / channels, frames: read, channels: channels, sampleRate: source.rate)
+        return DecodedRegion(
+            memory: memory, start: lead / channels, frames: read, channels: channels, sampleRate: source.rate)
     }
 
     static func downmixToStereo(_ samples: [Float], channels: Int) -> [Float] {
         let frames = samples.count / channels
         var out = [Float](repeating: 0, count: frames * 2)
         samples.withUnsafeBufferPointer { s in
-            out.withUnsafeMutableBufferPointer { downmixToStereo(s.baseAddress!, frames: frames, channels: channels, into: $0.baseAddress!) }
+            out.withUnsafeMutableBufferPointer {
+                downmixToStereo(s.baseAddress!, frames: frames, channels: channels, into: $0.baseAddress!)
+            }
         }
         return out
     }
 
-    static func downmixToStereo(_ samples: UnsafePointer<Float>, frames: Int, channels: Int, into out: UnsafeMutablePointer<Float>) {
-        let left = (channels + 1) / 2, right = channels / 2
+    static func downmixToStereo(
+        _ samples: UnsafePointer<Float>, frames: Int, channels: Int, into out: UnsafeMutablePointer<Float>
+    ) {
+        let left = (channels + 1) / 2
+        let right = channels / 2
         for f in 0..<frames {
-            var l: Float = 0, r: Float = 0
+            var l: Float = 0
+            var r: Float = 0
             for c in 0..<channels {
                 if c % 2 == 0 { l += samples[f * channels + c] } else { r += samples[f * channels + c] }
             }
@@ -359,8 +410,10 @@ public final class AudioFileWriter {
     ///   - formatName: the name whose extension picks the container (default: `path`), so a temporary file can be
     ///     written in the format of the name it will be renamed to.
     ///   - quality: for Ogg Vorbis and Opus, 0…1 (libsndfile's VBR quality); ignored otherwise.
-    public init(path: String, formatName: String? = nil, sampleRate: Int, channels: Int,
-                sampleFormat: SampleFormat = .s16, quality: Double? = nil) throws(AudioFileError) {
+    public init(
+        path: String, formatName: String? = nil, sampleRate: Int, channels: Int,
+        sampleFormat: SampleFormat = .s16, quality: Double? = nil
+    ) throws(AudioFileError) {
         let name = ((formatName ?? path) as NSString).lastPathComponent
         let ext = name.contains(".") ? String(name.split(separator: ".").last!).lowercased() : ""
         var info = SF_INFO()
@@ -375,12 +428,16 @@ public final class AudioFileWriter {
         switch ext {
         case "wav": info.format = Int32(SF_FORMAT_WAV) | pcm
         case "flac":
-            if sampleFormat == .f32 { throw AudioFileError(path: path, reason: "FLAC cannot hold float samples; use s16 or s24, or a .wav file") }
+            if sampleFormat == .f32 {
+                throw AudioFileError(
+                    path: path, reason: "FLAC cannot hold float samples; use s16 or s24, or a .wav file")
+            }
             info.format = Int32(SF_FORMAT_FLAC) | pcm
         case "ogg": info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
         case "opus": info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
         default:
-            throw AudioFileError(path: path, reason: "unknown output format \".\(ext)\"; name the file .wav, .flac, .ogg or .opus")
+            throw AudioFileError(
+                path: path, reason: "unknown output format \".\(ext)\"; name the file .wav, .flac, .ogg or .opus")
         }
         file = try SoundFile(writing: path, info: info)
         self.path = path
@@ -432,7 +489,8 @@ public final class AudioFileWriter {
     deinit { _ = pipeline.finish() }
 
     /// Writes frames through libsndfile now (on the writer's thread).
-    static func writeNow(_ file: SoundFile, _ base: UnsafePointer<Float>, frames: Int, channels: Int) -> AudioFileError? {
+    static func writeNow(_ file: SoundFile, _ base: UnsafePointer<Float>, frames: Int, channels: Int) -> AudioFileError?
+    {
         // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
         // hands it a whole minute of audio.
         let block = 8192
@@ -441,7 +499,11 @@ public final class AudioFileWriter {
             let n = min(block, frames - done)
             let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
             if written != n {
-                return AudioFileError(path: file.path, reason: "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
+                return AudioFileError(
+                    path: file.path,
+                    reason:
+                        "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))"
+                )
             }
             done += n
         }
@@ -482,7 +544,7 @@ final class WritePipeline: @unchecked Sendable {
     }
 
     deinit {
-        blocks.forEach { $0.deallocate() }
+        for block in blocks { block.deallocate() }
         counts.deallocate()
     }
 

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Takes a rendered loop to a finished file: matched to a loudness target, peaks under a true-peak ceiling,
 /// encoded, and checked on the decoded file (the only thing a listener hears).
@@ -17,8 +18,10 @@ public enum LoopMastering {
         public var monoQuality: Double
         public var stereoQuality: Double
 
-        public init(targetLUFS: Double, truePeakLimitDBTP: Double, aimLU: Double = 0.1,
-                    monoQuality: Double, stereoQuality: Double) {
+        public init(
+            targetLUFS: Double, truePeakLimitDBTP: Double, aimLU: Double = 0.1,
+            monoQuality: Double, stereoQuality: Double
+        ) {
             self.targetLUFS = targetLUFS
             self.truePeakLimitDBTP = truePeakLimitDBTP
             self.aimLU = aimLU
@@ -62,10 +65,14 @@ public enum LoopMastering {
     /// The file is written beside `path` and renamed into place only once it measures right.
     /// - Parameter oggSerial: for an Ogg file, the stream serial number to write (libsndfile picks a random one,
     ///   which would make every run's bytes differ).
-    public static func master(_ channels: [[Float]], sampleRate: Int, to path: String,
-                              settings: Settings, oggSerial: UInt32? = nil) throws -> Result {
+    public static func master(
+        _ channels: [[Float]], sampleRate: Int, to path: String,
+        settings: Settings, oggSerial: UInt32? = nil
+    ) throws -> Result {
         let n = channels.count
-        guard let frames = channels.first?.count, frames > 0 else { throw Failure(description: "\(path): nothing rendered") }
+        guard let frames = channels.first?.count, frames > 0 else {
+            throw Failure(description: "\(path): nothing rendered")
+        }
         let raw = try LoudnessMeter.measure(interleave(channels), channels: n, sampleRate: sampleRate)
         guard raw.integratedLUFS.isFinite else { throw Failure(description: "\(path): the rendered loop is silent") }
         var gainDB = settings.targetLUFS - raw.integratedLUFS
@@ -82,8 +89,9 @@ public enum LoopMastering {
         for round in 1...8 {
             let gain = Float(SynthMath.amplitude(dB: gainDB))
             let scaled = channels.map { Loop.scaled($0, gain) }
-            let limited = LoopLimiter.limit(scaled, ceiling: Float(SynthMath.amplitude(dB: ceilingDB)),
-                                            sampleRate: Double(sampleRate))
+            let limited = LoopLimiter.limit(
+                scaled, ceiling: Float(SynthMath.amplitude(dB: ceilingDB)),
+                sampleRate: Double(sampleRate))
             do {
                 let writer = try AudioFileWriter(path: temporary, sampleRate: sampleRate, channels: n, quality: quality)
                 try writer.write(interleave(limited))
@@ -93,24 +101,33 @@ public enum LoopMastering {
             let decoded = try AudioFileReader.decode(path: temporary)
             guard decoded.frames == frames, decoded.channels == n, decoded.sampleRate == sampleRate else {
                 unlink(temporary)
-                throw Failure(description: "\(path): decodes to \(decoded.frames) frames × \(decoded.channels) channels at \(decoded.sampleRate) Hz, not the \(frames) × \(n) at \(sampleRate) Hz encoded")
+                throw Failure(
+                    description:
+                        "\(path): decodes to \(decoded.frames) frames × \(decoded.channels) channels at \(decoded.sampleRate) Hz, not the \(frames) × \(n) at \(sampleRate) Hz encoded"
+                )
             }
             let m = try LoudnessMeter.measure(decoded)
             let loudnessOK = abs(m.integratedLUFS - settings.targetLUFS) <= settings.aimLU
             let peakOK = m.truePeakDBTP <= settings.truePeakLimitDBTP - 0.1
             if loudnessOK && peakOK {
                 guard rename(temporary, path) == 0 else {
-                    throw Failure(description: "\(path): cannot move the finished file into place (\(String(cString: strerror(errno))))")
+                    throw Failure(
+                        description:
+                            "\(path): cannot move the finished file into place (\(String(cString: strerror(errno))))")
                 }
                 let limiterActed = limited.indices.contains { limited[$0] != scaled[$0] }
-                return Result(measurement: m, frames: frames, channels: n,
-                              continuity: LoopContinuity(interleaved: decoded.samples, channels: n), rounds: round,
-                              gainDB: gainDB, limiterCeilingDBFS: limiterActed ? ceilingDB : 0)
+                return Result(
+                    measurement: m, frames: frames, channels: n,
+                    continuity: LoopContinuity(interleaved: decoded.samples, channels: n), rounds: round,
+                    gainDB: gainDB, limiterCeilingDBFS: limiterActed ? ceilingDB : 0)
             }
             gainDB += settings.targetLUFS - m.integratedLUFS
             if !peakOK { ceilingDB -= m.truePeakDBTP - (settings.truePeakLimitDBTP - 0.3) }
         }
         unlink(temporary)
-        throw Failure(description: "\(path): could not reach \(settings.targetLUFS) LUFS with true peaks under \(settings.truePeakLimitDBTP) dBTP")
+        throw Failure(
+            description:
+                "\(path): could not reach \(settings.targetLUFS) LUFS with true peaks under \(settings.truePeakLimitDBTP) dBTP"
+        )
     }
 }

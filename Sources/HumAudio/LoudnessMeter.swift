@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CEbur128
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why a loudness measurement failed: the libebur128 call and its result code.
 public struct LoudnessError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -59,7 +60,9 @@ public final class LoudnessMeter {
     /// - Parameters:
     ///   - monoAsDualMono: count a single channel twice (see above); `false` gives the plain one-channel reading.
     ///   - histogram: keep block loudness in a histogram (constant memory, for long user files) instead of a list.
-    public init(channels: Int, sampleRate: Int, monoAsDualMono: Bool = true, histogram: Bool = false) throws(LoudnessError) {
+    public init(channels: Int, sampleRate: Int, monoAsDualMono: Bool = true, histogram: Bool = false)
+        throws(LoudnessError)
+    {
         guard channels > 0, sampleRate > 0 else { throw LoudnessError(call: "ebur128_init", code: -1) }
         var mode = Int32(EBUR128_MODE_I.rawValue) | Int32(EBUR128_MODE_TRUE_PEAK.rawValue)
         if histogram { mode |= Int32(EBUR128_MODE_HISTOGRAM.rawValue) }
@@ -136,13 +139,16 @@ public final class LoudnessMeter {
     }
 
     public func measurement() throws(LoudnessError) -> LoudnessMeasurement {
-        LoudnessMeasurement(integratedLUFS: try integratedLoudness(), truePeakDBTP: try truePeak(),
-                            samplePeakDBFS: try samplePeak())
+        LoudnessMeasurement(
+            integratedLUFS: try integratedLoudness(), truePeakDBTP: try truePeak(),
+            samplePeakDBFS: try samplePeak())
     }
 
     /// Measures a whole buffer in one go.
-    public static func measure(_ samples: [Float], channels: Int, sampleRate: Int,
-                               monoAsDualMono: Bool = true) throws(LoudnessError) -> LoudnessMeasurement {
+    public static func measure(
+        _ samples: [Float], channels: Int, sampleRate: Int,
+        monoAsDualMono: Bool = true
+    ) throws(LoudnessError) -> LoudnessMeasurement {
         let meter = try LoudnessMeter(channels: channels, sampleRate: sampleRate, monoAsDualMono: monoAsDualMono)
         try meter.add(samples)
         return try meter.measurement()

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Sets the serial number of every page of a single-stream Ogg file, fixing each page's checksum.
@@ -14,11 +14,14 @@ public enum OggSerialNumber {
         var pages = 0
         while offset < bytes.count {
             guard offset + 27 <= bytes.count, bytes[offset] == 0x4F, bytes[offset + 1] == 0x67,
-                  bytes[offset + 2] == 0x67, bytes[offset + 3] == 0x53 else {
+                bytes[offset + 2] == 0x67, bytes[offset + 3] == 0x53
+            else {
                 throw AudioFileError(path: path, reason: "not an Ogg file (no page at byte \(offset))")
             }
             let segments = Int(bytes[offset + 26])
-            guard offset + 27 + segments <= bytes.count else { throw AudioFileError(path: path, reason: "truncated Ogg page") }
+            guard offset + 27 + segments <= bytes.count else {
+                throw AudioFileError(path: path, reason: "truncated Ogg page")
+            }
             var length = 27 + segments
             for s in 0..<segments { length += Int(bytes[offset + 27 + s]) }
             guard offset + length <= bytes.count else { throw AudioFileError(path: path, reason: "truncated Ogg page") }
@@ -49,7 +52,9 @@ public enum OggSerialNumber {
     }
 
     static func read(_ path: String) throws(AudioFileError) -> [UInt8] {
-        guard let file = fopen(path, "rb") else { throw AudioFileError(path: path, reason: String(cString: strerror(errno))) }
+        guard let file = fopen(path, "rb") else {
+            throw AudioFileError(path: path, reason: String(cString: strerror(errno)))
+        }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -63,7 +68,9 @@ public enum OggSerialNumber {
     }
 
     static func write(_ bytes: [UInt8], to path: String) throws(AudioFileError) {
-        guard let file = fopen(path, "wb") else { throw AudioFileError(path: path, reason: String(cString: strerror(errno))) }
+        guard let file = fopen(path, "wb") else {
+            throw AudioFileError(path: path, reason: String(cString: strerror(errno)))
+        }
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
         let closed = fclose(file)
         if written != bytes.count || closed != 0 { throw AudioFileError(path: path, reason: "cannot write the file") }

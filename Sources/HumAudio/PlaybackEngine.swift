@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HumCore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real-time engine: one thread that pulls periods from the mixer and pushes them to the sink.
 ///

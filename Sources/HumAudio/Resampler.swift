@@ -8,15 +8,19 @@ public enum Resampler {
     /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
     /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
     /// seamless. The loop's length becomes round(L · out / in).
-    public static func resampleLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int) throws(AudioSinkError) -> [Float] {
+    public static func resampleLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int)
+        throws(AudioSinkError) -> [Float]
+    {
         guard inputRate != outputRate else { return samples }
         let frames = samples.count / channels
         var out: [Float] = []
         out.reserveCapacity(loopFrames(frames, from: inputRate, to: outputRate) * channels)
         try samples.withUnsafeBufferPointer { (input) throws(AudioSinkError) in
-            try resampleLoop(frames: frames, channels: channels, from: inputRate, to: outputRate, read: { start, count, destination in
-                destination.update(from: input.baseAddress! + start * channels, count: count * channels)
-            }, write: { out.append(contentsOf: $0) })
+            try resampleLoop(
+                frames: frames, channels: channels, from: inputRate, to: outputRate,
+                read: { start, count, destination in
+                    destination.update(from: input.baseAddress! + start * channels, count: count * channels)
+                }, write: { out.append(contentsOf: $0) })
         }
         return out
     }
@@ -41,21 +45,29 @@ public enum Resampler {
     ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination.
     ///   - write: receives the resampled loop in order, in blocks (`loopFrames(frames, …)` frames in all, unless
     ///     the resampler gives fewer).
-    public static func resampleLoop(frames: Int, channels: Int, from inputRate: Int, to outputRate: Int,
-                                    read: (_ start: Int, _ count: Int, _ destination: UnsafeMutablePointer<Float>) -> Void,
-                                    write: (UnsafeBufferPointer<Float>) -> Void) throws(AudioSinkError) {
+    public static func resampleLoop(
+        frames: Int, channels: Int, from inputRate: Int, to outputRate: Int,
+        read: (_ start: Int, _ count: Int, _ destination: UnsafeMutablePointer<Float>) -> Void,
+        write: (UnsafeBufferPointer<Float>) -> Void
+    ) throws(AudioSinkError) {
         let g = gcd(inputRate, outputRate)
-        let unitIn = inputRate / g, unitOut = outputRate / g
+        let unitIn = inputRate / g
+        let unitOut = outputRate / g
         let padIn = paddingFrames(frames, from: inputRate, to: outputRate)
         let exactPad = padIn % unitIn == 0
-        let padOut = exactPad ? padIn / unitIn * unitOut : Int((Double(padIn) * Double(outputRate) / Double(inputRate)).rounded())
+        let padOut =
+            exactPad
+            ? padIn / unitIn * unitOut : Int((Double(padIn) * Double(outputRate) / Double(inputRate)).rounded())
         let loopOut = loopFrames(frames, from: inputRate, to: outputRate)
 
         // 16-bit quality (soxr's MQ: 16-bit precision, flat to 91 % of Nyquist): the loops are held as 16-bit, so
         // the 20-bit HQ recipe would only cost time.
         var quality = soxr_quality_spec(UInt(SOXR_MQ), 0)
         var error: soxr_error_t?
-        guard let soxr = soxr_create(Double(inputRate), Double(outputRate), UInt32(channels), &error, nil, &quality, nil), error == nil else {
+        guard
+            let soxr = soxr_create(Double(inputRate), Double(outputRate), UInt32(channels), &error, nil, &quality, nil),
+            error == nil
+        else {
             throw failure("soxr_create", error, inputRate, outputRate)
         }
         defer { soxr_delete(soxr) }
@@ -72,7 +84,8 @@ public enum Resampler {
         let wanted = padOut + loopOut
         // Keeps the output frames that belong to the loop: [padOut, padOut + loopOut).
         func keep(_ n: Int) {
-            let from = max(produced, padOut), to = min(produced + n, wanted)
+            let from = max(produced, padOut)
+            let to = min(produced + n, wanted)
             if from < to {
                 write(UnsafeBufferPointer(start: output + (from - produced) * channels, count: (to - from) * channels))
             }
@@ -86,8 +99,10 @@ public enum Resampler {
                 read(start + done, n, input)
                 var offset = 0
                 while offset < n {
-                    var used = 0, made = 0
-                    if let e = soxr_process(soxr, input + offset * channels, n - offset, &used, output, outBlock, &made) {
+                    var used = 0
+                    var made = 0
+                    if let e = soxr_process(soxr, input + offset * channels, n - offset, &used, output, outBlock, &made)
+                    {
                         throw failure("soxr_process", e, inputRate, outputRate)
                     }
                     keep(made)
@@ -98,8 +113,8 @@ public enum Resampler {
         }
         try feed(frames - padIn, padIn)  // the tail, before the loop
         try feed(0, frames)
-        try feed(0, padIn)               // the head, after it
-        while produced < wanted {        // what the filter still holds
+        try feed(0, padIn)  // the head, after it
+        while produced < wanted {  // what the filter still holds
             var made = 0
             if let e = soxr_process(soxr, nil, 0, nil, output, outBlock, &made) {
                 throw failure("soxr_process", e, inputRate, outputRate)

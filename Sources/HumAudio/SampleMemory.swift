@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Memory for the samples of a loop while it is being built, mapped from the kernel and handed over to a
 /// `SampleStorage` when done.
@@ -81,7 +82,8 @@ final class SampleMemory {
             let address = Int(bitPattern: raw)
             let aligned = roundUp(address, to: hugePageBytes)
             if aligned > address { munmap(raw, aligned - address) }
-            let end = address + request, used = aligned + bytes
+            let end = address + request
+            let used = aligned + bytes
             if end > used { munmap(UnsafeMutableRawPointer(bitPattern: used), end - used) }
             start = UnsafeMutableRawPointer(bitPattern: aligned)!
             madvise(start, bytes, MADV_HUGEPAGE)

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where a playable sound comes from.
 public enum SoundSource: String, Sendable, Codable {
@@ -31,7 +32,9 @@ public struct SoundCatalog: Sendable {
     public var manifestProblem: String?
 
     /// File extensions recognised as user sounds.
-    public static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif", "caf", "w64"]
+    public static let audioExtensions: Set<String> = [
+        "wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif", "caf", "w64",
+    ]
 
     public init(builtinDirectory: String?, userDirectory: String) {
         self.builtinDirectory = builtinDirectory
@@ -73,8 +76,9 @@ public struct SoundCatalog: Sendable {
     public var builtins: [SoundReference] {
         guard let manifest, let dir = builtinDirectory else { return [] }
         return manifest.sounds.map {
-            SoundReference(name: $0.id, title: $0.title, path: dir + "/" + $0.file, source: .builtin,
-                           loop: $0.loop, loudnessLUFS: $0.loudnessLUFS)
+            SoundReference(
+                name: $0.id, title: $0.title, path: dir + "/" + $0.file, source: .builtin,
+                loop: $0.loop, loudnessLUFS: $0.loudnessLUFS)
         }
     }
 
@@ -88,9 +92,11 @@ public struct SoundCatalog: Sendable {
             let ext = (file as NSString).pathExtension.lowercased()
             let name = (file as NSString).deletingPathExtension
             guard SoundCatalog.audioExtensions.contains(ext), !name.isEmpty, !name.hasPrefix("."),
-                  !builtinNames.contains(name), seen.insert(name).inserted else { return nil }
-            return SoundReference(name: name, title: name, path: userDirectory + "/" + file, source: .user,
-                                  loop: nil, loudnessLUFS: nil)
+                !builtinNames.contains(name), seen.insert(name).inserted
+            else { return nil }
+            return SoundReference(
+                name: name, title: name, path: userDirectory + "/" + file, source: .user,
+                loop: nil, loudnessLUFS: nil)
         }
     }
 

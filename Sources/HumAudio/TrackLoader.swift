@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How sounds that are not built in are brought to the library's loudness.
 public struct LoudnessMatching: Sendable {
@@ -25,25 +26,32 @@ public enum TrackLoader {
     /// decoded into. At the output rate the seam is written over the tail and the loop starts at frame C; at
     /// another rate the resampler streams the loop (body, then seam) and writes its output over the start of the
     /// same memory, behind what it still has to read.
-    public static func load(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil) throws(AudioFileError) -> Mixer.Track {
+    public static func load(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil)
+        throws(AudioFileError) -> Mixer.Track
+    {
         var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
             rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
         }
         var normalization: Float = 1
         if let matching, sound.source != .builtin {
             // A file that cannot be measured still plays, at its own level. Measured before the loop is built.
-            normalization = (try? matching.loudness.gain(forFile: sound.path, samples: UnsafeBufferPointer(decoded.samples),
-                                                          channels: decoded.channels, sampleRate: decoded.sampleRate,
-                                                          targetLUFS: matching.targetLUFS)) ?? 1
+            normalization =
+                (try? matching.loudness.gain(
+                    forFile: sound.path, samples: UnsafeBufferPointer(decoded.samples),
+                    channels: decoded.channels, sampleRate: decoded.sampleRate,
+                    targetLUFS: matching.targetLUFS)) ?? 1
         }
         let channels = decoded.channels
-        let plan = sound.loop == .precut ? LoopSeam.Plan.asItIs
+        let plan =
+            sound.loop == .precut
+            ? LoopSeam.Plan.asItIs
             : LoopSeam.plan(UnsafeBufferPointer(decoded.samples), channels: channels, sampleRate: decoded.sampleRate)
         if decoded.sampleRate == outputRate {
             let start = LoopSeam.makeLoopInPlace(decoded.samples, channels: channels, plan: plan)
             let storage = decoded.memory.finish(count: decoded.frames * channels)
             SampleMemory.discard(storage, from: 0, to: start * channels)  // the head now lives in the seam
-            let loop = LoopBuffer(storage: storage, startFrame: start, frames: decoded.frames - start, channels: channels)
+            let loop = LoopBuffer(
+                storage: storage, startFrame: start, frames: decoded.frames - start, channels: channels)
             return Mixer.Track(loop: loop, normalization: normalization)
         }
         do throws(AudioSinkError) {
@@ -68,7 +76,9 @@ public enum TrackLoader {
     /// the samples (see `roomToResample`) keeps every write behind every read still to come. The seam is made first
     /// (it stays float until it is resampled, as the loop would be if it were built first), and the loop's first
     /// frames, read again at the end as the padding after the loop, are copied aside.
-    static func resampledLoop(_ decoded: inout DecodedRegion, plan: LoopSeam.Plan, outputRate: Int, path: String) throws(AudioSinkError) -> LoopBuffer {
+    static func resampledLoop(_ decoded: inout DecodedRegion, plan: LoopSeam.Plan, outputRate: Int, path: String)
+        throws(AudioSinkError) -> LoopBuffer
+    {
         let channels = decoded.channels
         let inputRate = decoded.sampleRate
         let c = plan.crossfadeFrames
@@ -77,7 +87,9 @@ public enum TrackLoader {
         let outFrames = Resampler.loopFrames(frames, from: inputRate, to: outputRate)
         var seam = [Float]()
         seam.reserveCapacity(c * channels)
-        LoopSeam.seam(UnsafeBufferPointer(decoded.samples), channels: channels, plan: plan) { _, value in seam.append(value) }
+        LoopSeam.seam(UnsafeBufferPointer(decoded.samples), channels: channels, plan: plan) { _, value in
+            seam.append(value)
+        }
 
         // Room: the header may have promised fewer frames than the file held.
         let lead = roomToResample(frames: body, from: inputRate, to: outputRate) - c
@@ -95,40 +107,49 @@ public enum TrackLoader {
         }
 
         let padIn = Resampler.paddingFrames(frames, from: inputRate, to: outputRate)
-        let head = Array(UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padIn, body)) * channels)]))
+        let head = Array(
+            UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padIn, body)) * channels)]))
         let memory = decoded.memory
         let source = decoded.samples.baseAddress! + c * channels
         var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
         var written = 0
         try seam.withUnsafeBufferPointer { (seam) throws(AudioSinkError) in
             try head.withUnsafeBufferPointer { (head) throws(AudioSinkError) in
-                try Resampler.resampleLoop(frames: frames, channels: channels, from: inputRate, to: outputRate, read: { start, count, destination in
-                    // The body from the decoded samples (from the copy once the pass is over: the output has
-                    // overwritten them by then), the seam from its own buffer.
-                    let fromBody = max(0, min(count, body - start))
-                    let passed = inOrder >= frames
-                    if start == inOrder { inOrder = start + count }
-                    let s = passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
-                    for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
-                    if fromBody < count {
-                        let seamStart = max(0, start - body)
-                        (destination + fromBody * channels).update(from: seam.baseAddress! + seamStart * channels,
-                                                                   count: (count - fromBody) * channels)
-                    }
-                }, write: { block in
-                    let n = min(block.count, outFrames * channels - written)
-                    LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
-                    written += n
-                })
+                try Resampler.resampleLoop(
+                    frames: frames, channels: channels, from: inputRate, to: outputRate,
+                    read: { start, count, destination in
+                        // The body from the decoded samples (from the copy once the pass is over: the output has
+                        // overwritten them by then), the seam from its own buffer.
+                        let fromBody = max(0, min(count, body - start))
+                        let passed = inOrder >= frames
+                        if start == inOrder { inOrder = start + count }
+                        let s = passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
+                        for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
+                        if fromBody < count {
+                            let seamStart = max(0, start - body)
+                            (destination + fromBody * channels).update(
+                                from: seam.baseAddress! + seamStart * channels,
+                                count: (count - fromBody) * channels)
+                        }
+                    },
+                    write: { block in
+                        let n = min(block.count, outFrames * channels - written)
+                        LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
+                        written += n
+                    })
             }
         }
         guard written >= channels else { throw AudioSinkError("is too short to loop") }
         let outFramesWritten = written / channels
-        return LoopBuffer(storage: memory.finish(count: outFramesWritten * channels), startFrame: 0, frames: outFramesWritten, channels: channels)
+        return LoopBuffer(
+            storage: memory.finish(count: outFramesWritten * channels), startFrame: 0, frames: outFramesWritten,
+            channels: channels)
     }
 
     /// Loads several sounds at once on all cores; each result is a track or the reason it cannot play.
-    public static func loadAll(_ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil) -> [Result<Mixer.Track, AudioFileError>] {
+    public static func loadAll(_ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil)
+        -> [Result<Mixer.Track, AudioFileError>]
+    {
         let results = ResultSlots<Result<Mixer.Track, AudioFileError>>(count: sounds.count)
         DispatchQueue.concurrentPerform(iterations: sounds.count) { i in
             do throws(AudioFileError) {

@@ -1,12 +1,13 @@
+import HumCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
-import HumCore
 
 /// The loudness of user sounds (files dropped into `$XDG_DATA_HOME/hum/sounds/`), measured once and remembered in
 /// `$XDG_CACHE_HOME/hum/loudness.json`, keyed by path, size and modification time: a file that changes is
@@ -69,12 +70,15 @@ public struct UserSoundLoudness: Sendable {
 
     /// The same for a file the loader decoded to 16-bit samples (full scale 32768): a cache miss measures them.
     public func gain(forFile path: String, decoded: DecodedSamples, targetLUFS: Double) throws -> Float {
-        try gain(forFile: path, samples: UnsafeBufferPointer(decoded.samples), channels: decoded.channels,
-                 sampleRate: decoded.sampleRate, targetLUFS: targetLUFS)
+        try gain(
+            forFile: path, samples: UnsafeBufferPointer(decoded.samples), channels: decoded.channels,
+            sampleRate: decoded.sampleRate, targetLUFS: targetLUFS)
     }
 
-    func gain(forFile path: String, samples: UnsafeBufferPointer<Int16>, channels: Int, sampleRate: Int,
-              targetLUFS: Double) throws -> Float {
+    func gain(
+        forFile path: String, samples: UnsafeBufferPointer<Int16>, channels: Int, sampleRate: Int,
+        targetLUFS: Double
+    ) throws -> Float {
         let m = try measurement(forFile: path) { _ in
             let meter = try LoudnessMeter(channels: channels, sampleRate: sampleRate, histogram: true)
             // As float, a block at a time (the values are exactly those of the file decoded to float).
@@ -99,11 +103,14 @@ public struct UserSoundLoudness: Sendable {
         try measurement(forFile: path, onMiss: measure)
     }
 
-    func measurement(forFile path: String, onMiss measure: (String) throws -> LoudnessMeasurement) throws -> LoudnessMeasurement {
+    func measurement(forFile path: String, onMiss measure: (String) throws -> LoudnessMeasurement) throws
+        -> LoudnessMeasurement
+    {
         let key = try FileKey(path: path)
         var cache = load()
         if let hit = cache.files.first(where: { $0.path == key.path }), hit.size == key.size,
-           hit.modifiedNanoseconds == key.modifiedNanoseconds {
+            hit.modifiedNanoseconds == key.modifiedNanoseconds
+        {
             return hit.measurement
         }
         let m = try measure(key.path)
@@ -133,7 +140,8 @@ public struct UserSoundLoudness: Sendable {
         init(path: String) throws(AudioFileError) {
             var st = stat()
             guard stat(path, &st) == 0 else {
-                throw AudioFileError(path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+                throw AudioFileError(
+                    path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
             }
             self.path = path
             self.size = Int64(st.st_size)
@@ -165,8 +173,9 @@ public struct UserSoundLoudness: Sendable {
             }
 
             var measurement: LoudnessMeasurement {
-                LoudnessMeasurement(integratedLUFS: loudnessLUFS ?? -.infinity, truePeakDBTP: truePeakDBTP ?? -.infinity,
-                                    samplePeakDBFS: samplePeakDBFS ?? -.infinity)
+                LoudnessMeasurement(
+                    integratedLUFS: loudnessLUFS ?? -.infinity, truePeakDBTP: truePeakDBTP ?? -.infinity,
+                    samplePeakDBFS: samplePeakDBFS ?? -.infinity)
             }
 
             enum CodingKeys: String, CodingKey {
@@ -182,8 +191,9 @@ public struct UserSoundLoudness: Sendable {
     /// The cache as stored; an unreadable or foreign file counts as empty (it is rebuilt on the next save).
     func load() -> CacheFile {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: cachePath)),
-              let cache = try? JSONDecoder().decode(CacheFile.self, from: data),
-              cache.schema == CacheFile.currentSchema else { return CacheFile() }
+            let cache = try? JSONDecoder().decode(CacheFile.self, from: data),
+            cache.schema == CacheFile.currentSchema
+        else { return CacheFile() }
         return cache
     }
 

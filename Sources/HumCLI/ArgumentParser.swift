@@ -3,8 +3,10 @@ import HumCore
 /// A small table-driven command-line parser: `--name value`, `--name=value`, `-x value`, flags, positionals and
 /// `--`. A word that starts with `-` and a digit (`-5m`) is a positional, so negative amounts need no quoting.
 public enum ArgumentParser {
-    public static func parse(_ words: [String], options: [OptionSpec], commandName: String,
-                             takesPositionals: Bool, takesCommandAfterDashes: Bool) throws -> ParsedArguments {
+    public static func parse(
+        _ words: [String], options: [OptionSpec], commandName: String,
+        takesPositionals: Bool, takesCommandAfterDashes: Bool
+    ) throws -> ParsedArguments {
         var result = ParsedArguments()
         var index = 0
         let help = "see 'hum \(commandName) --help'"

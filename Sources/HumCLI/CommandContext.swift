@@ -16,8 +16,10 @@ public struct CommandContext: Sendable {
     public var stdinIsTerminal: Bool
     public var paths: HumPaths
 
-    public init(environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
-                stdoutIsTerminal: Bool, stdinIsTerminal: Bool) {
+    public init(
+        environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
+        stdoutIsTerminal: Bool, stdinIsTerminal: Bool
+    ) {
         self.environment = environment
         self.stdout = stdout
         self.stderr = stderr

@@ -17,7 +17,8 @@ struct CompletionsCommand: HumCommand {
 
     init(arguments: ParsedArguments, context: CommandContext) throws {
         guard arguments.positionals.count == 1, let shell = arguments.positionals.first,
-              ["bash", "zsh", "fish"].contains(shell) else {
+            ["bash", "zsh", "fish"].contains(shell)
+        else {
             throw HumError.usage("completions needs one shell: bash, zsh or fish, for example 'hum completions bash'")
         }
         self.shell = shell
@@ -54,13 +55,15 @@ struct CompletionsCommand: HumCommand {
         case "bash":
             out += "# bash completion for hum (made by 'hum completions bash')\n_hum() {\n"
             out += "    local cur=${COMP_WORDS[COMP_CWORD]} words=\"\" path=\"\"\n"
-            out += "    local i; for ((i = 1; i < COMP_CWORD; i++)); do [[ ${COMP_WORDS[i]} == -* ]] || path=\"${path:+$path }${COMP_WORDS[i]}\"; done\n"
+            out +=
+                "    local i; for ((i = 1; i < COMP_CWORD; i++)); do [[ ${COMP_WORDS[i]} == -* ]] || path=\"${path:+$path }${COMP_WORDS[i]}\"; done\n"
             out += "    case \"$path\" in\n"
             out += "        \"\") words=\"\(top) --help --version\" ;;\n"
             for (path, options, command) in paths {
                 out += "        \"\(path)\"*) words=\"\(Self.words(options, command))\" ;;\n"
             }
-            out += "    esac\n    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\ncomplete -o default -F _hum hum\n"
+            out +=
+                "    esac\n    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n}\ncomplete -o default -F _hum hum\n"
         case "zsh":
             out += "#compdef hum\n# zsh completion for hum (made by 'hum completions zsh')\n_hum() {\n"
             out += "    local path=${(j: :)${(@)words[2,CURRENT-1]:#-*}}\n"
@@ -73,15 +76,18 @@ struct CompletionsCommand: HumCommand {
         default:
             out += "# fish completion for hum (made by 'hum completions fish')\ncomplete -c hum -f\n"
             for command in CommandTable.commands {
-                out += "complete -c hum -n __fish_use_subcommand -a \(command.name) -d '\(command.abstract.replacingOccurrences(of: "'", with: "\\'"))'\n"
+                out +=
+                    "complete -c hum -n __fish_use_subcommand -a \(command.name) -d '\(command.abstract.replacingOccurrences(of: "'", with: "\\'"))'\n"
             }
             for (path, options, command) in paths {
-                let condition = path.split(separator: " ").map { "__fish_seen_subcommand_from \($0)" }.joined(separator: "; and ")
+                let condition = path.split(separator: " ").map { "__fish_seen_subcommand_from \($0)" }.joined(
+                    separator: "; and ")
                 for option in options {
                     out += "complete -c hum -n '\(condition)' -l \(option.dropFirst(2))\n"
                 }
                 for sub in command.subcommands {
-                    out += "complete -c hum -n '\(condition)' -a \(sub.name) -d '\(sub.abstract.replacingOccurrences(of: "'", with: "\\'"))'\n"
+                    out +=
+                        "complete -c hum -n '\(condition)' -a \(sub.name) -d '\(sub.abstract.replacingOccurrences(of: "'", with: "\\'"))'\n"
                 }
             }
         }
@@ -110,23 +116,29 @@ struct ManpageCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        var out = ".TH HUM 1 \"\" \"hum \(humVersion)\" \"User Commands\"\n.SH NAME\nhum \\- a calm focus companion for the terminal\n"
+        var out =
+            ".TH HUM 1 \"\" \"hum \(humVersion)\" \"User Commands\"\n.SH NAME\nhum \\- a calm focus companion for the terminal\n"
         out += ".SH SYNOPSIS\n.B hum\n[\\fICOMMAND\\fR] [\\fIOPTIONS\\fR]\n"
-        out += ".SH DESCRIPTION\nA mixer of looping ambient sounds played through ALSA, a Pomodoro timer that drives the mix, "
-        out += "a shared earn\\-and\\-spend ledger of leisure time, and a history of every round. Without a command, hum plays "
+        out +=
+            ".SH DESCRIPTION\nA mixer of looping ambient sounds played through ALSA, a Pomodoro timer that drives the mix, "
+        out +=
+            "a shared earn\\-and\\-spend ledger of leisure time, and a history of every round. Without a command, hum plays "
         out += "the last mix. Every command answers \\fB\\-\\-help\\fR.\n.SH COMMANDS\n"
         for (path, _, command) in CompletionsCommand.tablePaths() {
             out += ".SS \"hum \(Self.escape(path))\"\n\(Self.escape(command.abstract)).\n"
             for line in command.usage { out += ".PP\n.B hum \(Self.escape(line))\n" }
             for option in command.options {
-                out += ".TP\n.B \(Self.escape(Help.label(option).trimmingCharacters(in: .whitespaces)))\n\(Self.escape(option.help))\n"
+                out +=
+                    ".TP\n.B \(Self.escape(Help.label(option).trimmingCharacters(in: .whitespaces)))\n\(Self.escape(option.help))\n"
             }
             if !command.discussion.isEmpty { out += ".PP\n.nf\n\(Self.escape(command.discussion))\n.fi\n" }
         }
         out += ".SH EXIT STATUS\n0 success, 1 failure, 2 usage error, 3 refused by the ledger's rules.\n"
         out += ".SH ENVIRONMENT\n.TP\n.B HUM_DEVICE\nthe ALSA PCM to play to (default \\fIdefault\\fR)\n"
-        out += ".TP\n.B NO_COLOR\nno colour when set\n.TP\n.B XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME\nwhere hum keeps its database and sounds, the last mix, and measured loudness\n"
-        out += ".SH FILES\n.TP\n.I $XDG_DATA_HOME/hum/hum.db\nthe ledger and the history (SQLite)\n.TP\n.I $XDG_DATA_HOME/hum/sounds/\nyour own sounds\n"
+        out +=
+            ".TP\n.B NO_COLOR\nno colour when set\n.TP\n.B XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME\nwhere hum keeps its database and sounds, the last mix, and measured loudness\n"
+        out +=
+            ".SH FILES\n.TP\n.I $XDG_DATA_HOME/hum/hum.db\nthe ledger and the history (SQLite)\n.TP\n.I $XDG_DATA_HOME/hum/sounds/\nyour own sounds\n"
         context.stdout.write(out)
         return ExitCode.success
     }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HumAudio
 import HumCore
 import HumStore
 import HumTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hum focus`: Pomodoro rounds that drive the mix. The state machine (HumCore's FocusMachine) decides; this
 /// command feeds it the clocks, keys and signals, and carries out its effects on the mixer, the history and the
@@ -13,7 +14,9 @@ import HumTerminal
 struct FocusCommand: HumCommand {
     static let name = "focus"
     static let abstract = "run focus rounds that fade the mix out at each round's end and back in the next"
-    static let usage = ["focus [SOUND[=VOLUME]...] [--focus DUR] [--short-break DUR] [--long-break DUR] [--long-every N] [--rounds N] [--fade DUR] [--auto-advance MODE] [--goal TEXT] [--tag TAG]... [--no-sound] [--quiet] [--on-event CMD]"]
+    static let usage = [
+        "focus [SOUND[=VOLUME]...] [--focus DUR] [--short-break DUR] [--long-break DUR] [--long-every N] [--rounds N] [--fade DUR] [--auto-advance MODE] [--goal TEXT] [--tag TAG]... [--no-sound] [--quiet] [--on-event CMD]"
+    ]
     static let discussion = """
         The mix plays through each focus round and fades to silence exactly at its end; a soft chime marks the
         change and the break is silent. The next focus round fades the same mix back in, unless you changed the
@@ -41,8 +44,11 @@ struct FocusCommand: HumCommand {
         OptionSpec("long-break", value: "DUR", help: "length of a long break (default 15m)"),
         OptionSpec("long-every", value: "N", help: "a long break after every Nth focus round (default 4; 0: never)"),
         OptionSpec("rounds", value: "N", help: "number of focus rounds (default 4)"),
-        OptionSpec("fade", value: "DUR", help: "fade out over the end of each focus round, in over its start (default 10s)"),
-        OptionSpec("auto-advance", value: "MODE", help: "all (default), none, to-break or to-focus: which phases start by themselves"),
+        OptionSpec(
+            "fade", value: "DUR", help: "fade out over the end of each focus round, in over its start (default 10s)"),
+        OptionSpec(
+            "auto-advance", value: "MODE",
+            help: "all (default), none, to-break or to-focus: which phases start by themselves"),
         OptionSpec("goal", value: "TEXT", help: "what this session is for (kept in the history)"),
         OptionSpec("tag", value: "TAG", repeatable: true, help: "a tag for the history (repeatable)"),
         OptionSpec("no-sound", help: "no mix, no chime: the timer alone"),
@@ -72,7 +78,9 @@ struct FocusCommand: HumCommand {
         }
         func count(_ option: String) throws(HumError) -> Int? {
             guard let text = arguments.value(option) else { return nil }
-            guard let n = Int(text), n >= 0, n <= 1000 else { throw .usage("--\(option) \"\(text)\" is not a whole number from 0 to 1000") }
+            guard let n = Int(text), n >= 0, n <= 1000 else {
+                throw .usage("--\(option) \"\(text)\" is not a whole number from 0 to 1000")
+            }
             return n
         }
         var mode = FocusPlan.AutoAdvance.all
@@ -84,13 +92,14 @@ struct FocusCommand: HumCommand {
         }
         let defaults = try FocusPlan()
         do {
-            plan = try FocusPlan(focus: try duration("focus") ?? defaults.focus,
-                                 shortBreak: try duration("short-break") ?? defaults.shortBreak,
-                                 longBreak: try duration("long-break") ?? defaults.longBreak,
-                                 longBreakEvery: try count("long-every") ?? defaults.longBreakEvery,
-                                 rounds: try count("rounds") ?? defaults.rounds,
-                                 fade: try duration("fade") ?? defaults.fade,
-                                 autoAdvance: mode)
+            plan = try FocusPlan(
+                focus: try duration("focus") ?? defaults.focus,
+                shortBreak: try duration("short-break") ?? defaults.shortBreak,
+                longBreak: try duration("long-break") ?? defaults.longBreak,
+                longBreakEvery: try count("long-every") ?? defaults.longBreakEvery,
+                rounds: try count("rounds") ?? defaults.rounds,
+                fade: try duration("fade") ?? defaults.fade,
+                autoAdvance: mode)
         } catch let problem as FocusPlan.Problem {
             throw HumError.usage(problem.message)
         }
@@ -98,20 +107,26 @@ struct FocusCommand: HumCommand {
         quiet = arguments.flag("quiet")
         goal = arguments.value("goal")
         tags = arguments.all("tag")
-        master = try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
+        master =
+            try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
         device = PlaybackSession.device(option: arguments.value("device"), context: context)
         raw = arguments.flag("raw")
         if let command = arguments.value("on-event") {
             let words = command.split(separator: " ").map(String.init)
-            guard !words.isEmpty else { throw HumError.usage("--on-event needs a command, for example --on-event notify-me") }
+            guard !words.isEmpty else {
+                throw HumError.usage("--on-event needs a command, for example --on-event notify-me")
+            }
             onEvent = words
         }
         if noSound {
-            if !arguments.positionals.isEmpty { throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound") }
+            if !arguments.positionals.isEmpty {
+                throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound")
+            }
             entries = []
         } else {
             let catalog = MixSetup.catalog(context)
-            entries = arguments.positionals.isEmpty
+            entries =
+                arguments.positionals.isEmpty
                 ? try MixSetup.remembered(context, catalog: catalog)
                 : try MixSetup.resolve(words: arguments.positionals, catalog: catalog, command: Self.name)
         }
@@ -126,12 +141,19 @@ struct FocusCommand: HumCommand {
         let signals = SignalWatch()
         signals.block()  // before any thread starts
 
-        let session: PlaybackSession? = noSound ? nil : try PlaybackSession(
-            entries: entries, device: device, master: master, fadeSeconds: 0, raw: raw, context: context,
-            startSilent: true, chime: { rate in FocusCommand.chime(rate: rate, targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? -27) })
+        let session: PlaybackSession? =
+            noSound
+            ? nil
+            : try PlaybackSession(
+                entries: entries, device: device, master: master, fadeSeconds: 0, raw: raw, context: context,
+                startSilent: true,
+                chime: { rate in
+                    FocusCommand.chime(rate: rate, targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? -27)
+                })
         if let session { MixSetup.remember(session.entries.map(\.token), context: context) }
-        let runner = FocusRunner(plan: plan, session: session, database: database, calendar: calendar, startedAt: startedAt,
-                                 context: context, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent)
+        let runner = FocusRunner(
+            plan: plan, session: session, database: database, calendar: calendar, startedAt: startedAt,
+            context: context, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent)
         return try runner.run(signals: signals)
     }
 
@@ -140,7 +162,10 @@ struct FocusCommand: HumCommand {
         var samples = Chime.render(sampleRate: rate)
         if let meter = try? LoudnessMeter(channels: 2, sampleRate: rate) {
             var stereo = [Float](repeating: 0, count: samples.count * 2)
-            for (i, s) in samples.enumerated() { stereo[2 * i] = s; stereo[2 * i + 1] = s }
+            for (i, s) in samples.enumerated() {
+                stereo[2 * i] = s
+                stereo[2 * i + 1] = s
+            }
             if (try? meter.add(stereo)) != nil, let m = try? meter.measurement(), m.integratedLUFS.isFinite {
                 let gain = Float(pow(10, (targetLUFS - m.integratedLUFS) / 20))
                 samples = samples.map { $0 * gain }
@@ -175,8 +200,11 @@ final class FocusRunner {
     var notifyAfterChime = false
     var lastLine = ""
 
-    init(plan: FocusPlan, session: PlaybackSession?, database: HumDatabase, calendar: LocalCalendar, startedAt: Timestamp,
-         context: CommandContext, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?) {
+    init(
+        plan: FocusPlan, session: PlaybackSession?, database: HumDatabase, calendar: LocalCalendar,
+        startedAt: Timestamp,
+        context: CommandContext, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?
+    ) {
         machine = FocusMachine(plan: plan)
         self.session = session
         self.database = database
@@ -188,13 +216,15 @@ final class FocusRunner {
         self.quiet = quiet
         self.onEvent = onEvent
         terminal = context.stdoutIsTerminal && context.stdinIsTerminal ? Terminal() : nil
-        view = MixerView(tracks: (session?.entries ?? []).map { .init(name: $0.displayName, volume: $0.token.volume) },
-                         master: Double(session?.controls.masterVolume ?? 100))
+        view = MixerView(
+            tracks: (session?.entries ?? []).map { .init(name: $0.displayName, volume: $0.token.volume) },
+            master: Double(session?.controls.masterVolume ?? 100))
     }
 
     /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
     static func reading() -> MonotonicInstant {
-        var boot = timespec(), mono = timespec()
+        var boot = timespec()
+        var mono = timespec()
         clock_gettime(CLOCK_BOOTTIME, &boot)
         clock_gettime(CLOCK_MONOTONIC, &mono)
         func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
@@ -226,7 +256,10 @@ final class FocusRunner {
                 usleep(UInt32(max(1000, wait * 1_000_000)))
             }
             if signals.pending() != nil {
-                if stopping { session?.engine.abort(); break }
+                if stopping {
+                    session?.engine.abort()
+                    break
+                }
                 stopping = true
                 inputs.append(.stop)
             }
@@ -245,7 +278,10 @@ final class FocusRunner {
             }
             session.engine.wait(timeout: 2)
         }
-        for hook in hooks { _ = hook.child.supervise(limit: max(0, 10 - (FocusRunner.seconds() - hook.started)), tick: { _ in true }, onStop: { _ in }) }
+        for hook in hooks {
+            _ = hook.child.supervise(
+                limit: max(0, 10 - (FocusRunner.seconds() - hook.started)), tick: { _ in true }, onStop: { _ in })
+        }
         return ExitCode.success
     }
 
@@ -346,9 +382,11 @@ final class FocusRunner {
         let start = wall(machine.phaseStart ?? .zero)
         let planned = Int64(FocusTime.seconds(machine.countdown.planned).rounded())
         try LedgerCLI.run {
-            try database.startRound(RoundStart(id: id, kind: FocusRunner.kind(phase.kind), start: start, plannedSeconds: planned,
-                                               deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
-                                               goal: goal, tags: tags))
+            try database.startRound(
+                RoundStart(
+                    id: id, kind: FocusRunner.kind(phase.kind), start: start, plannedSeconds: planned,
+                    deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
+                    goal: goal, tags: tags))
         }
         current = (id, phase.kind, phase.round)
         lastHeartbeat = FocusRunner.seconds()
@@ -356,16 +394,18 @@ final class FocusRunner {
 
     func finish(_ record: FocusRoundRecord) throws {
         guard let current, current.kind == record.phase, current.round == record.round else { return }
-        let status: RoundStatus = switch record.status {
-        case .completed: .completed
-        case .interrupted: .interrupted
-        case .skipped: .skipped
-        }
+        let status: RoundStatus =
+            switch record.status {
+            case .completed: .completed
+            case .interrupted: .interrupted
+            case .skipped: .skipped
+            }
         let outcome = try LedgerCLI.run {
-            try database.finishRound(id: current.id, status: status,
-                                     activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
-                                     pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
-                                     end: wall(record.end))
+            try database.finishRound(
+                id: current.id, status: status,
+                activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
+                pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
+                end: wall(record.end))
         }
         self.current = nil
         // On a terminal only: a script reading stdout gets exactly one line per phase change.
@@ -377,11 +417,14 @@ final class FocusRunner {
     /// Every few seconds, the running round's active and paused time, so a dead process is reconciled with its
     /// real active time.
     func heartbeat() {
-        guard let current, let progress = machine.phaseProgress, FocusRunner.seconds() - lastHeartbeat >= 5 else { return }
+        guard let current, let progress = machine.phaseProgress, FocusRunner.seconds() - lastHeartbeat >= 5 else {
+            return
+        }
         lastHeartbeat = FocusRunner.seconds()
-        _ = try? database.heartbeatRound(id: current.id, activeSeconds: Int64(FocusTime.seconds(progress.active)),
-                                         pausedSeconds: Int64(FocusTime.seconds(progress.paused)),
-                                         mix: current.kind == .focus ? currentMix : nil)
+        _ = try? database.heartbeatRound(
+            id: current.id, activeSeconds: Int64(FocusTime.seconds(progress.active)),
+            pausedSeconds: Int64(FocusTime.seconds(progress.paused)),
+            mix: current.kind == .focus ? currentMix : nil)
     }
 
     // MARK: telling people and scripts
@@ -446,7 +489,9 @@ final class FocusRunner {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         var line = "\(phase) \(c.roundText) \(c.clockText) \(bar)\(state)"
         if session != nil {
-            line += "  " + view.line(elapsedSeconds: 0, color: context.useColor).replacingOccurrences(of: " │ 00:00", with: "")
+            line +=
+                "  "
+                + view.line(elapsedSeconds: 0, color: context.useColor).replacingOccurrences(of: " │ 00:00", with: "")
         }
         if line != lastLine {
             terminal.statusLine(line)

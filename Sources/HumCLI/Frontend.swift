@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes straight to a file descriptor, unbuffered, so output and the exit code arrive in order.
 final class DescriptorOutput: TextOutput, @unchecked Sendable {
@@ -39,11 +40,12 @@ public enum Frontend {
             }
             pointer += 1
         }
-        let context = CommandContext(environment: environment,
-                                     stdout: DescriptorOutput(STDOUT_FILENO),
-                                     stderr: DescriptorOutput(STDERR_FILENO),
-                                     stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
-                                     stdinIsTerminal: isatty(STDIN_FILENO) == 1)
+        let context = CommandContext(
+            environment: environment,
+            stdout: DescriptorOutput(STDOUT_FILENO),
+            stderr: DescriptorOutput(STDERR_FILENO),
+            stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
+            stdinIsTerminal: isatty(STDIN_FILENO) == 1)
         exit(HumMain.run(arguments: CommandLine.arguments, context: context))
     }
 }

@@ -40,7 +40,9 @@ public enum HumMain {
             words.append("--help")
         }
         if words.isEmpty || words == ["--help"] || words == ["-h"] {
-            if words.isEmpty, let command = CommandTable.commands.first(where: { $0.name == CommandTable.defaultCommandName }) {
+            if words.isEmpty,
+                let command = CommandTable.commands.first(where: { $0.name == CommandTable.defaultCommandName })
+            {
                 LedgerHook.reconcileAtStart(context: context)  // Ledger (issue 4), as below.
                 return execute(command, words: [], path: command.name, context: context)
             }
@@ -51,14 +53,16 @@ public enum HumMain {
         LedgerHook.reconcileAtStart(context: context)
         let name = words.removeFirst()
         guard let command = CommandTable.commands.first(where: { $0.name == name }) else {
-            let suggestion = Suggest.closest(to: name, in: CommandTable.commands.map { $0.name })
+            let suggestion =
+                Suggest.closest(to: name, in: CommandTable.commands.map { $0.name })
                 .map { "did you mean '\($0)'? " } ?? ""
             return fail(.usage("unknown command \"\(name)\"; \(suggestion)see 'hum --help'"), context: context)
         }
         return execute(command, words: words, path: name, context: context)
     }
 
-    static func execute(_ command: any HumCommand.Type, words: [String], path: String, context: CommandContext) -> Int32 {
+    static func execute(_ command: any HumCommand.Type, words: [String], path: String, context: CommandContext) -> Int32
+    {
         var words = words
         if let first = words.first, let sub = command.subcommands.first(where: { $0.name == first }) {
             words.removeFirst()
@@ -71,9 +75,10 @@ public enum HumMain {
             return ExitCode.success
         }
         do {
-            let parsed = try ArgumentParser.parse(words, options: command.options, commandName: path,
-                                                  takesPositionals: command.takesPositionals || !command.subcommands.isEmpty,
-                                                  takesCommandAfterDashes: command.takesCommandAfterDashes)
+            let parsed = try ArgumentParser.parse(
+                words, options: command.options, commandName: path,
+                takesPositionals: command.takesPositionals || !command.subcommands.isEmpty,
+                takesCommandAfterDashes: command.takesCommandAfterDashes)
             if !command.subcommands.isEmpty, let first = parsed.positionals.first {
                 let names = command.subcommands.map { $0.name }
                 let hint = Suggest.closest(to: first, in: names).map { "did you mean '\($0)'? " } ?? ""
@@ -93,7 +98,8 @@ public enum HumMain {
     }
 
     static func overview() -> String {
-        var out = "hum \(humVersion): a calm focus companion for the terminal\n\nUsage:\n  hum [COMMAND] [OPTIONS]\n\nCommands:\n"
+        var out =
+            "hum \(humVersion): a calm focus companion for the terminal\n\nUsage:\n  hum [COMMAND] [OPTIONS]\n\nCommands:\n"
         let width = CommandTable.commands.map { $0.name.count }.max() ?? 0
         for command in CommandTable.commands {
             out += "  \(command.name.padding(width))  \(command.abstract)\n"
@@ -113,7 +119,8 @@ public enum Suggest {
     }
 
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

@@ -17,8 +17,9 @@ enum MixSetup {
     static let defaultMix = [MixToken(name: "rain", volume: 40), MixToken(name: "brown", volume: 25)]
 
     static func catalog(_ context: CommandContext) -> SoundCatalog {
-        SoundCatalog(builtinDirectory: SoundCatalog.locateBuiltins(environment: context.environment),
-                     userDirectory: context.paths.userSoundsDirectory)
+        SoundCatalog(
+            builtinDirectory: SoundCatalog.locateBuiltins(environment: context.environment),
+            userDirectory: context.paths.userSoundsDirectory)
     }
 
     /// Parses and resolves the words; a word that is not a valid mix word but names an existing file is that file.
@@ -38,7 +39,9 @@ enum MixSetup {
             guard let sound = catalog.resolve(token.name) else {
                 let names = catalog.all.map(\.name)
                 let hint = Suggest.closest(to: token.name, in: names).map { "did you mean \"\($0)\"? " } ?? ""
-                let listing = names.isEmpty ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
+                let listing =
+                    names.isEmpty
+                    ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
                 throw .usage("unknown sound \"\(token.name)\" in \"\(word)\"; \(hint)\(listing)")
             }
             if entries.contains(where: { $0.sound.path == sound.path }) {
@@ -58,12 +61,15 @@ enum MixSetup {
             if let sound = catalog.resolve(token.name), FileManager.default.fileExists(atPath: sound.path) {
                 entries.append(MixEntry(token: token, sound: sound))
             } else {
-                context.warn("the sound \"\(token.name)\" of your last mix is missing; playing the rest (see 'hum sounds')")
+                context.warn(
+                    "the sound \"\(token.name)\" of your last mix is missing; playing the rest (see 'hum sounds')")
             }
         }
         if entries.isEmpty {
             if catalog.builtins.isEmpty {
-                throw .failure("no sounds to play: the built-in library was not found (set HUM_SOUNDS_DIR to its folder) and no sound was given; try 'hum play PATH-TO-AUDIO-FILE'")
+                throw .failure(
+                    "no sounds to play: the built-in library was not found (set HUM_SOUNDS_DIR to its folder) and no sound was given; try 'hum play PATH-TO-AUDIO-FILE'"
+                )
             }
             throw .failure("no sound of the saved mix can be found; name some, for example 'hum play rain=40'")
         }
@@ -78,46 +84,61 @@ enum MixSetup {
 
     static func lastMix(_ context: CommandContext) -> [MixToken]? {
         guard let data = FileManager.default.contents(atPath: lastMixPath(context)),
-              let saved = try? JSONDecoder().decode(SavedMix.self, from: data), !saved.mix.isEmpty else { return nil }
+            let saved = try? JSONDecoder().decode(SavedMix.self, from: data), !saved.mix.isEmpty
+        else { return nil }
         return saved.mix
     }
 
     /// Saves the mix for next time. Failing to save is not worth stopping the music for: a warning at most.
     static func remember(_ mix: [MixToken], context: CommandContext) {
         do {
-            try FileManager.default.createDirectory(atPath: context.paths.stateDirectory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: context.paths.stateDirectory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             let data = try JSONEncoder().encode(SavedMix(mix: mix))
             try data.write(to: URL(fileURLWithPath: lastMixPath(context)), options: .atomic)
         } catch {
-            context.warn("could not save the mix for next time (\(lastMixPath(context)): \(error.localizedDescription))")
+            context.warn(
+                "could not save the mix for next time (\(lastMixPath(context)): \(error.localizedDescription))")
         }
     }
 
     /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
     /// can, the failure names them.
-    static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, context: CommandContext) throws(HumError) -> (tracks: [Mixer.Track], playing: [MixEntry]) {
-        let matching = raw ? nil : LoudnessMatching(loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
-                                                    targetLUFS: catalog(context).manifest?.targetLUFS ?? -27)
-        let results = LibraryNoise.silenced { TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching) }
+    static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, context: CommandContext) throws(HumError) -> (
+        tracks: [Mixer.Track], playing: [MixEntry]
+    ) {
+        let matching =
+            raw
+            ? nil
+            : LoudnessMatching(
+                loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
+                targetLUFS: catalog(context).manifest?.targetLUFS ?? -27)
+        let results = LibraryNoise.silenced {
+            TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching)
+        }
         let playable = try keepPlayable(entries, results, context: context)
         return (playable.map(\.1), playable.map(\.0))
     }
 
     /// Reads only the headers, so a bad file is reported before the audio device is opened.
     static func checkHeaders(_ entries: [MixEntry], context: CommandContext) throws(HumError) -> [MixEntry] {
-        let results = LibraryNoise.silenced { entries.map { entry -> Result<Void, AudioFileError> in
-            do throws(AudioFileError) {
-                _ = try AudioFileReader.info(path: entry.sound.path)
-                return .success(())
-            } catch {
-                return .failure(error)
+        let results = LibraryNoise.silenced {
+            entries.map { entry -> Result<Void, AudioFileError> in
+                do throws(AudioFileError) {
+                    _ = try AudioFileReader.info(path: entry.sound.path)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
             }
-        } }
+        }
         return try keepPlayable(entries, results, context: context).map(\.0)
     }
 
-    private static func keepPlayable<T>(_ entries: [MixEntry], _ results: [Result<T, AudioFileError>], context: CommandContext) throws(HumError) -> [(MixEntry, T)] {
+    private static func keepPlayable<T>(
+        _ entries: [MixEntry], _ results: [Result<T, AudioFileError>], context: CommandContext
+    ) throws(HumError) -> [(MixEntry, T)] {
         var kept: [(MixEntry, T)] = []
         var problems: [String] = []
         for (entry, result) in zip(entries, results) {
@@ -135,7 +156,8 @@ enum MixSetup {
         entry.sound.path == entry.token.name ? error.reason : "\(error.path): \(error.reason)"
     }
 
-    static let rawOption = OptionSpec("raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
+    static let rawOption = OptionSpec(
+        "raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
 
     /// Parses a duration option, or says which word was wrong.
     static func duration(_ text: String, option: String) throws(HumError) -> Double {

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumAudio
 import HumCore
 import HumTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hum play`: plays a mix until stopped, or for a set time.
 struct PlayCommand: HumCommand {
@@ -42,12 +43,14 @@ struct PlayCommand: HumCommand {
         let catalog = MixSetup.catalog(context)
         duration = try arguments.value("for").map { v throws(HumError) in try MixSetup.duration(v, option: "for") }
         if let d = duration, d <= 0 { throw HumError.usage("--for must be longer than 0s") }
-        master = try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
+        master =
+            try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
         raw = arguments.flag("raw")
         fade = try arguments.value("fade").map { v throws(HumError) in try MixSetup.duration(v, option: "fade") } ?? 1
         device = PlaybackSession.device(option: arguments.value("device"), context: context)
         fromCommandLine = !arguments.positionals.isEmpty
-        entries = fromCommandLine
+        entries =
+            fromCommandLine
             ? try MixSetup.resolve(words: arguments.positionals, catalog: catalog, command: Self.name)
             : try MixSetup.remembered(context, catalog: catalog)
     }
@@ -57,7 +60,8 @@ struct PlayCommand: HumCommand {
         signals.block()  // before any thread starts, so all of them inherit it
         // A short run fades in over its first half at most, and out over its second.
         let fadeSeconds = duration.map { min(fade, $0 / 2) } ?? fade
-        let session = try PlaybackSession(entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, raw: raw, context: context)
+        let session = try PlaybackSession(
+            entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, raw: raw, context: context)
         if let duration {
             let total = Int64(duration * Double(session.sink.sampleRate))
             session.controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(session.fadeFrames), total / 2))
@@ -65,7 +69,8 @@ struct PlayCommand: HumCommand {
         MixSetup.remember(session.entries.map(\.token), context: context)
         let interactive = context.stdoutIsTerminal && context.stdinIsTerminal
         let terminal = interactive ? Terminal() : nil
-        var view = MixerView(tracks: session.entries.map { .init(name: $0.displayName, volume: $0.token.volume) }, master: master)
+        var view = MixerView(
+            tracks: session.entries.map { .init(name: $0.displayName, volume: $0.token.volume) }, master: master)
         var decoder = KeyDecoder()
         terminal?.enterRawMode()
         defer {
@@ -94,8 +99,9 @@ struct PlayCommand: HumCommand {
             }
             let note = session.deviceNote(context: context) { terminal?.endStatusLine() }
             if let terminal {
-                let line = view.line(elapsedSeconds: session.elapsedSeconds, color: context.useColor,
-                                     note: stopping ? "stopping…" : note)
+                let line = view.line(
+                    elapsedSeconds: session.elapsedSeconds, color: context.useColor,
+                    note: stopping ? "stopping…" : note)
                 if line != lastLine {
                     terminal.statusLine(line)
                     lastLine = line

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumAudio
 import HumCore
 import HumTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A mix playing through ALSA: the device, the mixer and its controls, and the engine thread.
 final class PlaybackSession {
@@ -26,8 +27,10 @@ final class PlaybackSession {
     /// - Parameters:
     ///   - startSilent: start silent, for a driver (the focus timer) that fades in itself.
     ///   - chime: a one-shot sound at the device's rate, rung with `controls.ringChime()`.
-    init(entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext,
-         startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil) throws(HumError) {
+    init(
+        entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext,
+        startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil
+    ) throws(HumError) {
         let entries = try MixSetup.checkHeaders(entries, context: context)
         sink = AlsaSink(device: device)
         do throws(AudioSinkError) {
@@ -39,8 +42,9 @@ final class PlaybackSession {
         self.entries = playing
         controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         fadeFrames = Int(fadeSeconds * Double(sink.sampleRate))
-        mixer = Mixer(sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: startSilent ? 0 : fadeFrames,
-                      startSilent: startSilent, chime: chime?(sink.sampleRate))
+        mixer = Mixer(
+            sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: startSilent ? 0 : fadeFrames,
+            startSilent: startSilent, chime: chime?(sink.sampleRate))
         engine = PlaybackEngine(mixer: mixer, sink: sink)
         engine.start()
     }
@@ -71,7 +75,9 @@ final class PlaybackSession {
                 beforePrinting()
                 let code = engine.lostErrorCode
                 let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
-                context.stderr.write("hum: the audio device \"\(sink.device)\" went away\(reason); the mix is kept and plays again when it returns\n")
+                context.stderr.write(
+                    "hum: the audio device \"\(sink.device)\" went away\(reason); the mix is kept and plays again when it returns\n"
+                )
             }
             return "waiting for the audio device"
         default:

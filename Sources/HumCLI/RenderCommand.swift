@@ -1,15 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HumAudio
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hum render`: the playback engine run offline into a file, as fast as the machine allows.
 struct RenderCommand: HumCommand {
     static let name = "render"
     static let abstract = "render a mix into an audio file, with the same engine as playback"
-    static let usage = ["render SOUND[=VOLUME]... --duration DURATION -o FILE [--rate HZ] [--format s16|s24|f32] [--volume N] [--fade DURATION]"]
+    static let usage = [
+        "render SOUND[=VOLUME]... --duration DURATION -o FILE [--rate HZ] [--format s16|s24|f32] [--volume N] [--fade DURATION]"
+    ]
     static let discussion = """
         The file is exactly what 'hum play --for DURATION' plays, sample for sample: the same loops, ramps, fades
         and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. The file appears only
@@ -23,7 +26,8 @@ struct RenderCommand: HumCommand {
         OptionSpec("duration", short: "d", value: "DURATION", help: "length of the file (required)"),
         OptionSpec("output", short: "o", value: "FILE", help: "file to write (required)"),
         OptionSpec("rate", value: "HZ", help: "sample rate (default 48000)"),
-        OptionSpec("format", value: "FORMAT", help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)"),
+        OptionSpec(
+            "format", value: "FORMAT", help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)"),
         OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
         OptionSpec("fade", value: "DURATION", help: "fade in at the start and out at the end (default 1s)"),
         MixSetup.rawOption,
@@ -69,13 +73,16 @@ struct RenderCommand: HumCommand {
         } else {
             sampleFormat = .s16
         }
-        master = try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
+        master =
+            try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
         raw = arguments.flag("raw")
         fade = try arguments.value("fade").map { v throws(HumError) in try MixSetup.duration(v, option: "fade") } ?? 1
         guard !arguments.positionals.isEmpty else {
-            throw HumError.usage("render needs at least one sound, for example 'hum render rain=40 --duration 10m -o mix.wav'")
+            throw HumError.usage(
+                "render needs at least one sound, for example 'hum render rain=40 --duration 10m -o mix.wav'")
         }
-        entries = try MixSetup.resolve(words: arguments.positionals, catalog: MixSetup.catalog(context), command: Self.name)
+        entries = try MixSetup.resolve(
+            words: arguments.positionals, catalog: MixSetup.catalog(context), command: Self.name)
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -87,10 +94,13 @@ struct RenderCommand: HumCommand {
         controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
 
         let directory = (output as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((output as NSString).lastPathComponent).hum-\(getpid()).tmp"
+        let temporary =
+            (directory.isEmpty ? "" : directory + "/")
+            + ".\((output as NSString).lastPathComponent).hum-\(getpid()).tmp"
         do throws(AudioFileError) {
-            let writer = try AudioFileWriter(path: temporary, formatName: output, sampleRate: rate, channels: 2,
-                                             sampleFormat: sampleFormat)
+            let writer = try AudioFileWriter(
+                path: temporary, formatName: output, sampleRate: rate, channels: 2,
+                sampleFormat: sampleFormat)
             try Self.renderAll(mixer, into: writer)
         } catch {
             unlink(temporary)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGINT, SIGTERM and SIGHUP, taken out of the default "die at once" path so the mix can fade out.

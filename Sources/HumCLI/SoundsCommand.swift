@@ -45,17 +45,21 @@ struct SoundsCommand: HumCommand {
     func run(context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)
         if let problem = catalog.manifestProblem { context.warn(problem) }
-        let listings = LibraryNoise.silenced { catalog.all.map { sound -> Listing in
-            do throws(AudioFileError) {
-                let info = try AudioFileReader.info(path: sound.path)
-                return Listing(name: sound.name, title: sound.title, source: sound.source, path: sound.path,
-                               durationSeconds: (info.durationSeconds * 1000).rounded() / 1000,
-                               sampleRate: info.sampleRate, channels: info.channels, problem: nil)
-            } catch {
-                return Listing(name: sound.name, title: sound.title, source: sound.source, path: sound.path,
-                               durationSeconds: nil, sampleRate: nil, channels: nil, problem: error.reason)
+        let listings = LibraryNoise.silenced {
+            catalog.all.map { sound -> Listing in
+                do throws(AudioFileError) {
+                    let info = try AudioFileReader.info(path: sound.path)
+                    return Listing(
+                        name: sound.name, title: sound.title, source: sound.source, path: sound.path,
+                        durationSeconds: (info.durationSeconds * 1000).rounded() / 1000,
+                        sampleRate: info.sampleRate, channels: info.channels, problem: nil)
+                } catch {
+                    return Listing(
+                        name: sound.name, title: sound.title, source: sound.source, path: sound.path,
+                        durationSeconds: nil, sampleRate: nil, channels: nil, problem: error.reason)
+                }
             }
-        } }
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -64,7 +68,8 @@ struct SoundsCommand: HumCommand {
             return ExitCode.success
         }
         if listings.isEmpty {
-            context.stdout.write("no sounds found: the built-in library is missing and \(catalog.userDirectory) has no audio files\n")
+            context.stdout.write(
+                "no sounds found: the built-in library is missing and \(catalog.userDirectory) has no audio files\n")
             return ExitCode.success
         }
         let nameWidth = listings.map(\.name.count).max() ?? 0
@@ -75,7 +80,8 @@ struct SoundsCommand: HumCommand {
                 line += "cannot play: \(problem)"
             } else {
                 let seconds = Int64((l.durationSeconds ?? 0).rounded())
-                line += "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  \(l.channels == 1 ? "mono" : "stereo")"
+                line +=
+                    "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  \(l.channels == 1 ? "mono" : "stereo")"
             }
             context.stdout.write(line + "\n")
         }

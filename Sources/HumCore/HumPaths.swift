@@ -28,9 +28,10 @@ public struct HumPaths: Sendable, Equatable {
             if let value = environment[variable], value.hasPrefix("/") { return value }
             return home + "/" + fallback
         }
-        self.init(dataDirectory: base("XDG_DATA_HOME", ".local/share") + "/hum",
-                  configDirectory: base("XDG_CONFIG_HOME", ".config") + "/hum",
-                  stateDirectory: base("XDG_STATE_HOME", ".local/state") + "/hum",
-                  cacheDirectory: base("XDG_CACHE_HOME", ".cache") + "/hum")
+        self.init(
+            dataDirectory: base("XDG_DATA_HOME", ".local/share") + "/hum",
+            configDirectory: base("XDG_CONFIG_HOME", ".config") + "/hum",
+            stateDirectory: base("XDG_STATE_HOME", ".local/state") + "/hum",
+            cacheDirectory: base("XDG_CACHE_HOME", ".cache") + "/hum")
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSQLite
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why the database could not be used.
 public enum StoreError: Error, Sendable {
@@ -31,9 +32,11 @@ public enum StoreError: Error, Sendable {
         case .notADatabase(let path, let detail):
             return "\(path) is not a hum database (\(detail)); it was left untouched: \(restore)"
         case .foreign(let path, let detail):
-            return "\(path) belongs to another program (\(detail)); it was left untouched: \(restore), or set XDG_DATA_HOME"
+            return
+                "\(path) belongs to another program (\(detail)); it was left untouched: \(restore), or set XDG_DATA_HOME"
         case .newerSchema(let path, let version):
-            return "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); upgrade hum"
+            return
+                "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); upgrade hum"
         case .system(let call, let path, let code):
             return "\(call) failed on \(path): \(String(cString: strerror(code)))"
         case .round(let why), .roundConflict(let why):
@@ -75,8 +78,10 @@ public struct RoundStart: Sendable, Equatable {
     public var goal: String?
     public var tags: [String]
 
-    public init(id: String, kind: RoundKind, start: Timestamp, plannedSeconds: Int64, deadline: Timestamp? = nil,
-                mix: [MixItem] = [], goal: String? = nil, tags: [String] = []) {
+    public init(
+        id: String, kind: RoundKind, start: Timestamp, plannedSeconds: Int64, deadline: Timestamp? = nil,
+        mix: [MixItem] = [], goal: String? = nil, tags: [String] = []
+    ) {
         self.id = id
         self.kind = kind
         self.start = start
@@ -146,7 +151,9 @@ public final class HumDatabase: LedgerStore {
             let directory = parent(of: path)
             try makeDirectories(directory)
             let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-            if fd >= 0 { close(fd) } else if errno != EEXIST {
+            if fd >= 0 {
+                close(fd)
+            } else if errno != EEXIST {
                 throw StoreError.system(call: "open", path: path, errno: errno)
             }
             return
@@ -184,9 +191,11 @@ public final class HumDatabase: LedgerStore {
                 return
             }
             if appID == 0 && objects == 0 && version == 0 { return }  // an empty database: ours to set up
-            throw StoreError.foreign(path: path, detail: appID == 0
-                ? "a SQLite database with \(objects) objects and no hum marker"
-                : "a SQLite database with application id \(appID)")
+            throw StoreError.foreign(
+                path: path,
+                detail: appID == 0
+                    ? "a SQLite database with \(objects) objects and no hum marker"
+                    : "a SQLite database with application id \(appID)")
         } catch let error as SQLiteError {
             throw StoreError.notADatabase(path: path, detail: error.message)
         }
@@ -213,7 +222,9 @@ public final class HumDatabase: LedgerStore {
             do {
                 try body()
                 return
-            } catch let e as SQLiteError where (e.primaryCode == SQLITE_BUSY || e.primaryCode == SQLITE_LOCKED) && attempt < 200 {
+            } catch let e as SQLiteError
+                where (e.primaryCode == SQLITE_BUSY || e.primaryCode == SQLITE_LOCKED) && attempt < 200
+            {
                 attempt += 1
                 usleep(10_000)
             }
@@ -265,8 +276,9 @@ public final class HumDatabase: LedgerStore {
         try config.set(key, to: value)
         let normalised = try config.text(for: key)
         try guarded {
-            try db.run("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       [.text(key), .text(normalised)])
+            try db.run(
+                "INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [.text(key), .text(normalised)])
         }
     }
 
@@ -278,9 +290,10 @@ public final class HumDatabase: LedgerStore {
         """
 
     static func entry(_ row: Statement) -> LedgerEntry {
-        var e = LedgerEntry(id: row.text(0), key: row.optionalText(1), kind: EntryKind(rawValue: row.text(2)) ?? .adjustment,
-                            amount: row.int(3), at: Timestamp(epochSeconds: row.int(4), offsetSeconds: Int32(clamping: row.int(5))),
-                            device: row.text(6), payload: row.text(7))
+        var e = LedgerEntry(
+            id: row.text(0), key: row.optionalText(1), kind: EntryKind(rawValue: row.text(2)) ?? .adjustment,
+            amount: row.int(3), at: Timestamp(epochSeconds: row.int(4), offsetSeconds: Int32(clamping: row.int(5))),
+            device: row.text(6), payload: row.text(7))
         e.label = row.optionalText(8)
         e.reason = row.optionalText(9)
         e.roundID = row.optionalText(10)
@@ -296,15 +309,20 @@ public final class HumDatabase: LedgerStore {
     }
 
     func insert(_ e: LedgerEntry) throws {
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO entries(id, key, kind, amount, at, at_epoch, at_offset, local_day, iso_week, device, payload, label,
                 reason, round_id, pass_id, requested, cut, cap, used, forfeit, reserve, allowance)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(e.id), .optional(e.key), .text(e.kind.rawValue), .int(e.amount), .text(e.at.rfc3339),
-                  .int(e.at.epochSeconds), .int(Int64(e.at.offsetSeconds)), .text(e.localDay.description),
-                  .text(e.isoWeek.description), .text(e.device), .text(e.payload), .optional(e.label), .optional(e.reason),
-                  .optional(e.roundID), .optional(e.passID), .optional(e.requested), .optional(e.cut), .optional(e.cap),
-                  .optional(e.used), .optional(e.forfeit), .optional(e.reserve), .optional(e.allowance)])
+            """,
+            [
+                .text(e.id), .optional(e.key), .text(e.kind.rawValue), .int(e.amount), .text(e.at.rfc3339),
+                .int(e.at.epochSeconds), .int(Int64(e.at.offsetSeconds)), .text(e.localDay.description),
+                .text(e.isoWeek.description), .text(e.device), .text(e.payload), .optional(e.label),
+                .optional(e.reason),
+                .optional(e.roundID), .optional(e.passID), .optional(e.requested), .optional(e.cut), .optional(e.cap),
+                .optional(e.used), .optional(e.forfeit), .optional(e.reserve), .optional(e.allowance),
+            ])
     }
 
     func entry(where clause: String, _ arguments: [SQLValue]) throws -> LedgerEntry? {
@@ -318,25 +336,30 @@ public final class HumDatabase: LedgerStore {
     func rawBalance() throws -> Int64 { try db.scalarInt("SELECT balance FROM totals WHERE id = 1") ?? 0 }
 
     func earned(on day: CivilDate) throws -> Int64 {
-        try db.scalarInt("SELECT COALESCE(SUM(amount), 0) FROM entries WHERE kind = 'grant' AND local_day = ?",
-                         [.text(day.description)]) ?? 0
+        try db.scalarInt(
+            "SELECT COALESCE(SUM(amount), 0) FROM entries WHERE kind = 'grant' AND local_day = ?",
+            [.text(day.description)]) ?? 0
     }
 
     func reserveUsed(in week: IsoWeek) throws -> Int64 {
-        try db.scalarInt("SELECT COALESCE(SUM(reserve), 0) FROM entries WHERE kind = 'emergency' AND iso_week = ?",
-                         [.text(week.description)]) ?? 0
+        try db.scalarInt(
+            "SELECT COALESCE(SUM(reserve), 0) FROM entries WHERE kind = 'emergency' AND iso_week = ?",
+            [.text(week.description)]) ?? 0
     }
 
     func loadOpenPass() throws -> OpenPass? {
         var pass: OpenPass? = nil
-        try db.query("""
+        try db.query(
+            """
             SELECT id, hold_entry_id, held, forfeit, label, started_epoch, started_offset, deadline_epoch, used
             FROM passes WHERE state = 'open' LIMIT 1
-            """) { row in
+            """
+        ) { row in
             let started = Timestamp(epochSeconds: row.int(5), offsetSeconds: Int32(clamping: row.int(6)))
-            pass = OpenPass(id: row.text(0), holdEntryID: row.text(1), heldSeconds: row.int(2), forfeit: row.int(3) != 0,
-                            label: row.optionalText(4), started: started, deadline: calendar.stamp(row.int(7)),
-                            usedSeconds: row.int(8))
+            pass = OpenPass(
+                id: row.text(0), holdEntryID: row.text(1), heldSeconds: row.int(2), forfeit: row.int(3) != 0,
+                label: row.optionalText(4), started: started, deadline: calendar.stamp(row.int(7)),
+                usedSeconds: row.int(8))
         }
         return pass
     }
@@ -363,24 +386,30 @@ public final class HumDatabase: LedgerStore {
     func recordLocked(_ request: LedgerRequest, command: String?, settledBy: String) throws -> LedgerDecision {
         let now = calendar.now()
         let snapshot = try snapshot(for: request, now: now)
-        let decision = try LedgerRules.decide(request, snapshot: snapshot, config: loadConfig(), now: now,
-                                              newID: newID(), device: device)
+        let decision = try LedgerRules.decide(
+            request, snapshot: snapshot, config: loadConfig(), now: now,
+            newID: newID(), device: device)
         guard case .record(let entry) = decision else { return decision }
         try insert(entry)
         switch entry.kind {
         case .hold:
             let owner = probe.current()
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO passes(id, hold_entry_id, label, held, forfeit, started, started_epoch, started_offset,
                     deadline_epoch, state, used, heartbeat_epoch, owner_pid, owner_start, owner_boot, command)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?, ?, ?, ?)
-                """, [.optional(entry.passID), .text(entry.id), .optional(entry.label), .int(-entry.amount),
-                      .int((entry.forfeit ?? false) ? 1 : 0), .text(now.rfc3339), .int(now.epochSeconds),
-                      .int(Int64(now.offsetSeconds)), .int(now.epochSeconds - entry.amount), .int(now.epochSeconds),
-                      .int(Int64(owner.pid)), .int(owner.startTicks), .text(owner.bootID), .optional(command)])
+                """,
+                [
+                    .optional(entry.passID), .text(entry.id), .optional(entry.label), .int(-entry.amount),
+                    .int((entry.forfeit ?? false) ? 1 : 0), .text(now.rfc3339), .int(now.epochSeconds),
+                    .int(Int64(now.offsetSeconds)), .int(now.epochSeconds - entry.amount), .int(now.epochSeconds),
+                    .int(Int64(owner.pid)), .int(owner.startTicks), .text(owner.bootID), .optional(command),
+                ])
         case .settle:
-            try db.run("UPDATE passes SET state = 'settled', used = ?, settled_by = ? WHERE id = ?",
-                       [.optional(entry.used), .text(settledBy), .optional(entry.passID)])
+            try db.run(
+                "UPDATE passes SET state = 'settled', used = ?, settled_by = ? WHERE id = ?",
+                [.optional(entry.used), .text(settledBy), .optional(entry.passID)])
         default: break
         }
         return decision
@@ -391,10 +420,11 @@ public final class HumDatabase: LedgerStore {
             try db.reading {
                 let now = calendar.now()
                 let config = try loadConfig()
-                return BankStatus(rawBalance: try rawBalance(), earnedToday: try earned(on: now.localDate),
-                                  dailyCap: config.dailyCapSeconds,
-                                  emergencyLeft: max(0, config.emergencyWeeklySeconds - (try reserveUsed(in: now.localDate.isoWeek))),
-                                  emergencyWeekly: config.emergencyWeeklySeconds, openPass: try loadOpenPass())
+                return BankStatus(
+                    rawBalance: try rawBalance(), earnedToday: try earned(on: now.localDate),
+                    dailyCap: config.dailyCapSeconds,
+                    emergencyLeft: max(0, config.emergencyWeeklySeconds - (try reserveUsed(in: now.localDate.isoWeek))),
+                    emergencyWeekly: config.emergencyWeeklySeconds, openPass: try loadOpenPass())
             }
         }
     }
@@ -405,7 +435,9 @@ public final class HumDatabase: LedgerStore {
     public func entries() throws -> [LedgerEntry] {
         try guarded {
             var all: [LedgerEntry] = []
-            try db.query("SELECT \(HumDatabase.entryColumns) FROM entries ORDER BY seq") { all.append(HumDatabase.entry($0)) }
+            try db.query("SELECT \(HumDatabase.entryColumns) FROM entries ORDER BY seq") {
+                all.append(HumDatabase.entry($0))
+            }
             return all
         }
     }
@@ -414,13 +446,18 @@ public final class HumDatabase: LedgerStore {
     public func entries(from: Int64?, to: Int64?) throws -> (opening: Int64, entries: [LedgerEntry]) {
         try guarded {
             try db.reading {
-                let lower = from ?? Int64.min, upper = to ?? Int64.max
+                let lower = from ?? Int64.min
+                let upper = to ?? Int64.max
                 var list: [LedgerEntry] = []
-                try db.query("""
+                try db.query(
+                    """
                     SELECT \(HumDatabase.entryColumns) FROM entries WHERE at_epoch >= ? AND at_epoch < ?
                     ORDER BY at_epoch, seq
-                    """, [.int(lower), .int(upper)]) { list.append(HumDatabase.entry($0)) }
-                let after = try db.scalarInt("SELECT COALESCE(SUM(amount), 0) FROM entries WHERE at_epoch >= ?", [.int(lower)]) ?? 0
+                    """, [.int(lower), .int(upper)]
+                ) { list.append(HumDatabase.entry($0)) }
+                let after =
+                    try db.scalarInt("SELECT COALESCE(SUM(amount), 0) FROM entries WHERE at_epoch >= ?", [.int(lower)])
+                    ?? 0
                 return (try rawBalance() - after, list)
             }
         }
@@ -430,10 +467,12 @@ public final class HumDatabase: LedgerStore {
     public func forEachEntry(from: Int64?, to: Int64?, _ body: (LedgerEntry) throws -> Void) throws {
         try guarded {
             try db.reading {
-                try db.query("""
+                try db.query(
+                    """
                     SELECT \(HumDatabase.entryColumns) FROM entries WHERE at_epoch >= ? AND at_epoch < ?
                     ORDER BY at_epoch, seq
-                    """, [.int(from ?? Int64.min), .int(to ?? Int64.max)]) { try body(HumDatabase.entry($0)) }
+                    """, [.int(from ?? Int64.min), .int(to ?? Int64.max)]
+                ) { try body(HumDatabase.entry($0)) }
             }
         }
     }
@@ -441,11 +480,14 @@ public final class HumDatabase: LedgerStore {
     // MARK: Passes
 
     /// Opens a pass: holds `seconds` and records the pass as owned by this process, in one transaction.
-    public func openPass(id: String, seconds: Int64, label: String?, forfeit: Bool, command: [String]) throws -> LedgerDecision {
+    public func openPass(id: String, seconds: Int64, label: String?, forfeit: Bool, command: [String]) throws
+        -> LedgerDecision
+    {
         try guarded {
             try db.immediate {
-                try recordLocked(.openPass(passID: id, seconds: seconds, label: label, forfeit: forfeit),
-                                 command: command.joined(separator: " "), settledBy: "owner")
+                try recordLocked(
+                    .openPass(passID: id, seconds: seconds, label: label, forfeit: forfeit),
+                    command: command.joined(separator: " "), settledBy: "owner")
             }
         }
     }
@@ -455,12 +497,16 @@ public final class HumDatabase: LedgerStore {
     @discardableResult
     public func heartbeatPass(id: String, usedSeconds: Int64, child: ProcessOwner? = nil) throws -> Bool {
         try guarded {
-            try db.run("""
+            try db.run(
+                """
                 UPDATE passes SET used = MIN(held, MAX(used, ?)), heartbeat_epoch = ?,
                     child_pid = COALESCE(?, child_pid), child_start = COALESCE(?, child_start)
                 WHERE id = ? AND state = 'open'
-                """, [.int(usedSeconds), .int(calendar.clock.nowEpochSeconds()), .optional(child.map { Int64($0.pid) }),
-                      .optional(child?.startTicks), .text(id)])
+                """,
+                [
+                    .int(usedSeconds), .int(calendar.clock.nowEpochSeconds()), .optional(child.map { Int64($0.pid) }),
+                    .optional(child?.startTicks), .text(id),
+                ])
             return db.changes > 0
         }
     }
@@ -482,9 +528,11 @@ public final class HumDatabase: LedgerStore {
     /// (two indexed reads). Call on the start of any hum command.
     public func reconcile() throws -> ReconcileReport {
         try guarded {
-            let pending = try db.scalarInt("""
-                SELECT (SELECT count(*) FROM passes WHERE state = 'open') + (SELECT count(*) FROM rounds WHERE status = 'running')
-                """) ?? 0
+            let pending =
+                try db.scalarInt(
+                    """
+                    SELECT (SELECT count(*) FROM passes WHERE state = 'open') + (SELECT count(*) FROM rounds WHERE status = 'running')
+                    """) ?? 0
             guard pending > 0 else { return ReconcileReport() }
             return try db.immediate { try reconcileLocked() }
         }
@@ -492,11 +540,17 @@ public final class HumDatabase: LedgerStore {
 
     func reconcileLocked() throws -> ReconcileReport {
         var report = ReconcileReport()
-        struct Dead { var id: String; var used: Int64; var child: ProcessOwner? }
+        struct Dead {
+            var id: String
+            var used: Int64
+            var child: ProcessOwner?
+        }
         var deadPasses: [Dead] = []
-        try db.query("""
+        try db.query(
+            """
             SELECT id, used, owner_pid, owner_start, owner_boot, child_pid, child_start FROM passes WHERE state = 'open'
-            """) { row in
+            """
+        ) { row in
             let owner = ProcessOwner(pid: Int32(clamping: row.int(2)), startTicks: row.int(3), bootID: row.text(4))
             guard !probe.isAlive(owner) else { return }
             let child = row.optionalInt(5).map {
@@ -505,20 +559,24 @@ public final class HumDatabase: LedgerStore {
             deadPasses.append(Dead(id: row.text(0), used: row.int(1), child: child))
         }
         for dead in deadPasses {
-            let decision = try recordLocked(.settlePass(passID: dead.id, usedSeconds: dead.used), command: nil,
-                                            settledBy: "reconcile")
+            let decision = try recordLocked(
+                .settlePass(passID: dead.id, usedSeconds: dead.used), command: nil,
+                settledBy: "reconcile")
             let e = decision.entry
             report.settledPasses.append(.init(id: dead.id, label: e.label, used: e.used ?? 0, returned: e.amount))
             if let child = dead.child, probe.isAlive(child) { report.orphans.append(child) }
         }
         var deadRounds: [(String, Int64)] = []
-        try db.query("SELECT id, owner_pid, owner_start, owner_boot, heartbeat_epoch FROM rounds WHERE status = 'running'") { row in
+        try db.query(
+            "SELECT id, owner_pid, owner_start, owner_boot, heartbeat_epoch FROM rounds WHERE status = 'running'"
+        ) { row in
             let owner = ProcessOwner(pid: Int32(clamping: row.int(1)), startTicks: row.int(2), bootID: row.text(3))
             if !probe.isAlive(owner) { deadRounds.append((row.text(0), row.int(4))) }
         }
         for (id, heartbeat) in deadRounds {
             let end = calendar.stamp(heartbeat)
-            try db.run("""
+            try db.run(
+                """
                 UPDATE rounds SET status = 'interrupted', end_at = ?, end_epoch = ?, end_offset = ?
                 WHERE id = ? AND status = 'running'
                 """, [.text(end.rfc3339), .int(end.epochSeconds), .int(Int64(end.offsetSeconds)), .text(id)])
@@ -534,7 +592,8 @@ public final class HumDatabase: LedgerStore {
     public func merge(_ incoming: [LedgerEntry]) throws -> (added: Int, present: Int) {
         try guarded {
             try db.immediate {
-                var added = 0, present = 0
+                var added = 0
+                var present = 0
                 for e in incoming {
                     let byID = try entry(where: "id = ?", [.text(e.id)])
                     let byKey = try e.key.flatMap { try entry(where: "key = ?", [.text($0)]) }
@@ -544,7 +603,8 @@ public final class HumDatabase: LedgerStore {
                         do {
                             try insert(e)
                         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-                            throw LedgerMerge.Conflict(id: e.id, reason: "breaks a rule of the ledger here (\(error.message))")
+                            throw LedgerMerge.Conflict(
+                                id: e.id, reason: "breaks a rule of the ledger here (\(error.message))")
                         }
                         added += 1
                     }
@@ -566,24 +626,33 @@ public final class HumDatabase: LedgerStore {
             }
             try db.reading {
                 var all: [LedgerEntry] = []
-                try db.query("SELECT \(HumDatabase.entryColumns) FROM entries ORDER BY seq") { all.append(HumDatabase.entry($0)) }
+                try db.query("SELECT \(HumDatabase.entryColumns) FROM entries ORDER BY seq") {
+                    all.append(HumDatabase.entry($0))
+                }
                 let count = try db.scalarInt("SELECT entries FROM totals WHERE id = 1") ?? -1
-                if count != Int64(all.count) { failures.append("the stored entry count \(count) differs from \(all.count) entries") }
+                if count != Int64(all.count) {
+                    failures.append("the stored entry count \(count) differs from \(all.count) entries")
+                }
                 var open: [String] = []
                 try db.query("SELECT id FROM passes WHERE state = 'open'") { open.append($0.text(0)) }
                 var unsettled: [String] = []
-                try db.query("""
+                try db.query(
+                    """
                     SELECT p.id FROM passes p WHERE p.state = 'settled'
                     AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.kind = 'settle' AND e.pass_id = p.id)
-                    """) { unsettled.append($0.text(0)) }
+                    """
+                ) { unsettled.append($0.text(0)) }
                 for id in unsettled { failures.append("pass \(id) is marked settled but has no settle entry") }
                 var rounds: [LedgerAudit.RoundFacts] = []
                 try db.query("SELECT id, kind, status, earned FROM rounds") { row in
-                    rounds.append(.init(id: row.text(0), kind: RoundKind(rawValue: row.text(1)) ?? .focus,
-                                        status: RoundStatus(rawValue: row.text(2)) ?? .running, earned: row.int(3)))
+                    rounds.append(
+                        .init(
+                            id: row.text(0), kind: RoundKind(rawValue: row.text(1)) ?? .focus,
+                            status: RoundStatus(rawValue: row.text(2)) ?? .running, earned: row.int(3)))
                 }
-                failures += LedgerAudit.audit(entries: all, device: device, openPassIDs: open,
-                                              cachedBalance: try rawBalance(), rounds: rounds)
+                failures += LedgerAudit.audit(
+                    entries: all, device: device, openPassIDs: open,
+                    cachedBalance: try rawBalance(), rounds: rounds)
             }
             return failures
         }

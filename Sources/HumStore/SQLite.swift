@@ -79,8 +79,9 @@ final class Connection {
             return statement
         }
         var pointer: OpaquePointer? = nil
-        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil),
-                  "sqlite3_prepare_v3", sql: sql)
+        try check(
+            sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil),
+            "sqlite3_prepare_v3", sql: sql)
         guard let pointer else {
             throw SQLiteError(code: SQLITE_MISUSE, call: "sqlite3_prepare_v3", message: "empty statement", sql: sql)
         }

@@ -114,7 +114,7 @@ enum Schema {
             PRIMARY KEY (round_seq, position)
         ) WITHOUT ROWID;
         CREATE TABLE config(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-        """,
+        """
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The machine's wall clock (CLOCK_REALTIME).
 public struct SystemClock: WallClock {
@@ -42,7 +43,8 @@ public struct LinuxProcessProbe: ProcessProbe {
 
     public func current() -> ProcessOwner {
         let pid = getpid()
-        return ProcessOwner(pid: pid, startTicks: LinuxProcessProbe.stat(pid)?.start ?? 0, bootID: LinuxProcessProbe.bootID())
+        return ProcessOwner(
+            pid: pid, startTicks: LinuxProcessProbe.stat(pid)?.start ?? 0, bootID: LinuxProcessProbe.bootID())
     }
 
     public func owner(of pid: Int32) -> ProcessOwner? {
@@ -70,10 +72,12 @@ public struct LinuxProcessProbe: ProcessProbe {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             guard let pid = Int32(name), pid != me,
-                  let environ = LinuxProcessProbe.readSmallFile("/proc/\(pid)/environ", limit: 1 << 20) else { continue }
+                let environ = LinuxProcessProbe.readSmallFile("/proc/\(pid)/environ", limit: 1 << 20)
+            else { continue }
             let bytes = Array(environ.utf8)
             if bytes.split(separator: 0).contains(where: { Array($0) == needle }),
-               let stat = LinuxProcessProbe.stat(pid), stat.state != "Z" {
+                let stat = LinuxProcessProbe.stat(pid), stat.state != "Z"
+            {
                 found.append(ProcessOwner(pid: pid, startTicks: stat.start, bootID: boot))
             }
         }
@@ -100,7 +104,10 @@ public struct LinuxProcessProbe: ProcessProbe {
         var total = 0
         while total < buffer.count {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
             if n == 0 { break }
             total += n
         }

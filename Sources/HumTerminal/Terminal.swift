@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CCurses
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The controlling terminal: raw key input and a live status line, restored to how it was on `restore()`.
 ///
@@ -95,7 +96,10 @@ public final class Terminal: @unchecked Sendable {
             var offset = 0
             while offset < bytes.count {
                 let n = Glibc.write(output, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { if errno == EINTR { continue }; return }
+                if n <= 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
                 offset += n
             }
         }
@@ -113,7 +117,11 @@ public enum StatusText {
         let total = visibleWidth(text)
         if total <= columns { return text }
         for ch in text {
-            if ch == "\u{1B}" { inEscape = true; out.append(ch); continue }
+            if ch == "\u{1B}" {
+                inEscape = true
+                out.append(ch)
+                continue
+            }
             if inEscape {
                 out.append(ch)
                 if ch.isLetter { inEscape = false }
@@ -133,8 +141,14 @@ public enum StatusText {
         var width = 0
         var inEscape = false
         for ch in text {
-            if ch == "\u{1B}" { inEscape = true; continue }
-            if inEscape { if ch.isLetter { inEscape = false }; continue }
+            if ch == "\u{1B}" {
+                inEscape = true
+                continue
+            }
+            if inEscape {
+                if ch.isLetter { inEscape = false }
+                continue
+            }
             width += 1
         }
         return width

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HumAudio
 import HumCore
+import Testing
+
+@testable import HumAudio
 
 @Suite struct AudioFileTests {
     @Test(arguments: ["wav", "flac", "ogg"])
@@ -23,21 +24,27 @@ import HumCore
     @Test func namesEachKindOfBadFile() throws {
         let dir = temporaryDirectory()
         func reason(_ path: String) -> String {
-            do { _ = try AudioFileReader.decode(path: path); return "decoded" } catch { return error.reason }
+            do {
+                _ = try AudioFileReader.decode(path: path)
+                return "decoded"
+            } catch { return error.reason }
         }
         #expect(reason("\(dir)/missing.wav") == "no such file")
         _ = FileManager.default.createFile(atPath: "\(dir)/empty.wav", contents: Data())
         #expect(reason("\(dir)/empty.wav") == "the file is empty")
-        _ = FileManager.default.createFile(atPath: "\(dir)/text.wav", contents: Data("just some text, not audio at all".utf8))
+        _ = FileManager.default.createFile(
+            atPath: "\(dir)/text.wav", contents: Data("just some text, not audio at all".utf8))
         #expect(reason("\(dir)/text.wav").hasPrefix("not an audio file"))
         #expect(reason(dir).contains("directory"))
         // A WAV cut short after its header promised more.
-        try writeFile("\(dir)/full.wav", sine(frequency: 220, rate: 48000, frames: 48000), rate: 48000, channels: 1, format: .s16)
+        try writeFile(
+            "\(dir)/full.wav", sine(frequency: 220, rate: 48000, frames: 48000), rate: 48000, channels: 1, format: .s16)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/full.wav"))
         try bytes.prefix(20000).write(to: URL(fileURLWithPath: "\(dir)/cut.wav"))
         #expect(reason("\(dir)/cut.wav").contains("truncated"))
         // An Ogg file cut short.
-        try writeFile("\(dir)/full.ogg", sine(frequency: 220, rate: 48000, frames: 96000), rate: 48000, channels: 1, format: .s16)
+        try writeFile(
+            "\(dir)/full.ogg", sine(frequency: 220, rate: 48000, frames: 96000), rate: 48000, channels: 1, format: .s16)
         let ogg = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/full.ogg"))
         try ogg.prefix(ogg.count / 2).write(to: URL(fileURLWithPath: "\(dir)/cut.ogg"))
         #expect(reason("\(dir)/cut.ogg").contains("truncated"))

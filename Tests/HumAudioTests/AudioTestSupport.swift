@@ -1,6 +1,7 @@
 import Foundation
-@testable import HumAudio
 import HumCore
+
+@testable import HumAudio
 
 /// A fresh temporary directory per test.
 func temporaryDirectory() -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HumAudio
 @testable import HumCore
 
@@ -11,7 +12,8 @@ import Testing
         return path
     }
 
-    static let settings = LoopMastering.Settings(targetLUFS: -27, truePeakLimitDBTP: -3, monoQuality: 0.5, stereoQuality: 0.5)
+    static let settings = LoopMastering.Settings(
+        targetLUFS: -27, truePeakLimitDBTP: -3, monoQuality: 0.5, stereoQuality: 0.5)
 
     @Test func aLoudLoopIsBroughtToTheTargetWithItsPeaksUnderTheLimit() throws {
         let dir = try Self.temporaryDirectory()
@@ -20,9 +22,13 @@ import Testing
         // Pink noise with a few loud clicks: both the gain and the limiter have work to do.
         var left = Loop.filtered(Loop.whiteNoise(frames: 5 * 48_000, rng: &rng), PinkingFilter(sampleRate: 48_000))
         var right = Loop.filtered(Loop.whiteNoise(frames: 5 * 48_000, rng: &rng), PinkingFilter(sampleRate: 48_000))
-        for at in stride(from: 1_000, to: left.count, by: 50_000) { left[at] += 8; right[at + 7] -= 8 }
+        for at in stride(from: 1_000, to: left.count, by: 50_000) {
+            left[at] += 8
+            right[at + 7] -= 8
+        }
         let path = dir + "/loop.ogg"
-        let result = try LoopMastering.master([left, right], sampleRate: 48_000, to: path, settings: Self.settings, oggSerial: 42)
+        let result = try LoopMastering.master(
+            [left, right], sampleRate: 48_000, to: path, settings: Self.settings, oggSerial: 42)
         let decoded = try AudioFileReader.decode(path: path)
         #expect(decoded.frames == 5 * 48_000)
         let m = try LoudnessMeter.measure(decoded)
@@ -39,8 +45,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let recipe = try #require(BuiltinSoundRecipes.named("fan"))
         let loop = recipe.render(frames: 2 * 48_000)
-        _ = try LoopMastering.master(loop, sampleRate: 48_000, to: dir + "/a.ogg", settings: Self.settings, oggSerial: 7)
-        _ = try LoopMastering.master(loop, sampleRate: 48_000, to: dir + "/b.ogg", settings: Self.settings, oggSerial: 7)
+        _ = try LoopMastering.master(
+            loop, sampleRate: 48_000, to: dir + "/a.ogg", settings: Self.settings, oggSerial: 7)
+        _ = try LoopMastering.master(
+            loop, sampleRate: 48_000, to: dir + "/b.ogg", settings: Self.settings, oggSerial: 7)
         let a = try Data(contentsOf: URL(fileURLWithPath: dir + "/a.ogg"))
         let b = try Data(contentsOf: URL(fileURLWithPath: dir + "/b.ogg"))
         #expect(a == b)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HumAudio
 @testable import HumCore
 
@@ -8,7 +9,7 @@ import Testing
 @Suite struct BuiltinSoundsTests {
     static let directory: String = {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)                                   // Tests/HumAudioTests/<this file>
+        parts.removeLast(3)  // Tests/HumAudioTests/<this file>
         return parts.joined(separator: "/") + "/Sounds"
     }()
     static let ids = BuiltinSoundRecipes.all.map(\.id)
@@ -62,12 +63,18 @@ import Testing
         #expect(audio.channels == entry.channels)
 
         let continuity = LoopContinuity(interleaved: audio.samples, channels: audio.channels)
-        #expect(continuity.seamStep <= continuity.largestStep, "\(id): seam \(continuity.seamStep) > largest step \(continuity.largestStep)")
+        #expect(
+            continuity.seamStep <= continuity.largestStep,
+            "\(id): seam \(continuity.seamStep) > largest step \(continuity.largestStep)")
         // Stronger: the seam is an ordinary step, under what 99.9% of the steps inside stay under.
-        #expect(continuity.seamStep <= continuity.ordinaryLargeStep, "\(id): seam \(continuity.seamStep) > 99.9% step \(continuity.ordinaryLargeStep)")
+        #expect(
+            continuity.seamStep <= continuity.ordinaryLargeStep,
+            "\(id): seam \(continuity.seamStep) > 99.9% step \(continuity.ordinaryLargeStep)")
 
         let m = try LoudnessMeter.measure(audio)
-        #expect(abs(m.integratedLUFS - entry.loudnessLUFS) < 0.01, "\(id): measures \(m.integratedLUFS), manifest says \(entry.loudnessLUFS)")
+        #expect(
+            abs(m.integratedLUFS - entry.loudnessLUFS) < 0.01,
+            "\(id): measures \(m.integratedLUFS), manifest says \(entry.loudnessLUFS)")
         #expect(abs(m.truePeakDBTP - entry.truePeakDBTP) < 0.01)
         #expect(abs(m.integratedLUFS - -27) <= Self.toleranceLU)
         #expect(m.truePeakDBTP <= Self.truePeakLimit)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HumAudio
 import HumCore
+import Testing
+
+@testable import HumAudio
 
 @Suite struct EngineTests {
     func mixer(rate: Int = 48000, endFrame: Int64) -> Mixer {
@@ -57,7 +58,8 @@ import HumCore
         var signal = sine(frequency: 200, rate: 44100, frames: 44100 + 37)  // ends mid-period: a jump at the wrap
         signal[signal.count - 1] = 0.5
         try writeFile("\(dir)/jump.wav", signal, rate: 44100, channels: 1)
-        let sound = SoundReference(name: "jump", title: "jump", path: "\(dir)/jump.wav", source: .file, loop: nil, loudnessLUFS: nil)
+        let sound = SoundReference(
+            name: "jump", title: "jump", path: "\(dir)/jump.wav", source: .file, loop: nil, loudnessLUFS: nil)
         let track = try TrackLoader.load(sound, outputRate: 48000)
         let loop = (0..<track.loop.frames).map { track.loop.sample(frame: $0, channel: 0) }
         #expect(abs(loop.count - 48000 * 9 / 10) < 2400)  // shortened by the crossfade
@@ -69,7 +71,8 @@ import HumCore
         var signal = sine(frequency: 200, rate: 48000, frames: 4800)
         signal[4799] = 0.4
         try writeFile("\(dir)/cut.wav", signal, rate: 48000, channels: 1)
-        let sound = SoundReference(name: "cut", title: "cut", path: "\(dir)/cut.wav", source: .builtin, loop: .precut, loudnessLUFS: nil)
+        let sound = SoundReference(
+            name: "cut", title: "cut", path: "\(dir)/cut.wav", source: .builtin, loop: .precut, loudnessLUFS: nil)
         let track = try TrackLoader.load(sound, outputRate: 48000)
         #expect(track.loop.frames == 4800)
         #expect(abs(track.loop.sample(frame: 4799, channel: 0) - 0.4) < 1e-4)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HumAudio
 @testable import HumCore
 
@@ -14,13 +15,15 @@ import Testing
             let plan = LoopSeam.plan(samples, channels: decoded.channels, sampleRate: decoded.sampleRate)
             samples = LoopSeam.makeLoop(samples, channels: decoded.channels, plan: plan)
         }
-        samples = try Resampler.resampleLoop(samples, channels: decoded.channels, from: decoded.sampleRate, to: outputRate)
+        samples = try Resampler.resampleLoop(
+            samples, channels: decoded.channels, from: decoded.sampleRate, to: outputRate)
         let loop = LoopBuffer(interleaved: samples, channels: decoded.channels)
         return Array(UnsafeBufferPointer(start: loop.samples, count: loop.frames * loop.channels))
     }
 
     func loaded(_ path: String, outputRate: Int, precut: Bool = false) throws -> [Int16] {
-        let sound = SoundReference(name: "x", title: "x", path: path, source: .file, loop: precut ? .precut : nil, loudnessLUFS: nil)
+        let sound = SoundReference(
+            name: "x", title: "x", path: path, source: .file, loop: precut ? .precut : nil, loudnessLUFS: nil)
         let loop = try TrackLoader.load(sound, outputRate: outputRate).loop
         return Array(UnsafeBufferPointer(start: loop.samples, count: loop.frames * loop.channels))
     }
@@ -46,7 +49,8 @@ import Testing
         let actual = try loaded(path, outputRate: 48000)
         #expect(actual.count == expected.count)
         #expect(actual == expected)
-        #expect(try loaded(path, outputRate: 48000, precut: true) == floatPipeline(path, outputRate: 48000, precut: true))
+        #expect(
+            try loaded(path, outputRate: 48000, precut: true) == floatPipeline(path, outputRate: 48000, precut: true))
     }
 
     /// A header that promised too little leaves too little room before the samples: the loader makes more.
@@ -82,18 +86,22 @@ import Testing
         try writeFile("\(dir)/quad.wav", quad, rate: 48000, channels: 4)
         let decoded = try AudioFileReader.decodeSamples(path: "\(dir)/quad.wav")
         #expect(decoded.channels == 2 && decoded.frames == 1000)
-        #expect(Array(decoded.samples) == (try AudioFileReader.decode(path: "\(dir)/quad.wav")).samples.map(LoopBuffer.quantize))
+        #expect(
+            Array(decoded.samples)
+                == (try AudioFileReader.decode(path: "\(dir)/quad.wav")).samples.map(LoopBuffer.quantize))
     }
 
     @Test func badFilesAreNamedAsWhenDecodingToFloat() throws {
         let dir = temporaryDirectory()
         func reasons(_ path: String) -> (String, String) {
-            var a = "decoded", b = "decoded"
+            var a = "decoded"
+            var b = "decoded"
             do { _ = try AudioFileReader.decode(path: path) } catch { a = error.reason }
             do { _ = try AudioFileReader.decodeSamples(path: path) } catch { b = error.reason }
             return (a, b)
         }
-        try writeFile("\(dir)/full.wav", sine(frequency: 220, rate: 48000, frames: 48000), rate: 48000, channels: 1, format: .s16)
+        try writeFile(
+            "\(dir)/full.wav", sine(frequency: 220, rate: 48000, frames: 48000), rate: 48000, channels: 1, format: .s16)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/full.wav"))
         try bytes.prefix(20000).write(to: URL(fileURLWithPath: "\(dir)/cut.wav"))
         _ = FileManager.default.createFile(atPath: "\(dir)/empty.wav", contents: Data())
@@ -119,8 +127,10 @@ import Testing
         let dir = temporaryDirectory()
         let path = "\(dir)/noise.wav"
         try writeNoise(path, rate: 44100, channels: 2, seconds: 3, seed: 3)
-        let fromFloat = try UserSoundLoudness(cacheDirectory: "\(dir)/a").gain(forFile: path, decoded: AudioFileReader.decode(path: path), targetLUFS: -27)
-        let fromSamples = try UserSoundLoudness(cacheDirectory: "\(dir)/b").gain(forFile: path, decoded: AudioFileReader.decodeSamples(path: path), targetLUFS: -27)
+        let fromFloat = try UserSoundLoudness(cacheDirectory: "\(dir)/a").gain(
+            forFile: path, decoded: AudioFileReader.decode(path: path), targetLUFS: -27)
+        let fromSamples = try UserSoundLoudness(cacheDirectory: "\(dir)/b").gain(
+            forFile: path, decoded: AudioFileReader.decodeSamples(path: path), targetLUFS: -27)
         #expect(fromFloat == fromSamples)
         #expect(fromFloat != 1)
     }

@@ -1,13 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
 @testable import HumAudio
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct LoudnessMeterTests {
     /// Interleaved sine frames, the same on every channel.
-    static func sine(frequency: Double, amplitude: Double, seconds: Double, channels: Int, sampleRate: Int = 48_000,
-                     phase: Double = 0) -> [Float] {
+    static func sine(
+        frequency: Double, amplitude: Double, seconds: Double, channels: Int, sampleRate: Int = 48_000,
+        phase: Double = 0
+    ) -> [Float] {
         let frames = Int(seconds * Double(sampleRate))
         var out = [Float](repeating: 0, count: frames * channels)
         for i in 0..<frames {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import HumAudio
 @testable import HumCore
 
@@ -14,7 +15,8 @@ import Testing
     /// A 997 Hz stereo sine at `dBFS` (which EBU R128 reads as the same number of LUFS) in a WAV file.
     static func writeSine(_ path: String, dBFS: Double, seconds: Double = 3) throws {
         let writer = try AudioFileWriter(path: path, sampleRate: 48_000, channels: 2)
-        try writer.write(LoudnessMeterTests.sine(frequency: 997, amplitude: pow(10, dBFS / 20), seconds: seconds, channels: 2))
+        try writer.write(
+            LoudnessMeterTests.sine(frequency: 997, amplitude: pow(10, dBFS / 20), seconds: seconds, channels: 2))
         try writer.finish()
     }
 
@@ -67,7 +69,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // A quiet click track: very low loudness, high peaks.
         var samples = [Float](repeating: 0, count: 2 * 48_000 * 3)
-        for i in stride(from: 0, to: samples.count, by: 2 * 4_800) { samples[i] = 0.5; samples[i + 1] = 0.5 }
+        for i in stride(from: 0, to: samples.count, by: 2 * 4_800) {
+            samples[i] = 0.5
+            samples[i + 1] = 0.5
+        }
         let writer = try AudioFileWriter(path: dir + "/clicks.wav", sampleRate: 48_000, channels: 2, sampleFormat: .f32)
         try writer.write(samples)
         try writer.finish()

@@ -1,6 +1,7 @@
-import Testing
-@testable import HumCLI
 import HumCore
+import Testing
+
+@testable import HumCLI
 
 @Suite struct ArgumentParserTests {
     let options = [
@@ -12,8 +13,9 @@ import HumCore
     ]
 
     func parse(_ words: [String], positionals: Bool = true, dashes: Bool = false) throws -> ParsedArguments {
-        try ArgumentParser.parse(words, options: options, commandName: "test", takesPositionals: positionals,
-                                 takesCommandAfterDashes: dashes)
+        try ArgumentParser.parse(
+            words, options: options, commandName: "test", takesPositionals: positionals,
+            takesCommandAfterDashes: dashes)
     }
 
     @Test func parsesEveryForm() throws {
@@ -81,12 +83,24 @@ import HumCore
     @Test(arguments: [
         (["play", "rain=101"], "hum: the volume in \"rain=101\" is outside 0–100; for example rain=40\n"),
         (["play", "=3"], "hum: \"=3\" names no sound; write SOUND=VOLUME, for example rain=40\n"),
-        (["play", "/x.wav", "--for", "soon"], "hum: --for \"soon\" is not a duration; write for example 90s, 25m, 1h or 1h30m\n"),
+        (
+            ["play", "/x.wav", "--for", "soon"],
+            "hum: --for \"soon\" is not a duration; write for example 90s, 25m, 1h or 1h30m\n"
+        ),
         (["play", "/x.wav", "--volume", "300"], "hum: --volume \"300\" is not a volume from 0 to 100\n"),
         (["render", "/x.wav", "-o", "a.wav"], "hum: render needs --duration, for example --duration 10m\n"),
-        (["render", "/x.wav", "-d", "1m", "-o", "a.mp4"], "hum: cannot tell the format of \"a.mp4\"; name it .wav, .flac, .ogg or .opus\n"),
-        (["render", "/x.wav", "-d", "1m", "-o", "a.wav", "--rate", "12"], "hum: --rate \"12\" is not a sample rate from 8000 to 384000 Hz\n"),
-        (["play", "rian"], "hum: unknown sound \"rian\" in \"rian\"; no built-in sounds were found; give a path to an audio file\n"),
+        (
+            ["render", "/x.wav", "-d", "1m", "-o", "a.mp4"],
+            "hum: cannot tell the format of \"a.mp4\"; name it .wav, .flac, .ogg or .opus\n"
+        ),
+        (
+            ["render", "/x.wav", "-d", "1m", "-o", "a.wav", "--rate", "12"],
+            "hum: --rate \"12\" is not a sample rate from 8000 to 384000 Hz\n"
+        ),
+        (
+            ["play", "rian"],
+            "hum: unknown sound \"rian\" in \"rian\"; no built-in sounds were found; give a path to an audio file\n"
+        ),
         (["sounds", "extra"], "hum: unexpected argument \"extra\"; see 'hum sounds --help'\n"),
     ])
     func usageErrorsNameTheBadWord(arguments: [String], expected: String) {

@@ -1,7 +1,8 @@
 import Foundation
+import HumCore
+
 @testable import HumAudio
 @testable import HumCLI
-import HumCore
 
 struct HumRun {
     var status: Int32
@@ -44,8 +45,9 @@ extension Sandbox {
     func startHum(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Child {
         let id = UUID().uuidString
         let child = Child(stdoutPath: path("\(id).out"), stderrPath: path("\(id).err"))
-        child.pid = try spawnBinary(arguments, environment: audioEnvironment.merging(extra) { $1 },
-                                    stdout: child.stdoutPath, stderr: child.stderrPath)
+        child.pid = try spawnBinary(
+            arguments, environment: audioEnvironment.merging(extra) { $1 },
+            stdout: child.stdoutPath, stderr: child.stderrPath)
         return child
     }
 
@@ -112,9 +114,13 @@ func rms(_ samples: ArraySlice<Float>) -> Float {
 }
 
 /// Runs the dispatcher in-process (no audio is opened by the commands tested this way).
-func runInProcess(_ arguments: [String], environment: [String: String] = ["HOME": "/nonexistent", "HUM_SOUNDS_DIR": "/nonexistent"]) -> HumRun {
-    let out = Buffer(), err = Buffer()
-    let context = CommandContext(environment: environment, stdout: out, stderr: err, stdoutIsTerminal: false, stdinIsTerminal: false)
+func runInProcess(
+    _ arguments: [String], environment: [String: String] = ["HOME": "/nonexistent", "HUM_SOUNDS_DIR": "/nonexistent"]
+) -> HumRun {
+    let out = Buffer()
+    let err = Buffer()
+    let context = CommandContext(
+        environment: environment, stdout: out, stderr: err, stdoutIsTerminal: false, stdinIsTerminal: false)
     let status = HumMain.run(arguments: ["hum"] + arguments, context: context)
     return HumRun(status: status, stdout: out.text, stderr: err.text)
 }
@@ -131,14 +137,24 @@ final class IsolatedSink: @unchecked Sendable {
 
     init(recordingTo path: String) throws {
         recording = path
-        module = try IsolatedSink.pactl(["load-module", "module-null-sink", "sink_name=\(name)", "format=float32le",
-                                         "rate=48000", "channels=2"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        module = try IsolatedSink.pactl([
+            "load-module", "module-null-sink", "sink_name=\(name)", "format=float32le",
+            "rate=48000", "channels=2",
+        ]).trimmingCharacters(in: .whitespacesAndNewlines)
         // An idle null sink sleeps in blocks of up to 2 s, so a stream that joins it first stalls for part of that:
         // a stream of zeros at 20 ms latency keeps it awake and in real time, and adds nothing to the recording.
-        keepAlive = try spawnAny("/usr/bin/pacat", ["--playback", "-d", name, "--raw", "--format=float32le", "--rate=48000",
-                                                    "--channels=2", "--latency-msec=20"], stdin: "/dev/zero")
-        recorder = try spawnAny("/usr/bin/parec", ["-d", "\(name).monitor", "--format=float32le", "--rate=48000",
-                                                   "--channels=2", "--raw", "--latency-msec=20", path])
+        keepAlive = try spawnAny(
+            "/usr/bin/pacat",
+            [
+                "--playback", "-d", name, "--raw", "--format=float32le", "--rate=48000",
+                "--channels=2", "--latency-msec=20",
+            ], stdin: "/dev/zero")
+        recorder = try spawnAny(
+            "/usr/bin/parec",
+            [
+                "-d", "\(name).monitor", "--format=float32le", "--rate=48000",
+                "--channels=2", "--raw", "--latency-msec=20", path,
+            ])
         // The recording has begun only once data arrives (parec takes a moment to connect).
         for _ in 0..<100 {
             var info = stat()
@@ -156,7 +172,10 @@ final class IsolatedSink: @unchecked Sendable {
     /// the left channel.
     func stop() throws -> [Float] {
         usleep(300_000)
-        for pid in [recorder, keepAlive] { kill(pid, SIGKILL); waitFor(pid) }
+        for pid in [recorder, keepAlive] {
+            kill(pid, SIGKILL)
+            waitFor(pid)
+        }
         recorder = 0
         keepAlive = 0
         _ = try? IsolatedSink.pactl(["unload-module", module])
@@ -164,7 +183,10 @@ final class IsolatedSink: @unchecked Sendable {
     }
 
     deinit {
-        for pid in [recorder, keepAlive] where pid != 0 { kill(pid, SIGKILL); waitFor(pid) }
+        for pid in [recorder, keepAlive] where pid != 0 {
+            kill(pid, SIGKILL)
+            waitFor(pid)
+        }
         _ = try? IsolatedSink.pactl(["unload-module", module])
     }
 
@@ -174,15 +196,22 @@ final class IsolatedSink: @unchecked Sendable {
         let pid = try spawnAny("/usr/bin/pactl", arguments, stdout: out)
         let status = waitFor(pid)
         let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw SpawnFailure(command: "pactl \(arguments.joined(separator: " "))", status: status) }
+        guard status == 0 else {
+            throw SpawnFailure(command: "pactl \(arguments.joined(separator: " "))", status: status)
+        }
         return text
     }
 }
 
-struct SpawnFailure: Error { var command: String; var status: Int32 }
+struct SpawnFailure: Error {
+    var command: String
+    var status: Int32
+}
 
 /// Starts any program with the test's environment, output to a file (or /dev/null).
-func spawnAny(_ program: String, _ arguments: [String], stdin: String = "/dev/null", stdout: String = "/dev/null") throws -> pid_t {
+func spawnAny(_ program: String, _ arguments: [String], stdin: String = "/dev/null", stdout: String = "/dev/null")
+    throws -> pid_t
+{
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -191,7 +220,7 @@ func spawnAny(_ program: String, _ arguments: [String], stdin: String = "/dev/nu
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv = ([program] + arguments).map { strdup($0) } + [nil]
     let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer { for pointer in argv + envp { free(pointer) } }
     var pid: pid_t = 0
     let rc = posix_spawn(&pid, program, &actions, nil, argv, envp)
     guard rc == 0 else { throw SpawnFailure(command: program, status: rc) }
@@ -200,5 +229,7 @@ func spawnAny(_ program: String, _ arguments: [String], stdin: String = "/dev/nu
 
 /// RMS of 50 ms windows of a 48 kHz signal, with the time (s) of each window's start.
 func envelope(_ signal: [Float], window: Int = 2400) -> [(time: Double, rms: Float)] {
-    stride(from: 0, to: max(0, signal.count - window), by: window).map { (Double($0) / 48000, rms(signal[$0..<($0 + window)])) }
+    stride(from: 0, to: max(0, signal.count - window), by: window).map {
+        (Double($0) / 48000, rms(signal[$0..<($0 + window)]))
+    }
 }

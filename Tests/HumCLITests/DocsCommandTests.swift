@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HumCLI
 
 @Suite struct DocsCommandTests {
@@ -12,7 +13,8 @@ import Testing
         try script.stdout.write(toFile: path, atomically: true, encoding: .utf8)
         func complete(_ words: String, _ cword: Int) throws -> [String] {
             let out = box.root + "/out"
-            let program = "source \(path); COMP_WORDS=(\(words)); COMP_CWORD=\(cword); _hum; printf '%s\\n' \"${COMPREPLY[@]}\""
+            let program =
+                "source \(path); COMP_WORDS=(\(words)); COMP_CWORD=\(cword); _hum; printf '%s\\n' \"${COMPREPLY[@]}\""
             #expect(waitFor(try spawnAny("/bin/bash", ["-c", program], stdout: out)) == 0)
             return try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
         }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HumAudio
 import HumCore
+import Testing
+
+@testable import HumAudio
 
 /// `hum focus` as a person runs it: real time, real audio, the real database.
 @Suite(.serialized) struct FocusEndToEndTests {
@@ -9,7 +10,8 @@ import HumCore
     func eventLog(_ box: Sandbox) throws -> (hook: String, log: String) {
         let log = box.path("events.log")
         let hook = box.path("hook.sh")
-        try "#!/bin/sh\necho \"$HUM_EVENT $HUM_PHASE $HUM_ROUND $HUM_ROUNDS $HUM_SESSION_ID $(date +%s.%N)\" >> \(log)\n"
+        try
+            "#!/bin/sh\necho \"$HUM_EVENT $HUM_PHASE $HUM_ROUND $HUM_ROUNDS $HUM_SESSION_ID $(date +%s.%N)\" >> \(log)\n"
             .write(toFile: hook, atomically: true, encoding: .utf8)
         chmod(hook, 0o755)
         return (hook, log)
@@ -29,10 +31,14 @@ import HumCore
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         // Built-in rain, from the repository's library.
         var env = sink.environment
-        env["HUM_SOUNDS_DIR"] = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        env["HUM_SOUNDS_DIR"] =
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sounds").path
-        let run = try box.hum(["focus", "rain=60", "--focus", "4s", "--short-break", "3s", "--rounds", "2", "--fade", "1s",
-                               "--on-event", hook], environment: env)
+        let run = try box.hum(
+            [
+                "focus", "rain=60", "--focus", "4s", "--short-break", "3s", "--rounds", "2", "--fade", "1s",
+                "--on-event", hook,
+            ], environment: env)
         let left = try sink.stop()
         #expect(run.status == 0, "\(run.stderr)")
 
@@ -43,8 +49,13 @@ import HumCore
         #expect(lines.last?.contains("finish") == true)
 
         // The hook saw every phase change.
-        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
-        #expect(events.map { "\($0[0]) \($0[1]) \($0[2])" } == ["start focus 1", "start short-break 1", "start focus 2", "finish finished 2"])
+        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: " ")
+        }
+        #expect(
+            events.map { "\($0[0]) \($0[1]) \($0[2])" } == [
+                "start focus 1", "start short-break 1", "start focus 2", "finish finished 2",
+            ])
 
         // Line the audio up by its chimes: each phase that runs out ends with one (a sharp onset over near silence).
         let env50 = envelope(left)
@@ -59,7 +70,9 @@ import HumCore
         let (breakStart, focus2, end) = (chimes[0], chimes[1], chimes[2])
         #expect(abs(focus2 - breakStart - 3) < 0.15 && abs(end - focus2 - 4) < 0.15)
         #expect(breakStart > 3.2, "the recording must hold all of round one")
-        func level(_ from: Double, _ to: Double) -> [Float] { env50.filter { $0.time >= from && $0.time + 0.05 <= to }.map(\.rms) }
+        func level(_ from: Double, _ to: Double) -> [Float] {
+            env50.filter { $0.time >= from && $0.time + 0.05 <= to }.map(\.rms)
+        }
         let steady1 = level(breakStart - 2.8, breakStart - 1.2)
         let steady2 = level(focus2 + 1.2, end - 1.2)
         let typical = steady1.sorted()[steady1.count / 2]
@@ -69,7 +82,8 @@ import HumCore
         #expect(!steady2.isEmpty && steady2.allSatisfy { $0 > typical / 3 })
         // Fading over the last second of round one: lower in its second half, near silence at its end.
         func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
-        let early = mean(level(breakStart - 0.95, breakStart - 0.6)), late = mean(level(breakStart - 0.35, breakStart - 0.1))
+        let early = mean(level(breakStart - 0.95, breakStart - 0.6))
+        let late = mean(level(breakStart - 0.35, breakStart - 0.1))
         #expect(early < typical * 0.6 && early > typical * 0.02, "early \(early), typical \(typical)")
         #expect(late < typical * 0.1, "late \(late), typical \(typical)")
         // The break: the chime rings at its start, then silence (exact zeros) until round two.
@@ -102,14 +116,19 @@ import HumCore
         #expect(active >= 5 && active <= 8, "active \(active) s")
         #expect(round["earned_seconds"] as? Int == 0)
         let bank = try box.hum(["bank", "--json"])
-        let balance = (try JSONSerialization.jsonObject(with: Data(bank.stdout.utf8)) as? [String: Any])?["balance_seconds"] as? Int
+        let balance =
+            (try JSONSerialization.jsonObject(with: Data(bank.stdout.utf8)) as? [String: Any])?["balance_seconds"]
+            as? Int
         #expect(balance == 0)
     }
 
     @Test func aSecondFocusRefusesAndNamesTheFirst() throws {
         let box = Sandbox()
         let first = try box.startHum(["focus", "--no-sound", "--focus", "1m"])
-        defer { first.signal(SIGKILL); first.wait() }
+        defer {
+            first.signal(SIGKILL)
+            first.wait()
+        }
         usleep(800_000)
         let second = try box.hum(["focus", "--no-sound"])
         #expect(second.status == 1)
@@ -131,7 +150,10 @@ import HumCore
     @Test(arguments: [
         (["focus", "--focus", "0s", "--no-sound"], "hum: "),
         (["focus", "--rounds", "many", "--no-sound"], "hum: --rounds \"many\" is not a whole number from 0 to 1000\n"),
-        (["focus", "--auto-advance", "sometimes", "--no-sound"], "hum: --auto-advance \"sometimes\" is not one of all, none, to-break, to-focus\n"),
+        (
+            ["focus", "--auto-advance", "sometimes", "--no-sound"],
+            "hum: --auto-advance \"sometimes\" is not one of all, none, to-break, to-focus\n"
+        ),
         (["focus", "rain", "--no-sound"], "hum: --no-sound plays nothing; leave out the sounds or drop --no-sound\n"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], expected: String) throws {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HumCore
+import Testing
+
 @testable import HumCLI
 
 @Suite struct LedgerCommandTests {
@@ -9,7 +10,9 @@ import HumCore
         let r = s.run("bank", "--json")
         #expect(r.code == 0)
         let object = try #require(json(r.out) as? [String: Any])
-        for key in ["balance_seconds", "earned_today_seconds", "daily_cap_seconds", "emergency_left_seconds", "open_pass"] {
+        for key in [
+            "balance_seconds", "earned_today_seconds", "daily_cap_seconds", "emergency_left_seconds", "open_pass",
+        ] {
             #expect(object.keys.contains(key), "missing \(key)")
         }
         #expect(object["balance_seconds"] as? Int == 0)
@@ -67,11 +70,15 @@ import HumCore
 
     @Test func historyListsRoundsWithSummaries() throws {
         let s = Sandbox()
-        _ = s.run("history", "record", "--active", "25m", "--start", "2025-03-29T23:30:00+01:00", "--goal", "essay",
-                  "--tag", "writing", "--sound", "rain:0.5", "--sound", "cafe:0.25", "--id", "a")
-        _ = s.run("history", "record", "--active", "10m", "--planned", "25m", "--status", "interrupted",
-                  "--start", "2025-03-30T09:00:00+02:00", "--id", "b")
-        _ = s.run("history", "record", "--kind", "short-break", "--active", "5m", "--start", "2025-03-30T09:30:00+02:00", "--id", "c")
+        _ = s.run(
+            "history", "record", "--active", "25m", "--start", "2025-03-29T23:30:00+01:00", "--goal", "essay",
+            "--tag", "writing", "--sound", "rain:0.5", "--sound", "cafe:0.25", "--id", "a")
+        _ = s.run(
+            "history", "record", "--active", "10m", "--planned", "25m", "--status", "interrupted",
+            "--start", "2025-03-30T09:00:00+02:00", "--id", "b")
+        _ = s.run(
+            "history", "record", "--kind", "short-break", "--active", "5m", "--start", "2025-03-30T09:30:00+02:00",
+            "--id", "c")
         let r = s.run("history", "--since", "2025-03-29", "--until", "2025-03-30", "--json")
         #expect(r.code == 0)
         let object = try #require(json(r.out) as? [String: Any])
@@ -99,7 +106,8 @@ import HumCore
         let file = s.root + "/backup.json"
         let r = s.run("export", "-o", file)
         #expect(r.code == 0)
-        let document = try #require(json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)) as? [String: Any])
+        let document = try #require(
+            json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)) as? [String: Any])
         #expect(document["schema"] as? String == "hum.export/1")
         #expect((document["sessions"] as? [Any])?.count == 1 && (document["ledger"] as? [Any])?.count == 3)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.root).filter { $0.contains(".tmp-") }
@@ -115,7 +123,9 @@ import HumCore
             let first = other.run("ledger", "import", s.root + "/" + source)
             #expect(first.code == 0, "\(source): \(first.err)")
             #expect(first.out.hasPrefix("imported 3 entries"))
-            #expect(other.run("ledger", "import", s.root + "/" + source).out.hasPrefix("imported 0 entries (3 already here)"))
+            #expect(
+                other.run("ledger", "import", s.root + "/" + source).out.hasPrefix(
+                    "imported 0 entries (3 already here)"))
             #expect(other.run("bank", "--json").out.contains("\"balance_seconds\" : 3800"))
             #expect(other.run("ledger", "check").code == 0, "\(source)")
             if source != "ledger.jsonl" { #expect(other.run("history", "--json").out.contains("\"r1\"")) }
@@ -135,13 +145,17 @@ import HumCore
                 let i = Int(rng.next() % UInt64(mutated.count))
                 mutated[i] = UInt8(truncatingIfNeeded: rng.next() % 128)
             }
-            if attempt % 10 == 0 { mutated = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
+            if attempt % 10 == 0 {
+                mutated = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            }
             try Data(mutated).write(to: URL(fileURLWithPath: file))
             let r = s.run("ledger", "import", file)
             #expect([0, 1].contains(r.code), "exit \(r.code)")
             #expect(s.run("ledger", "check").code == 0)
         }
-        bytes = Array("{\"id\":\"x\",\"kind\":\"grant\",\"amount_seconds\":99999,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"p\"}\n".utf8)
+        bytes = Array(
+            "{\"id\":\"x\",\"kind\":\"grant\",\"amount_seconds\":99999,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"p\"}\n"
+                .utf8)
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         let r = s.run("ledger", "import", file)
         #expect(r.code == 1 && r.err.contains("invalid"))
@@ -152,7 +166,8 @@ import HumCore
         let alphabet = Array("0123456789-:T+Zyesterdaytoday ")
         let calendar = LocalCalendar(clock: ManualClock(1_700_000_000), zone: FixedZone(offsetSeconds: 0))
         for _ in 0..<5000 {
-            let text = String((0..<Int(rng.next() % 26)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
+            let text = String(
+                (0..<Int(rng.next() % 26)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
             _ = try? LedgerCLI.bound(text, option: "since", endOfDay: rng.next() % 2 == 0, calendar: calendar)
             _ = try? LedgerCLI.signedSeconds(text, what: "x")
         }
@@ -170,8 +185,10 @@ import HumCore
 
     @Test func helpIsGeneratedForEveryLedgerCommand() {
         let s = Sandbox()
-        for words in [["bank"], ["spend"], ["ledger"], ["ledger", "adjust"], ["pass"], ["emergency"], ["history"],
-                      ["history", "record"], ["export"], ["config"]] {
+        for words in [
+            ["bank"], ["spend"], ["ledger"], ["ledger", "adjust"], ["pass"], ["emergency"], ["history"],
+            ["history", "record"], ["export"], ["config"],
+        ] {
             let r = s.run(words + ["--help"])
             #expect(r.code == 0 && r.out.contains("Usage:"), "\(words)")
         }
@@ -181,8 +198,13 @@ import HumCore
 @Suite struct ExportSchemaTests {
     /// Checks an export against docs/export.schema.json: required keys, no unknown keys, enum values, timestamps.
     @Test func exportMatchesTheJSONSchema() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let schema = try #require(json(String(decoding: try Data(contentsOf: root.appendingPathComponent("docs/export.schema.json")), as: UTF8.self)) as? [String: Any])
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let schema = try #require(
+            json(
+                String(
+                    decoding: try Data(contentsOf: root.appendingPathComponent("docs/export.schema.json")),
+                    as: UTF8.self)) as? [String: Any])
         let defs = try #require(schema["$defs"] as? [String: Any])
         let s = Sandbox()
         _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
@@ -199,9 +221,15 @@ import HumCore
             for key in def["required"] as? [String] ?? [] { #expect(object[key] != nil, "\(name) lacks \(key)") }
             for (key, value) in object {
                 let property = try #require(properties[key] as? [String: Any], "\(name) has unknown key \(key)")
-                if let allowed = property["enum"] as? [String] { #expect(allowed.contains(value as? String ?? ""), "\(key)=\(value)") }
-                if property["$ref"] as? String == "#/$defs/timestamp" { #expect(Timestamp(rfc3339: value as? String ?? "") != nil) }
-                if property["$ref"] as? String == "#/$defs/seconds" { #expect((value as? Int ?? -1) >= 0, "\(key)=\(value)") }
+                if let allowed = property["enum"] as? [String] {
+                    #expect(allowed.contains(value as? String ?? ""), "\(key)=\(value)")
+                }
+                if property["$ref"] as? String == "#/$defs/timestamp" {
+                    #expect(Timestamp(rfc3339: value as? String ?? "") != nil)
+                }
+                if property["$ref"] as? String == "#/$defs/seconds" {
+                    #expect((value as? Int ?? -1) >= 0, "\(key)=\(value)")
+                }
             }
         }
         let sessions = try #require(document["sessions"] as? [[String: Any]])

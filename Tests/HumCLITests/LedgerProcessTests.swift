@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HumCore
+import Testing
+
 @testable import HumCLI
 
 /// The built `hum` binary, run as separate processes: concurrency, kill -9, passes, a damaged database.
@@ -58,12 +59,15 @@ import HumCore
         }
         #expect(codes.values.reduce(0, +) == 1600)
         // Only successes and refusals: no lock timeouts, no failures.
-        #expect(Set(codes.keys).isSubset(of: ["0", "3"]), "exit codes \(codes); \(errors.split(separator: "\n").filter { !$0.contains("refused") }.prefix(5))")
+        #expect(
+            Set(codes.keys).isSubset(of: ["0", "3"]),
+            "exit codes \(codes); \(errors.split(separator: "\n").filter { !$0.contains("refused") }.prefix(5))")
         #expect(!errors.contains("database error"))
         let check = try runBinary(["ledger", "check"], environment: s.environment)
         #expect(check.code == 0, "\(check.err)")
         #expect(check.out.isEmpty && check.err.isEmpty)
-        let list = try #require(json(try runBinary(["ledger", "--json"], environment: s.environment).out) as? [[String: Any]])
+        let list = try #require(
+            json(try runBinary(["ledger", "--json"], environment: s.environment).out) as? [[String: Any]])
         let grants = list.filter { $0["kind"] as? String == "grant" }.compactMap { $0["round_id"] as? String }
         #expect(grants.count == Set(grants).count, "a round was granted twice")
         let keys = list.compactMap { $0["key"] as? String }
@@ -97,7 +101,9 @@ import HumCore
             waitFor(pid)
             let printed = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
             if kind == 1, printed.hasPrefix("recorded") { committedRounds.append("crash-\(round)") }
-            if kind >= 2, printed.hasPrefix("spent") || printed.hasPrefix("recorded") { committedKeys.append("crash-\(round)") }
+            if kind >= 2, printed.hasPrefix("spent") || printed.hasPrefix("recorded") {
+                committedKeys.append("crash-\(round)")
+            }
             // The next start of any hum command settles what the dead process left open.
             let bank = try runBinary(["bank", "--json"], environment: s.environment)
             #expect(bank.code == 0, "\(bank.err)")
@@ -107,14 +113,17 @@ import HumCore
                 #expect(check.code == 0, "round \(round): \(check.err)")
             }
         }
-        let list = try #require(json(try runBinary(["ledger", "--json"], environment: s.environment).out) as? [[String: Any]])
+        let list = try #require(
+            json(try runBinary(["ledger", "--json"], environment: s.environment).out) as? [[String: Any]])
         let keys = Set(list.compactMap { $0["key"] as? String })
         for key in committedKeys { #expect(keys.contains(key), "lost \(key)") }
         for round in committedRounds { #expect(keys.contains("round:" + round), "lost the grant of \(round)") }
         let holds = list.filter { $0["kind"] as? String == "hold" }.count
         let settles = list.filter { $0["kind"] as? String == "settle" }.count
         #expect(holds == settles)
-        print("crash: 120 kills; \(holds) passes held and settled, \(committedKeys.count + committedRounds.count) writes reported committed, all present")
+        print(
+            "crash: 120 kills; \(holds) passes held and settled, \(committedKeys.count + committedRounds.count) writes reported committed, all present"
+        )
         let check = try runBinary(["ledger", "check"], environment: s.environment)
         #expect(check.code == 0, "\(check.err)")
         // The commands of killed passes were stopped by the reconciliation, not left running.
@@ -128,8 +137,9 @@ import HumCore
         let marker = s.root + "/stopped"
         let started = Date()
         // The command ignores nothing: SIGTERM ends it at the 2 s mark.
-        let r = try runBinary(["pass", "2s", "--on", "test", "--", "sh", "-c", "trap 'touch \(marker); exit 0' TERM; sleep 20 & wait"],
-                              environment: s.environment)
+        let r = try runBinary(
+            ["pass", "2s", "--on", "test", "--", "sh", "-c", "trap 'touch \(marker); exit 0' TERM; sleep 20 & wait"],
+            environment: s.environment)
         let elapsed = Date().timeIntervalSince(started)
         #expect(r.code == 0, "\(r.err)")
         #expect(elapsed < 8)
@@ -137,8 +147,9 @@ import HumCore
         #expect(r.err.contains("unused time goes back to the bank"))
         #expect(try runBinary(["bank", "--json"], environment: s.environment).out.contains("\"balance_seconds\" : 58"))
         // A second pass while one is open is refused.
-        let long = try spawnBinary(["pass", "20s", "--", "sleep", "20"], environment: s.environment,
-                                   stdout: s.root + "/long.out", stderr: s.root + "/long.err")
+        let long = try spawnBinary(
+            ["pass", "20s", "--", "sleep", "20"], environment: s.environment,
+            stdout: s.root + "/long.out", stderr: s.root + "/long.err")
         usleep(700_000)
         let second = try runBinary(["pass", "5s", "--", "true"], environment: s.environment)
         #expect(second.code == 3 && second.err.contains("another pass is open"))
@@ -150,7 +161,8 @@ import HumCore
         #expect(try runBinary(["ledger", "check"], environment: s.environment).code == 0)
         // A forfeit pass keeps nothing back.
         _ = try runBinary(["pass", "10s", "--forfeit", "--", "true"], environment: s.environment)
-        let after = try #require(json(try runBinary(["bank", "--json"], environment: s.environment).out) as? [String: Any])
+        let after = try #require(
+            json(try runBinary(["bank", "--json"], environment: s.environment).out) as? [String: Any])
         let before = try #require(json(bank) as? [String: Any])
         #expect((before["balance_seconds"] as? Int ?? 0) - (after["balance_seconds"] as? Int ?? 0) == 10)
     }
@@ -178,7 +190,8 @@ func commandsRunning(containing argument: String) -> Int {
     for pid in entries where Int32(pid) != nil {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
         let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?
+            .split(separator: " ").first
         if args.contains(argument), state != "Z" { count += 1 }
     }
     return count

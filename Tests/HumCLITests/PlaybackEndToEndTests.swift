@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HumAudio
 import HumCore
+import Testing
+
+@testable import HumAudio
 
 /// `hum play` and `hum render` run as a person runs them, through real ALSA.
 @Suite(.serialized) struct PlaybackEndToEndTests {
@@ -17,7 +18,8 @@ import HumCore
         let mix = ["\(tone)=80", "\(stereo)=60"]
         let played = try box.hum(["play"] + mix + ["--for", "3s", "--device", "file:FILE=\(raw),FORMAT=raw"])
         #expect(played.status == 0, "\(played.stderr)")
-        let rendered = try box.hum(["render"] + mix + ["--duration", "3s", "--format", "f32", "-o", box.path("rendered.wav")])
+        let rendered = try box.hum(
+            ["render"] + mix + ["--duration", "3s", "--format", "f32", "-o", box.path("rendered.wav")])
         #expect(rendered.status == 0, "\(rendered.stderr)")
 
         let device = try readRawFloat(raw)
@@ -36,7 +38,8 @@ import HumCore
         let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         let started = Date()
-        let hum = try box.startHum(["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"], environment: sink.environment)
+        let hum = try box.startHum(
+            ["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"], environment: sink.environment)
         usleep(1_500_000)
         hum.signal(SIGSTOP)
         usleep(700_000)
@@ -93,7 +96,10 @@ import HumCore
         brown[brown.count - 1] = brown[0] + 0.5  // the jump
         let ownLargest = largestStep(Array(brown.dropLast()))
         let file = try box.writeSound("jump.wav", brown)
-        let run = try box.hum(["render", "\(file)=100", "--raw", "--duration", "5s", "--fade", "0", "--format", "f32", "-o", box.path("out.wav")])
+        let run = try box.hum([
+            "render", "\(file)=100", "--raw", "--duration", "5s", "--fade", "0", "--format", "f32", "-o",
+            box.path("out.wav"),
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let out = channel(try AudioFileReader.decode(path: box.path("out.wav")).samples, 0)
         #expect(out.count == 5 * 48000)
@@ -106,11 +112,17 @@ import HumCore
         let good = try box.writeSound("good.wav", sine(frequency: 220, frames: 4800))
         _ = FileManager.default.createFile(atPath: box.path("empty.wav"), contents: Data())
         let raw = box.path("out.raw")
-        let run = try box.hum(["play", good, box.path("empty.wav"), box.path("missing.flac"), "--for", "1s",
-                               "--device", "file:FILE=\(raw),FORMAT=raw"])
+        let run = try box.hum([
+            "play", good, box.path("empty.wav"), box.path("missing.flac"), "--for", "1s",
+            "--device", "file:FILE=\(raw),FORMAT=raw",
+        ])
         #expect(run.status == 0)
-        #expect(run.stderr.contains("hum: warning: cannot play \(box.path("empty.wav")): the file is empty; playing the others"))
-        #expect(run.stderr.contains("hum: warning: cannot play \(box.path("missing.flac")): no such file; playing the others"))
+        #expect(
+            run.stderr.contains(
+                "hum: warning: cannot play \(box.path("empty.wav")): the file is empty; playing the others"))
+        #expect(
+            run.stderr.contains(
+                "hum: warning: cannot play \(box.path("missing.flac")): no such file; playing the others"))
         #expect(try readRawFloat(raw).count == 48000 * 2)
 
         let none = try box.hum(["play", box.path("empty.wav"), "--device", "null"])
@@ -130,7 +142,8 @@ import HumCore
 
     @Test func soundsListsUserSoundsAndTheLastMixIsRemembered() throws {
         let box = Sandbox()
-        try FileManager.default.createDirectory(atPath: "\(box.root)/data/hum/sounds", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: "\(box.root)/data/hum/sounds", withIntermediateDirectories: true)
         let writer = try AudioFileWriter(path: "\(box.root)/data/hum/sounds/cafe.flac", sampleRate: 44100, channels: 2)
         try writer.write([Float](repeating: 0.1, count: 44100 * 2))
         try writer.finish()
@@ -153,20 +166,25 @@ import HumCore
         try FileManager.default.removeItem(atPath: "\(box.root)/data/hum/sounds/cafe.flac")
         let gone = try box.hum(["play", "--for", "1s", "--device", "null"])
         #expect(gone.stderr.contains("the sound \"cafe\" of your last mix is missing"))
-        #expect(FileManager.default.contents(atPath: "\(box.root)/state/hum/last-mix.json").map { String(decoding: $0, as: UTF8.self) }?.contains("cafe") == true)
+        #expect(
+            FileManager.default.contents(atPath: "\(box.root)/state/hum/last-mix.json").map {
+                String(decoding: $0, as: UTF8.self)
+            }?.contains("cafe") == true)
     }
 
     /// A user sound plays at the built-in loudness (measured once, cached); --raw plays it at its own level.
     @Test func userSoundsAreLoudnessMatchedUnlessRaw() throws {
         let box = Sandbox()
         try FileManager.default.createDirectory(atPath: "\(box.root)/sounds", withIntermediateDirectories: true)
-        try Data(#"{"schema":"hum.sounds/1","target_lufs":-27,"sounds":[]}"#.utf8).write(to: URL(fileURLWithPath: "\(box.root)/sounds/sounds.json"))
+        try Data(#"{"schema":"hum.sounds/1","target_lufs":-27,"sounds":[]}"#.utf8).write(
+            to: URL(fileURLWithPath: "\(box.root)/sounds/sounds.json"))
         var rng = SplitMix64(seed: 4)
         let loud = (0..<(48000 * 4)).map { _ in rng.nextSignedUnit() * 0.3 }  // about −15 LUFS
         try box.writeSound("loud.wav", loud)
         func loudness(_ extra: [String]) throws -> Double {
             let out = box.path("out-\(extra.count).wav")
-            let run = try box.hum(["render", "\(box.path("loud.wav"))=100", "--duration", "4s", "--fade", "0", "-o", out] + extra)
+            let run = try box.hum(
+                ["render", "\(box.path("loud.wav"))=100", "--duration", "4s", "--fade", "0", "-o", out] + extra)
             #expect(run.status == 0, "\(run.stderr)")
             let audio = try AudioFileReader.decode(path: out)
             let meter = try LoudnessMeter(channels: 2, sampleRate: 48000)

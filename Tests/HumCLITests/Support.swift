@@ -1,15 +1,24 @@
 import Foundation
+import HumCore
 import Synchronization
 import Testing
-import HumCore
+
 @testable import HumCLI
 
 /// Collects what a command writes.
 final class Buffer: TextOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var storage = ""
-    func write(_ text: String) { lock.lock(); storage += text; lock.unlock() }
-    var text: String { lock.lock(); defer { lock.unlock() }; return storage }
+    func write(_ text: String) {
+        lock.lock()
+        storage += text
+        lock.unlock()
+    }
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
 }
 
 /// A fresh XDG data directory per test.
@@ -22,18 +31,22 @@ final class Sandbox {
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     var environment: [String: String] {
-        ["HOME": root, "XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config",
-         "XDG_STATE_HOME": root + "/state", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
-         "NO_COLOR": "1", "TZ": "Europe/Paris"]
+        [
+            "HOME": root, "XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config",
+            "XDG_STATE_HOME": root + "/state", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "NO_COLOR": "1", "TZ": "Europe/Paris",
+        ]
     }
     var databasePath: String { root + "/data/hum/hum.db" }
 
     /// Runs hum in this process.
     func run(_ words: String...) -> (code: Int32, out: String, err: String) { run(words) }
     func run(_ words: [String]) -> (code: Int32, out: String, err: String) {
-        let out = Buffer(), err = Buffer()
-        let context = CommandContext(environment: environment, stdout: out, stderr: err,
-                                     stdoutIsTerminal: false, stdinIsTerminal: false)
+        let out = Buffer()
+        let err = Buffer()
+        let context = CommandContext(
+            environment: environment, stdout: out, stderr: err,
+            stdoutIsTerminal: false, stdinIsTerminal: false)
         let code = HumMain.run(arguments: ["hum"] + words, context: context)
         return (code, out.text, err.text)
     }
@@ -42,7 +55,8 @@ final class Sandbox {
 /// The built binary: `HUM_BIN`, or .build/debug/hum next to the package.
 let humBinary: String = {
     if let bin = ProcessInfo.processInfo.environment["HUM_BIN"], !bin.isEmpty { return bin }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     return root.appendingPathComponent(".build/debug/hum").path
 }()
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import HumCore
+import Testing
 
 /// The live line and the keys, in a real terminal (tmux), as a person sees them.
 @Suite(.serialized) struct TerminalEndToEndTests {
@@ -9,7 +9,9 @@ import HumCore
 
         init(command: String, environment: [String: String]) throws {
             let exports = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
-            _ = try Tmux.run(["new-session", "-d", "-s", session, "-x", "160", "-y", "10", "env \(exports) \(command); sleep 5"])
+            _ = try Tmux.run([
+                "new-session", "-d", "-s", session, "-x", "160", "-y", "10", "env \(exports) \(command); sleep 5",
+            ])
         }
 
         deinit { _ = try? Tmux.run(["kill-session", "-t", session]) }
@@ -45,7 +47,9 @@ import HumCore
         let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
         let other = try box.writeSound("other.wav", sine(frequency: 330, frames: 48000))
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
-        var env = box.audioEnvironment.filter { ["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HUM_SOUNDS_DIR"].contains($0.key) }
+        var env = box.audioEnvironment.filter {
+            ["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HUM_SOUNDS_DIR"].contains($0.key)
+        }
         env.merge(sink.environment) { $1 }
         env["NO_COLOR"] = "1"
         let tmux = try Tmux(command: "\(humBinary) play \(tone)=40 \(other)=20; echo exit=$?", environment: env)
@@ -66,7 +70,8 @@ import HumCore
     @Test func focusShowsTheCountdownAndSpacePauses() throws {
         let box = Sandbox()
         let env = box.environment.merging(["NO_COLOR": "1"]) { $1 }
-        let tmux = try Tmux(command: "\(humBinary) focus --no-sound --focus 10m --rounds 2; echo exit=$?", environment: env)
+        let tmux = try Tmux(
+            command: "\(humBinary) focus --no-sound --focus 10m --rounds 2; echo exit=$?", environment: env)
         var screen = try tmux.waitUntil(shows: "focus 1/2")
         #expect(screen.contains("start focus 1/2 10:00"), "\(screen)")
         #expect(screen.contains("focus 1/2 09:5") || screen.contains("focus 1/2 10:00"), "\(screen)")

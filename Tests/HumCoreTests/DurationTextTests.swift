@@ -1,11 +1,13 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct DurationTextTests {
-    @Test(arguments: [
-        ("90s", 90_000), ("25m", 1_500_000), ("1h", 3_600_000), ("1h30m", 5_400_000), ("1h30m15s", 5_415_000),
-        ("25", 1_500_000), ("1.5h", 5_400_000), ("500ms", 500), ("1s", 1_000), ("0", 0), ("2min", 120_000),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("90s", 90_000), ("25m", 1_500_000), ("1h", 3_600_000), ("1h30m", 5_400_000), ("1h30m15s", 5_415_000),
+            ("25", 1_500_000), ("1.5h", 5_400_000), ("500ms", 500), ("1s", 1_000), ("0", 0), ("2min", 120_000),
+        ] as [(String, Int64)])
     func parses(text: String, milliseconds: Int64) throws {
         #expect(try DurationText.parseMilliseconds(text) == milliseconds)
     }
@@ -16,7 +18,9 @@ import Testing
     }
 
     @Test func rejectsAbsurdlyLarge() {
-        #expect(throws: DurationText.ParseError.tooLarge("99999999h")) { try DurationText.parseMilliseconds("99999999h") }
+        #expect(throws: DurationText.ParseError.tooLarge("99999999h")) {
+            try DurationText.parseMilliseconds("99999999h")
+        }
     }
 
     @Test func formats() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct FocusChimeTests {
@@ -10,7 +11,8 @@ import Testing
 
     /// log10 by way of the chime's exp, by bisection: good enough for a test and free of C.
     func log10(_ x: Double) -> Double {
-        var lo = -20.0, hi = 20.0
+        var lo = -20.0
+        var hi = 20.0
         for _ in 0..<200 {
             let mid = (lo + hi) / 2
             if ChimeMath.exp(mid * 2.302_585_092_994_046) < x { lo = mid } else { hi = mid }
@@ -21,7 +23,8 @@ import Testing
     /// Energy at one frequency (Goertzel), normalized by length.
     func power(_ x: [Float], at frequency: Double, rate: Double) -> Double {
         let coefficient = 2 * ChimeMath.cosTurns(frequency / rate)
-        var s1 = 0.0, s2 = 0.0
+        var s1 = 0.0
+        var s2 = 0.0
         for v in x {
             let s = Double(v) + coefficient * s1 - s2
             s2 = s1
@@ -31,7 +34,7 @@ import Testing
     }
 
     @Test func mathIsAccurate() {
-        #expect(abs(ChimeMath.sinTurns(1.0 / 12) - 0.5) < 1e-14)          // sin 30°
+        #expect(abs(ChimeMath.sinTurns(1.0 / 12) - 0.5) < 1e-14)  // sin 30°
         #expect(abs(ChimeMath.sinTurns(0.25) - 1) < 1e-15)
         #expect(abs(ChimeMath.sinTurns(0.75) + 1) < 1e-15)
         #expect(abs(ChimeMath.sinTurns(0.6) + 0.587_785_252_292_473_1) < 1e-14)
@@ -49,12 +52,13 @@ import Testing
         #expect(x.count == rate * 3 / 2)
         #expect(abs(dB(rms(x)) - Chime.targetRMSdBFS) < 0.01)
         let peak = Double(x.map { abs($0) }.max()!)
-        #expect(dB(peak) < -6)            // below the sounds' true-peak ceiling, with room to spare
-        #expect(dB(peak) > -25)           // and not a whisper either
+        #expect(dB(peak) < -6)  // below the sounds' true-peak ceiling, with room to spare
+        #expect(dB(peak) > -25)  // and not a whisper either
     }
 
     @Test func gainScales() {
-        let unit = Chime.render(sampleRate: 48_000), half = Chime.render(sampleRate: 48_000, gain: 0.5)
+        let unit = Chime.render(sampleRate: 48_000)
+        let half = Chime.render(sampleRate: 48_000, gain: 0.5)
         #expect(zip(unit, half).allSatisfy { abs($0 * 0.5 - $1) < 1e-7 })
     }
 
@@ -67,7 +71,8 @@ import Testing
         // larger than the steps the tone itself makes once it rings.
         #expect(x[0..<(rate / 1000)].allSatisfy { abs($0) < 0.02 * peak })
         func steps(_ s: ArraySlice<Float>) -> [Float] { zip(s, s.dropFirst()).map { abs($1 - $0) } }
-        let attack = steps(x[0..<(rate * 12 / 1000)]), body = steps(x[(rate * 12 / 1000)...])
+        let attack = steps(x[0..<(rate * 12 / 1000)])
+        let body = steps(x[(rate * 12 / 1000)...])
         #expect(attack.prefix(10).allSatisfy { $0 < 0.001 * peak })
         #expect(attack.max()! <= body.max()!)
     }
@@ -95,7 +100,7 @@ import Testing
         let x = Chime.render(sampleRate: Int(rate))
         let fundamental = power(x, at: Chime.fundamental, rate: rate)
         let octave = power(x, at: Chime.fundamental * 2, rate: rate)
-        let between = power(x, at: Chime.fundamental * 1.5, rate: rate)   // no partial here
+        let between = power(x, at: Chime.fundamental * 1.5, rate: rate)  // no partial here
         #expect(fundamental > 100 * between)
         #expect(octave > 10 * between)
         #expect(fundamental > octave)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// Random plans and random key presses at random times, checked against invariants that must hold whatever the
@@ -15,11 +16,13 @@ import Testing
 
     private func checkOneSession(_ rng: inout SplitMix64) throws {
         func pick(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(rng.next() % UInt64(range.count)) }
-        let focus = pick(1...12), fade = pick(0...focus)
-        let plan = try FocusPlan(focus: .seconds(focus), shortBreak: .seconds(pick(1...6)), longBreak: .seconds(pick(1...9)),
-                                 longBreakEvery: pick(0...3), rounds: pick(1...4), fade: .seconds(fade),
-                                 pauseFade: .milliseconds(pick(0...1500)),
-                                 autoAdvance: FocusPlan.AutoAdvance.allCases[pick(0...3)])
+        let focus = pick(1...12)
+        let fade = pick(0...focus)
+        let plan = try FocusPlan(
+            focus: .seconds(focus), shortBreak: .seconds(pick(1...6)), longBreak: .seconds(pick(1...9)),
+            longBreakEvery: pick(0...3), rounds: pick(1...4), fade: .seconds(fade),
+            pauseFade: .milliseconds(pick(0...1500)),
+            autoAdvance: FocusPlan.AutoAdvance.allCases[pick(0...3)])
         let userTouchesMix = rng.next() % 2 == 0
         var rig = FocusRig(plan)
         var t = 0.0
@@ -52,11 +55,11 @@ import Testing
             for e in fx where e.isAudioRamp {
                 switch e {
                 case .keepUserMix, .fadeIn(over: .zero): break
-                case let .startFadeOut(over: d) where d == .zero, let .pauseFadeOut(over: d) where d == .zero,
-                     let .reverseFadeOut(over: d) where d == .zero, let .endSession(fadeOut: d) where d == .zero:
+                case .startFadeOut(over: let d) where d == .zero, .pauseFadeOut(over: let d) where d == .zero,
+                    .reverseFadeOut(over: let d) where d == .zero, .endSession(fadeOut: let d) where d == .zero:
                     let target: Double = if case .reverseFadeOut = e { 1 } else { 0 }
                     if abs(level - target) > 1e-9 { jumps.append("\(e) from \(level) at \(rig.time)") }
-                case let .resumeFadeIn(over: d, toLevel: l) where d == .zero:
+                case .resumeFadeIn(over: let d, toLevel: let l) where d == .zero:
                     if abs(level - l) > 1e-9 { jumps.append("\(e) from \(level) at \(rig.time)") }
                 default: break
                 }
@@ -95,7 +98,8 @@ import Testing
         #expect(rig.mixer.ramps.allSatisfy { (0...1).contains($0.from) && (0...1).contains($0.to) })
         if !userTouchesMix {
             for r in rig.records {
-                let end = secs(r.end), start = secs(r.start)
+                let end = secs(r.end)
+                let start = secs(r.start)
                 if r.phase == .focus, r.status == .completed {
                     #expect(rig.mixer.level(at: end) < 1e-9, "\(plan) \(r)\n\(trace)")
                 }

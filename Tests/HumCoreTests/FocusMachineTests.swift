@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// Every transition of the focus machine, checked through the effects it returns and through a fake mixer that
@@ -18,10 +19,12 @@ import Testing
     @Test func startBeginsRoundOneWithAFadeIn() {
         var rig = FocusRig(focus: 4, shortBreak: 3, rounds: 2, fade: 1)
         let fx = rig.send(.start, at: 0)
-        #expect(fx == [
-            .phaseChanged(FocusNotice(event: .start, phase: .focus, round: 1, rounds: 2, remaining: .seconds(4), at: .zero)),
-            .fadeIn(over: .seconds(1)),
-        ])
+        #expect(
+            fx == [
+                .phaseChanged(
+                    FocusNotice(event: .start, phase: .focus, round: 1, rounds: 2, remaining: .seconds(4), at: .zero)),
+                .fadeIn(over: .seconds(1)),
+            ])
         #expect(rig.machine.state == .running(.focus))
         #expect(rig.machine.round == 1)
         #expect(rig.machine.sessionStart == reading(0))
@@ -52,14 +55,18 @@ import Testing
         #expect(m.chimes == [4, 7, 11])
         #expect(m.closed)
         #expect(rig.story == ["start focus 1", "start short-break 1", "start focus 2", "finish finished 2"])
-        #expect(rig.records == [
-            FocusRoundRecord(phase: .focus, round: 1, status: .completed, start: .zero, end: .seconds(4),
-                             planned: .seconds(4), extended: .zero, active: .seconds(4), paused: .zero),
-            FocusRoundRecord(phase: .shortBreak, round: 1, status: .completed, start: .seconds(4), end: .seconds(7),
-                             planned: .seconds(3), extended: .zero, active: .seconds(3), paused: .zero),
-            FocusRoundRecord(phase: .focus, round: 2, status: .completed, start: .seconds(7), end: .seconds(11),
-                             planned: .seconds(4), extended: .zero, active: .seconds(4), paused: .zero),
-        ])
+        #expect(
+            rig.records == [
+                FocusRoundRecord(
+                    phase: .focus, round: 1, status: .completed, start: .zero, end: .seconds(4),
+                    planned: .seconds(4), extended: .zero, active: .seconds(4), paused: .zero),
+                FocusRoundRecord(
+                    phase: .shortBreak, round: 1, status: .completed, start: .seconds(4), end: .seconds(7),
+                    planned: .seconds(3), extended: .zero, active: .seconds(3), paused: .zero),
+                FocusRoundRecord(
+                    phase: .focus, round: 2, status: .completed, start: .seconds(7), end: .seconds(11),
+                    planned: .seconds(4), extended: .zero, active: .seconds(4), paused: .zero),
+            ])
         #expect(rig.machine.state == .finished(.completed))
         #expect(rig.count { $0 == .saveResumeMix } == 2)
         #expect(rig.effects(at: 11).last == .endSession(fadeOut: .zero))
@@ -68,11 +75,11 @@ import Testing
     @Test func theFadeStartsExactlyAtDeadlineMinusFade() {
         var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 4)
         rig.send(.start, at: 0)
-        #expect(rig.send(.tick, at: 4) == [])                   // fade-in over, full
-        #expect(rig.machine.nextWakeup == .seconds(2))          // fade start at 6
+        #expect(rig.send(.tick, at: 4) == [])  // fade-in over, full
+        #expect(rig.machine.nextWakeup == .seconds(2))  // fade start at 6
         #expect(rig.send(.tick, at: 5.999).isEmpty)
         #expect(rig.send(.tick, at: 6) == [.saveResumeMix, .startFadeOut(over: .seconds(4))])
-        #expect(rig.machine.nextWakeup == .seconds(4))          // the deadline
+        #expect(rig.machine.nextWakeup == .seconds(4))  // the deadline
         #expect(rig.send(.tick, at: 9.5).isEmpty)
         let end = rig.send(.tick, at: 10)
         #expect(end.first == .recordRound(rig.records[0]))
@@ -91,7 +98,7 @@ import Testing
     @Test func aVeryLateTickCatchesUpWithoutStretchingRounds() {
         var rig = FocusRig(focus: 4, shortBreak: 3, rounds: 3, fade: 1)
         rig.send(.start, at: 0)
-        rig.send(.tick, at: 9)   // missed: fade, end of round 1, the whole break, start of round 2
+        rig.send(.tick, at: 9)  // missed: fade, end of round 1, the whole break, start of round 2
         #expect(rig.story == ["start focus 1", "start short-break 1", "start focus 2"])
         #expect(rig.records.map(\.end) == [.seconds(4), .seconds(7)])
         #expect(rig.records.map(\.active) == [.seconds(4), .seconds(3)])
@@ -107,10 +114,11 @@ import Testing
         var rig = FocusRig(focus: 1, shortBreak: 1, longBreak: 2, longEvery: 2, rounds: 5, fade: 0)
         rig.send(.start, at: 0)
         rig.run(until: 100)
-        #expect(rig.story.filter { $0.hasPrefix("start") || $0.hasPrefix("finish") } == [
-            "start focus 1", "start short-break 1", "start focus 2", "start long-break 2", "start focus 3",
-            "start short-break 3", "start focus 4", "start long-break 4", "start focus 5", "finish finished 5",
-        ])
+        #expect(
+            rig.story.filter { $0.hasPrefix("start") || $0.hasPrefix("finish") } == [
+                "start focus 1", "start short-break 1", "start focus 2", "start long-break 2", "start focus 3",
+                "start short-break 3", "start focus 4", "start long-break 4", "start focus 5", "finish finished 5",
+            ])
         #expect(rig.records.count == 9)
         #expect(rig.records.filter { $0.phase == .longBreak }.map(\.planned) == [.seconds(2), .seconds(2)])
         #expect(rig.records.last?.end == .seconds(11))
@@ -129,10 +137,12 @@ import Testing
     @Test func shortestPhasesWithAFadeAsLongAsTheRound() {
         var rig = FocusRig(focus: 1, shortBreak: 1, longBreak: 1, rounds: 2, fade: 1, pauseFade: 1)
         // The whole round is the fade: the mix comes in at once and fades out over the second.
-        #expect(rig.send(.start, at: 0) == [
-            .phaseChanged(FocusNotice(event: .start, phase: .focus, round: 1, rounds: 2, remaining: .seconds(1), at: .zero)),
-            .fadeIn(over: .zero), .saveResumeMix, .startFadeOut(over: .seconds(1)),
-        ])
+        #expect(
+            rig.send(.start, at: 0) == [
+                .phaseChanged(
+                    FocusNotice(event: .start, phase: .focus, round: 1, rounds: 2, remaining: .seconds(1), at: .zero)),
+                .fadeIn(over: .zero), .saveResumeMix, .startFadeOut(over: .seconds(1)),
+            ])
         #expect(rig.mixer.level(at: 0) == 1 && rig.mixer.level(at: 0.5) == 0.5)
         rig.run(until: 10, step: 0.1)
         #expect(rig.mixer.level(at: 1) == 0 && rig.mixer.level(at: 2) == 1 && rig.mixer.level(at: 3) == 0)
@@ -145,13 +155,16 @@ import Testing
         var rig = FocusRig(focus: 1, shortBreak: 1, longBreak: 1, rounds: 3, fade: 1, pauseFade: 1)
         rig.send(.start, at: 0)
         rig.send(.pause, at: 0.5)
-        #expect(rig.send(.resume, at: 2) == [
-            .phaseChanged(FocusNotice(event: .resume, phase: .focus, round: 1, rounds: 3, remaining: .seconds(0.5),
-                                      at: .seconds(2))),
-        ]) // half a second left, shorter than the resume ramp: it stays silent
+        #expect(
+            rig.send(.resume, at: 2) == [
+                .phaseChanged(
+                    FocusNotice(
+                        event: .resume, phase: .focus, round: 1, rounds: 3, remaining: .seconds(0.5),
+                        at: .seconds(2)))
+            ])  // half a second left, shorter than the resume ramp: it stays silent
         rig.run(until: 2.5)
         #expect(rig.records.first?.active == .seconds(1) && rig.records.first?.paused == .seconds(1.5))
-        rig.send(.skip, at: 2.75)        // skip the break
+        rig.send(.skip, at: 2.75)  // skip the break
         rig.send(.extend(by: .seconds(1)), at: 3)
         rig.run(until: 20, step: 0.1)
         #expect(rig.records.map(\.status) == [.completed, .skipped, .completed, .completed, .completed])
@@ -165,42 +178,49 @@ import Testing
         var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 2, pauseFade: 1)
         rig.send(.start, at: 0)
         rig.run(until: 3)
-        #expect(rig.send(.pause, at: 3) == [
-            .pauseFadeOut(over: .seconds(1)),
-            .phaseChanged(FocusNotice(event: .pause, phase: .focus, round: 1, rounds: 2, remaining: .seconds(7),
-                                      at: .seconds(3))),
-        ])
+        #expect(
+            rig.send(.pause, at: 3) == [
+                .pauseFadeOut(over: .seconds(1)),
+                .phaseChanged(
+                    FocusNotice(
+                        event: .pause, phase: .focus, round: 1, rounds: 2, remaining: .seconds(7),
+                        at: .seconds(3))),
+            ])
         #expect(rig.machine.state == .paused(.focus))
         #expect(rig.machine.nextWakeup == nil)
-        #expect(rig.send(.pause, at: 4).isEmpty)          // already paused
+        #expect(rig.send(.pause, at: 4).isEmpty)  // already paused
         rig.send(.tick, at: 100)
-        #expect(rig.machine.countdown.remaining == .seconds(7))   // paused time is not focus time
+        #expect(rig.machine.countdown.remaining == .seconds(7))  // paused time is not focus time
         #expect(rig.mixer.level(at: 100) == 0)
         #expect(rig.send(.resume, at: 100).contains(.resumeFadeIn(over: .seconds(1), toLevel: 1)))
-        #expect(rig.send(.resume, at: 100.5).isEmpty)    // already running
+        #expect(rig.send(.resume, at: 100.5).isEmpty)  // already running
         rig.run(until: 120)
         #expect(rig.mixer.level(at: 101) == 1 && rig.mixer.level(at: 105) == 1)
-        #expect(rig.mixer.level(at: 107) == 0)               // deadline moved from 10 to 107
-        #expect(rig.records.first == FocusRoundRecord(phase: .focus, round: 1, status: .completed, start: .zero,
-                                                      end: .seconds(107), planned: .seconds(10), extended: .zero,
-                                                      active: .seconds(10), paused: .seconds(97)))
+        #expect(rig.mixer.level(at: 107) == 0)  // deadline moved from 10 to 107
+        #expect(
+            rig.records.first
+                == FocusRoundRecord(
+                    phase: .focus, round: 1, status: .completed, start: .zero,
+                    end: .seconds(107), planned: .seconds(10), extended: .zero,
+                    active: .seconds(10), paused: .seconds(97)))
     }
 
     @Test func pauseDuringTheFadeResumesWhereTheFadeWas() {
         var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 4, pauseFade: 1)
         rig.send(.start, at: 0)
-        rig.run(until: 8)                                   // halfway through the fade
+        rig.run(until: 8)  // halfway through the fade
         #expect(abs(rig.mixer.level(at: 8) - 0.5) < 1e-9)
         rig.send(.pause, at: 8)
         #expect(rig.mixer.level(at: 9) == 0)
         // Resume 5 s later: 2 s of focus left. Ramp up over 1 s to where the fade will then be (1 s of 4 left).
         #expect(rig.send(.resume, at: 13).contains(.resumeFadeIn(over: .seconds(1), toLevel: 0.25)))
         #expect(rig.machine.nextWakeup == .seconds(1))
-        #expect(rig.send(.tick, at: 14) == [.startFadeOut(over: .seconds(1))])   // no second snapshot
+        #expect(rig.send(.tick, at: 14) == [.startFadeOut(over: .seconds(1))])  // no second snapshot
         rig.run(until: 20)
         #expect(rig.mixer.level(at: 15) == 0)
-        #expect(rig.records[0].end == .seconds(15) && rig.records[0].active == .seconds(10)
-            && rig.records[0].paused == .seconds(5))
+        #expect(
+            rig.records[0].end == .seconds(15) && rig.records[0].active == .seconds(10)
+                && rig.records[0].paused == .seconds(5))
         #expect(rig.count { $0 == .saveResumeMix } == 1)
     }
 
@@ -213,7 +233,7 @@ import Testing
         #expect(rig.machine.state == .running(.focus))
         rig.run(until: 11)
         #expect(rig.machine.state == .waiting(.shortBreak))
-        rig.send(.togglePause, at: 12)                      // while waiting, space starts the next phase
+        rig.send(.togglePause, at: 12)  // while waiting, space starts the next phase
         #expect(rig.machine.state == .running(.shortBreak))
     }
 
@@ -235,12 +255,16 @@ import Testing
         rig.send(.start, at: 0)
         rig.run(until: 7)
         let fx = rig.send(.skip, at: 7)
-        #expect(fx.first == .recordRound(FocusRoundRecord(phase: .focus, round: 1, status: .skipped, start: .zero,
-                                                          end: .seconds(7), planned: .seconds(10), extended: .zero,
-                                                          active: .seconds(7), paused: .zero)))
+        #expect(
+            fx.first
+                == .recordRound(
+                    FocusRoundRecord(
+                        phase: .focus, round: 1, status: .skipped, start: .zero,
+                        end: .seconds(7), planned: .seconds(10), extended: .zero,
+                        active: .seconds(7), paused: .zero)))
         #expect(fx.contains(.startFadeOut(over: .seconds(1))))
-        #expect(!fx.contains(.saveResumeMix))              // saved when the fade began
-        #expect(!fx.contains(.chime))                      // the key press is its own signal
+        #expect(!fx.contains(.saveResumeMix))  // saved when the fade began
+        #expect(!fx.contains(.chime))  // the key press is its own signal
         #expect(rig.story.suffix(2) == ["skip focus 1", "start short-break 1"])
         #expect(rig.mixer.level(at: 8) == 0)
         #expect(rig.machine.state == .running(.shortBreak))
@@ -259,7 +283,7 @@ import Testing
         var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 4, pauseFade: 1)
         rig.send(.start, at: 0)
         rig.run(until: 5)
-        rig.mixer.current = "rain+fire"               // changed during the round: part of the resumed mix
+        rig.mixer.current = "rain+fire"  // changed during the round: part of the resumed mix
         let fx = rig.send(.skip, at: 5)
         #expect(fx.contains(.saveResumeMix))
         rig.mixer.current = "(whatever the break leaves)"
@@ -273,9 +297,13 @@ import Testing
         rig.send(.start, at: 0)
         rig.run(until: 6)
         let fx = rig.send(.skip, at: 6)
-        #expect(fx.first == .recordRound(FocusRoundRecord(phase: .shortBreak, round: 1, status: .skipped,
-                                                          start: .seconds(4), end: .seconds(6), planned: .seconds(30),
-                                                          extended: .zero, active: .seconds(2), paused: .zero)))
+        #expect(
+            fx.first
+                == .recordRound(
+                    FocusRoundRecord(
+                        phase: .shortBreak, round: 1, status: .skipped,
+                        start: .seconds(4), end: .seconds(6), planned: .seconds(30),
+                        extended: .zero, active: .seconds(2), paused: .zero)))
         #expect(fx.contains(.fadeIn(over: .seconds(1))))
         #expect(rig.machine.state == .running(.focus) && rig.machine.round == 2)
     }
@@ -285,7 +313,7 @@ import Testing
         rig.send(.start, at: 0)
         rig.run(until: 3)
         let fx = rig.send(.skip, at: 3)
-        #expect(!fx.contains(.saveResumeMix))              // there is no next round to bring it back
+        #expect(!fx.contains(.saveResumeMix))  // there is no next round to bring it back
         #expect(fx.last == .endSession(fadeOut: .seconds(1)))
         #expect(rig.story.suffix(2) == ["skip focus 1", "finish finished 1"])
         #expect(rig.machine.state == .finished(.completed))
@@ -299,7 +327,7 @@ import Testing
         #expect(rig.machine.state == .waiting(.shortBreak))
         rig.send(.skip, at: 5)
         #expect(rig.machine.state == .running(.shortBreak))
-        #expect(rig.records.count == 1)                    // nothing recorded for the wait itself
+        #expect(rig.records.count == 1)  // nothing recorded for the wait itself
     }
 
     // MARK: extend
@@ -310,24 +338,30 @@ import Testing
         rig.run(until: 8)
         let before = rig.mixer.level(at: 8)
         let fx = rig.send(.extend(by: .seconds(300)), at: 8)
-        #expect(fx == [
-            .reverseFadeOut(over: .seconds(2)),
-            .phaseChanged(FocusNotice(event: .extend, phase: .focus, round: 1, rounds: 2, remaining: .seconds(302),
-                                      at: .seconds(8))),
-        ])
-        #expect(abs(rig.mixer.level(at: 8) - before) < 1e-12)   // no jump
+        #expect(
+            fx == [
+                .reverseFadeOut(over: .seconds(2)),
+                .phaseChanged(
+                    FocusNotice(
+                        event: .extend, phase: .focus, round: 1, rounds: 2, remaining: .seconds(302),
+                        at: .seconds(8))),
+            ])
+        #expect(abs(rig.mixer.level(at: 8) - before) < 1e-12)  // no jump
         #expect(rig.mixer.level(at: 10) == 1)
         // The fade starts again at the new deadline (310) − fade (4), snapshotting the mix afresh.
-        #expect(rig.machine.nextWakeup == .seconds(2))          // end of the reversal first
+        #expect(rig.machine.nextWakeup == .seconds(2))  // end of the reversal first
         rig.run(until: 305.9)
         #expect(rig.mixer.level(at: 305.9) == 1)
         rig.mixer.current = "changed before the new fade"
         #expect(rig.send(.tick, at: 306) == [.saveResumeMix, .startFadeOut(over: .seconds(4))])
         rig.run(until: 320)
         #expect(rig.mixer.level(at: 310) == 0)
-        #expect(rig.records[0] == FocusRoundRecord(phase: .focus, round: 1, status: .completed, start: .zero,
-                                                   end: .seconds(310), planned: .seconds(310), extended: .seconds(300),
-                                                   active: .seconds(310), paused: .zero))
+        #expect(
+            rig.records[0]
+                == FocusRoundRecord(
+                    phase: .focus, round: 1, status: .completed, start: .zero,
+                    end: .seconds(310), planned: .seconds(310), extended: .seconds(300),
+                    active: .seconds(310), paused: .zero))
         rig.run(until: 320)
         #expect(rig.mixer.current == "changed before the new fade")
     }
@@ -350,7 +384,7 @@ import Testing
         rig.run(until: 5)
         let fx = rig.send(.extend(by: .seconds(60)), at: 5)
         #expect(!fx.contains { $0.isAudioRamp })
-        #expect(rig.send(.tick, at: 6).isEmpty)                  // the old fade start passes quietly
+        #expect(rig.send(.tick, at: 6).isEmpty)  // the old fade start passes quietly
         #expect(rig.machine.nextWakeup == .seconds(60))
         rig.run(until: 80)
         #expect(rig.records[0].end == .seconds(70))
@@ -373,7 +407,7 @@ import Testing
         rig.send(.start, at: 0)
         rig.run(until: 8)
         rig.send(.pause, at: 8)
-        rig.send(.resume, at: 9)                                // ramping up to 0.25 until 10
+        rig.send(.resume, at: 9)  // ramping up to 0.25 until 10
         let fx = rig.send(.extend(by: .seconds(1)), at: 9.5)
         #expect(fx.first == .resumeFadeIn(over: .seconds(0.5), toLevel: 0.5))
         rig.run(until: 20)
@@ -414,7 +448,7 @@ import Testing
         rig.mixer.current = "brown noise"
         #expect(rig.send(.userChangedMix, at: 12) == [.keepUserMix(audible: true)])
         #expect(rig.mixer.level(at: 12) == 1)
-        #expect(rig.send(.userChangedMix, at: 13).isEmpty)   // said once
+        #expect(rig.send(.userChangedMix, at: 13).isEmpty)  // said once
         #expect(rig.machine.userMixWins)
         rig.run(until: 16)
         // The next round leaves their sounds as they are: no fade-in, no restore.
@@ -435,7 +469,7 @@ import Testing
         #expect(rig.send(.userChangedMix, at: 7) == [.keepUserMix(audible: true)])
         rig.run(until: 16)
         #expect(rig.mixer.level(at: 9.9) == 1 && rig.mixer.level(at: 12) == 1)  // no fade, break not silent
-        #expect(rig.mixer.chimes == [10, 15])                                  // the chime still marks the change
+        #expect(rig.mixer.chimes == [10, 15])  // the chime still marks the change
         #expect(rig.mixer.current == "user's pick")
         #expect(!rig.effects(at: 15).contains { $0.isAudioRamp })
         #expect(rig.records[0].status == .completed)
@@ -494,14 +528,19 @@ import Testing
         rig.run(until: 6)
         rig.send(.pause, at: 6)
         let fx = rig.send(.stop, at: 8)
-        #expect(fx == [
-            .recordRound(FocusRoundRecord(phase: .shortBreak, round: 1, status: .interrupted, start: .seconds(4),
-                                          end: .seconds(8), planned: .seconds(10), extended: .zero,
-                                          active: .seconds(2), paused: .seconds(2))),
-            .phaseChanged(FocusNotice(event: .stop, phase: .shortBreak, round: 1, rounds: 2, remaining: .seconds(8),
-                                      at: .seconds(8))),
-            .endSession(fadeOut: .seconds(1)),              // the short fade, whatever is playing
-        ])
+        #expect(
+            fx == [
+                .recordRound(
+                    FocusRoundRecord(
+                        phase: .shortBreak, round: 1, status: .interrupted, start: .seconds(4),
+                        end: .seconds(8), planned: .seconds(10), extended: .zero,
+                        active: .seconds(2), paused: .seconds(2))),
+                .phaseChanged(
+                    FocusNotice(
+                        event: .stop, phase: .shortBreak, round: 1, rounds: 2, remaining: .seconds(8),
+                        at: .seconds(8))),
+                .endSession(fadeOut: .seconds(1)),  // the short fade, whatever is playing
+            ])
         #expect(rig.machine.state == .finished(.stopped) && rig.machine.isFinished)
         #expect(rig.send(.resume, at: 9).isEmpty && rig.send(.tick, at: 100).isEmpty)
     }
@@ -511,9 +550,13 @@ import Testing
         rig.send(.start, at: 0)
         rig.run(until: 600, step: 30)
         let fx = rig.send(.stop, at: 600)
-        #expect(fx.first == .recordRound(FocusRoundRecord(phase: .focus, round: 1, status: .interrupted, start: .zero,
-                                                          end: .seconds(600), planned: .seconds(1500), extended: .zero,
-                                                          active: .seconds(600), paused: .zero)))
+        #expect(
+            fx.first
+                == .recordRound(
+                    FocusRoundRecord(
+                        phase: .focus, round: 1, status: .interrupted, start: .zero,
+                        end: .seconds(600), planned: .seconds(1500), extended: .zero,
+                        active: .seconds(600), paused: .zero)))
         #expect(fx.last == .endSession(fadeOut: .seconds(1)))
         #expect(rig.mixer.level(at: 601) == 0 && rig.mixer.closed)
     }
@@ -534,10 +577,12 @@ import Testing
         rig.run(until: 8)
         rig.send(.userChangedMix, at: 8)
         rig.run(until: 12)
-        #expect(rig.effects(at: 10).suffix(2) == [
-            .phaseChanged(FocusNotice(event: .finish, phase: nil, round: 1, rounds: 1, remaining: .zero, at: .seconds(10))),
-            .endSession(fadeOut: .seconds(1)),
-        ])
+        #expect(
+            rig.effects(at: 10).suffix(2) == [
+                .phaseChanged(
+                    FocusNotice(event: .finish, phase: nil, round: 1, rounds: 1, remaining: .zero, at: .seconds(10))),
+                .endSession(fadeOut: .seconds(1)),
+            ])
     }
 
     // MARK: auto-advance
@@ -547,8 +592,11 @@ import Testing
         rig.send(.start, at: 0)
         rig.run(until: 10)
         #expect(rig.machine.state == .waiting(.shortBreak))
-        #expect(rig.notices.last == FocusNotice(event: .wait, phase: .shortBreak, round: 1, rounds: 2,
-                                                remaining: .seconds(3), at: .seconds(2)))
+        #expect(
+            rig.notices.last
+                == FocusNotice(
+                    event: .wait, phase: .shortBreak, round: 1, rounds: 2,
+                    remaining: .seconds(3), at: .seconds(2)))
         #expect(rig.mixer.chimes == [2])
         #expect(rig.machine.countdown.progress == 0 && rig.machine.countdown.remaining == .seconds(3))
         #expect(rig.send(.pause, at: 10).isEmpty)
@@ -575,8 +623,11 @@ import Testing
         #expect(toFocus.story == ["start focus 1", "wait short-break 1"])
         toFocus.send(.start, at: 10)
         toFocus.run(until: 20)
-        #expect(toFocus.story == ["start focus 1", "wait short-break 1", "start short-break 1", "start focus 2",
-                                  "finish finished 2"])
+        #expect(
+            toFocus.story == [
+                "start focus 1", "wait short-break 1", "start short-break 1", "start focus 2",
+                "finish finished 2",
+            ])
     }
 
     // MARK: suspend counts as pause
@@ -585,15 +636,23 @@ import Testing
         var rig = FocusRig(focus: 1500, rounds: 2, fade: 10)
         rig.send(.start, at: 0)
         rig.run(until: 600, step: 1)
-        rig.suspend(for: 1800)                                // boot time +30 min, monotonic time still
+        rig.suspend(for: 1800)  // boot time +30 min, monotonic time still
         let fx = rig.send(.tick, at: 2400.5)
-        #expect(fx == [.phaseChanged(FocusNotice(event: .wake, phase: .focus, round: 1, rounds: 2,
-                                                 remaining: .seconds(899.5), at: .seconds(2400.5)))])
+        #expect(
+            fx == [
+                .phaseChanged(
+                    FocusNotice(
+                        event: .wake, phase: .focus, round: 1, rounds: 2,
+                        remaining: .seconds(899.5), at: .seconds(2400.5)))
+            ])
         #expect(rig.machine.countdown.remaining == .seconds(899.5))
         rig.run(until: 4000, step: 5)
-        #expect(rig.records[0] == FocusRoundRecord(phase: .focus, round: 1, status: .completed, start: .zero,
-                                                   end: .seconds(3300), planned: .seconds(1500), extended: .zero,
-                                                   active: .seconds(1500), paused: .seconds(1800)))
+        #expect(
+            rig.records[0]
+                == FocusRoundRecord(
+                    phase: .focus, round: 1, status: .completed, start: .zero,
+                    end: .seconds(3300), planned: .seconds(1500), extended: .zero,
+                    active: .seconds(1500), paused: .seconds(1800)))
         #expect(rig.mixer.level(at: 3300) == 0 && rig.mixer.level(at: 3289.9) == 1)
     }
 
@@ -624,7 +683,7 @@ import Testing
     @Test func clockReadingJitterIsNotASuspend() {
         var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 4)
         rig.send(.start, at: 0)
-        rig.suspend(for: 0.2)                                  // under the threshold
+        rig.suspend(for: 0.2)  // under the threshold
         #expect(rig.send(.tick, at: 1).isEmpty)
         rig.run(until: 20)
         #expect(rig.records[0].end == .seconds(10) && rig.records[0].paused == .zero)

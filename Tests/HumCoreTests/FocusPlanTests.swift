@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct FocusPlanTests {
@@ -35,7 +36,9 @@ import Testing
     @Test func rejectsOtherNonsense() {
         #expect(throws: FocusPlan.Problem.noRounds(0)) { try FocusPlan(rounds: 0) }
         #expect(throws: FocusPlan.Problem.negativeLongBreakEvery(-1)) { try FocusPlan(longBreakEvery: -1) }
-        #expect(throws: FocusPlan.Problem.negativeFade(what: "fade", .seconds(-1))) { try FocusPlan(fade: .seconds(-1)) }
+        #expect(throws: FocusPlan.Problem.negativeFade(what: "fade", .seconds(-1))) {
+            try FocusPlan(fade: .seconds(-1))
+        }
         #expect(throws: FocusPlan.Problem.negativeFade(what: "pause fade", .seconds(-1))) {
             try FocusPlan(pauseFade: .seconds(-1))
         }
@@ -45,10 +48,13 @@ import Testing
     }
 
     @Test func problemsReadAsAdvice() {
-        #expect(FocusPlan.Problem.tooShort(what: "focus", .milliseconds(500)).description == "focus is 500ms: use 1s or more")
+        #expect(
+            FocusPlan.Problem.tooShort(what: "focus", .milliseconds(500)).description
+                == "focus is 500ms: use 1s or more")
         #expect(FocusPlan.Problem.noRounds(0).description == "rounds is 0: use 1 or more")
-        #expect(FocusPlan.Problem.tooShort(what: "short break", .seconds(0)).description
-            == "short break is 0s: use 1s or more")
+        #expect(
+            FocusPlan.Problem.tooShort(what: "short break", .seconds(0)).description
+                == "short break is 0s: use 1s or more")
     }
 
     @Test func aFadeLongerThanTheFocusRoundIsClampedToIt() throws {
@@ -70,7 +76,8 @@ import Testing
         #expect(plan.phase(after: .longBreak, round: 4)! == (.focus, 5))
         // The default: 4 rounds, long every 4: the 4th round is the last, so no long break at all.
         let standard = FocusPlan.standard
-        #expect((1...3).map { standard.phase(after: .focus, round: $0)!.phase } == [.shortBreak, .shortBreak, .shortBreak])
+        #expect(
+            (1...3).map { standard.phase(after: .focus, round: $0)!.phase } == [.shortBreak, .shortBreak, .shortBreak])
         #expect(standard.phase(after: .focus, round: 4) == nil)
         // 0: never a long break.
         let never = try FocusPlan(longBreakEvery: 0, rounds: 9)

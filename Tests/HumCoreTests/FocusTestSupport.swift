@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// Seconds (as a test writes them) to a machine reading where both clocks agree.
@@ -39,25 +40,25 @@ struct FakeMixer {
 
     mutating func apply(_ effect: FocusEffect, at t: Double) {
         switch effect {
-        case let .fadeIn(over: d):
+        case .fadeIn(over: let d):
             if let saved { current = saved }
             if d == .zero { jump(to: 1, at: t) } else { ramp(to: 1, over: d, at: t) }
         case .saveResumeMix:
             saved = current
-        case let .startFadeOut(over: d), let .pauseFadeOut(over: d):
+        case .startFadeOut(over: let d), .pauseFadeOut(over: let d):
             ramp(to: 0, over: d, at: t)
-        case let .reverseFadeOut(over: d):
+        case .reverseFadeOut(over: let d):
             ramp(to: 1, over: d, at: t)
-        case let .resumeFadeIn(over: d, toLevel: l):
+        case .resumeFadeIn(over: let d, toLevel: let l):
             ramp(to: l, over: d, at: t)
-        case let .keepUserMix(audible: audible):
+        case .keepUserMix(let audible):
             saved = nil
             if audible { jump(to: 1, at: t) }
         case .chime:
             chimes.append(t)
         case .phaseChanged, .recordRound:
             break
-        case let .endSession(fadeOut: d):
+        case .endSession(fadeOut: let d):
             ramp(to: 0, over: d, at: t)
             closed = true
         }
@@ -77,11 +78,15 @@ struct FocusRig {
 
     init(_ plan: FocusPlan) { machine = FocusMachine(plan: plan) }
 
-    init(focus: Double = 25 * 60, shortBreak: Double = 5 * 60, longBreak: Double = 15 * 60, longEvery: Int = 4,
-         rounds: Int = 4, fade: Double = 10, pauseFade: Double = 1, auto: FocusPlan.AutoAdvance = .all) {
-        self.init(try! FocusPlan(focus: .seconds(focus), shortBreak: .seconds(shortBreak),
-                                 longBreak: .seconds(longBreak), longBreakEvery: longEvery, rounds: rounds,
-                                 fade: .seconds(fade), pauseFade: .seconds(pauseFade), autoAdvance: auto))
+    init(
+        focus: Double = 25 * 60, shortBreak: Double = 5 * 60, longBreak: Double = 15 * 60, longEvery: Int = 4,
+        rounds: Int = 4, fade: Double = 10, pauseFade: Double = 1, auto: FocusPlan.AutoAdvance = .all
+    ) {
+        self.init(
+            try! FocusPlan(
+                focus: .seconds(focus), shortBreak: .seconds(shortBreak),
+                longBreak: .seconds(longBreak), longBreakEvery: longEvery, rounds: rounds,
+                fade: .seconds(fade), pauseFade: .seconds(pauseFade), autoAdvance: auto))
     }
 
     /// Sends one input at `t` (the rig's clock moves there; it never goes back).
@@ -105,12 +110,13 @@ struct FocusRig {
         while time < t {
             steps += 1
             if steps > 1_000_000 {
-                Issue.record("stuck at \(time) before \(t): wake-up \(String(describing: machine.nextWakeup)) \(machine)")
+                Issue.record(
+                    "stuck at \(time) before \(t): wake-up \(String(describing: machine.nextWakeup)) \(machine)")
                 break
             }
             var next = min(t, time + step)
             if let wake = machine.nextWakeup { next = min(next, time + secs(wake)) }
-            next = (next * 1e9).rounded() / 1e9   // stay on the nanosecond grid the machine counts in
+            next = (next * 1e9).rounded() / 1e9  // stay on the nanosecond grid the machine counts in
             if next <= time { next = min(t, time + 1e-9) }
             all += send(.tick, at: next)
             if case .finished = machine.state { break }
@@ -125,11 +131,11 @@ struct FocusRig {
     }
 
     var records: [FocusRoundRecord] {
-        log.compactMap { if case let .recordRound(r) = $0.effect { r } else { nil } }
+        log.compactMap { if case .recordRound(let r) = $0.effect { r } else { nil } }
     }
 
     var notices: [FocusNotice] {
-        log.compactMap { if case let .phaseChanged(n) = $0.effect { n } else { nil } }
+        log.compactMap { if case .phaseChanged(let n) = $0.effect { n } else { nil } }
     }
 
     /// `event phase round` for each notice, compact enough to compare whole sessions.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// An independent model of the rules, written plainly from the text (not from LedgerRules), used to check
@@ -8,12 +9,15 @@ struct ReferenceModel {
     var balance: Int64 = 0
     var earnedByDay: [String: Int64] = [:]
     var reserveByWeek: [String: Int64] = [:]
-    var byKey: [String: String] = [:]          // key -> payload
+    var byKey: [String: String] = [:]  // key -> payload
     var openPass: String? = nil
     var holds: [String: (held: Int64, forfeit: Bool)] = [:]
     var settled: Set<String> = []
 
-    enum Reply: Equatable { case ok(amount: Int64), exists, refused }
+    enum Reply: Equatable {
+        case ok(amount: Int64)
+        case exists, refused
+    }
 
     mutating func apply(_ r: LedgerRequest, day: String, week: String) -> Reply {
         if let key = r.key, let payload = byKey[key] {
@@ -81,7 +85,8 @@ struct RequestGenerator {
         case 6: return .emergency(seconds: Int64(pick(300)), reason: "call", key: key)
         case 7, 8:
             if passes.isEmpty || pick(2) == 0 { passes.append("\(keyPrefix)p\(passes.count)") }
-            return .openPass(passID: passes[pick(passes.count)], seconds: Int64(pick(1200)), label: "web", forfeit: pick(3) == 0)
+            return .openPass(
+                passID: passes[pick(passes.count)], seconds: Int64(pick(1200)), label: "web", forfeit: pick(3) == 0)
         default:
             let id = passes.isEmpty ? "p0" : passes[pick(passes.count)]
             return .settlePass(passID: id, usedSeconds: Int64(pick(1400)) - 100)
@@ -90,7 +95,9 @@ struct RequestGenerator {
 }
 
 @Suite struct LedgerRulesTests {
-    func calendar(_ clock: ManualClock) -> LocalCalendar { LocalCalendar(clock: clock, zone: FixedZone(offsetSeconds: 3600)) }
+    func calendar(_ clock: ManualClock) -> LocalCalendar {
+        LocalCalendar(clock: clock, zone: FixedZone(offsetSeconds: 3600))
+    }
 
     @Test func roundOfTwentyFiveMinutesEarnsEightMinutesTwenty() throws {
         let ledger = InMemoryLedger(calendar: calendar(ManualClock(1_700_000_000)))
@@ -131,7 +138,9 @@ struct RequestGenerator {
         // Flying west: 23:30 at +01:00 on the 29th, then -05:00, where it is 17:32 on the same date: one cap.
         let e = Timestamp(rfc3339: "2025-03-29T23:30:00+01:00")!.epochSeconds
         let clock = ManualClock(e)
-        let west = InMemoryLedger(calendar: LocalCalendar(clock: clock, zone: TransitionZone(initial: 3600, transitions: [(e + 60, -18_000)])), config: config)
+        let west = InMemoryLedger(
+            calendar: LocalCalendar(
+                clock: clock, zone: TransitionZone(initial: 3600, transitions: [(e + 60, -18_000)])), config: config)
         #expect(try west.record(.grant(roundID: "a", activeSeconds: 1500)).entry.amount == 500)
         clock.advance(120)
         let b = try west.record(.grant(roundID: "b", activeSeconds: 1500)).entry
@@ -140,7 +149,9 @@ struct RequestGenerator {
         // Flying east: 20:00 at -05:00 on the 29th, then +09:00, where it is 10:02 on the 30th: a new date, a new cap.
         let f = Timestamp(rfc3339: "2025-03-29T20:00:00-05:00")!.epochSeconds
         let clock2 = ManualClock(f)
-        let east = InMemoryLedger(calendar: LocalCalendar(clock: clock2, zone: TransitionZone(initial: -18_000, transitions: [(f + 60, 32_400)])), config: config)
+        let east = InMemoryLedger(
+            calendar: LocalCalendar(
+                clock: clock2, zone: TransitionZone(initial: -18_000, transitions: [(f + 60, 32_400)])), config: config)
         #expect(try east.record(.grant(roundID: "a", activeSeconds: 1800)).entry.amount == 600)
         clock2.advance(120)
         let c = try east.record(.grant(roundID: "c", activeSeconds: 1500)).entry
@@ -184,7 +195,9 @@ struct RequestGenerator {
         _ = try ledger.record(.adjust(seconds: 1800, reason: "seed", key: nil))
         _ = try ledger.record(.openPass(passID: "p", seconds: 1200, label: "web", forfeit: false))
         #expect(try ledger.bankStatus().rawBalance == 600)
-        #expect(throws: LedgerRefusal.self) { try ledger.record(.openPass(passID: "q", seconds: 60, label: nil, forfeit: false)) }
+        #expect(throws: LedgerRefusal.self) {
+            try ledger.record(.openPass(passID: "q", seconds: 60, label: nil, forfeit: false))
+        }
         _ = try ledger.record(.settlePass(passID: "p", usedSeconds: 300))
         #expect(try ledger.bankStatus().rawBalance == 1500)
         #expect(throws: LedgerRefusal.self) { try ledger.record(.settlePass(passID: "p", usedSeconds: 200)) }
@@ -242,21 +255,30 @@ struct RequestGenerator {
         }
         let entries = try ledger.entries()
         #expect(entries.reduce(0) { $0 + $1.amount } == model.balance)
-        #expect(LedgerAudit.audit(entries: entries, device: "memory", openPassIDs: model.openPass.map { [$0] } ?? [],
-                                  cachedBalance: model.balance).isEmpty)
+        #expect(
+            LedgerAudit.audit(
+                entries: entries, device: "memory", openPassIDs: model.openPass.map { [$0] } ?? [],
+                cachedBalance: model.balance
+            ).isEmpty)
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func mergesInAnyOrderGiveTheSameBalance(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
         let clock = ManualClock(1_700_000_000)
-        let replicas = (0..<3).map { InMemoryLedger(calendar: calendar(clock), device: "d\($0)", seed: seed * 10 + UInt64($0)) }
+        let replicas = (0..<3).map {
+            InMemoryLedger(calendar: calendar(clock), device: "d\($0)", seed: seed * 10 + UInt64($0))
+        }
         var gen = RequestGenerator(rng: SplitMix64(seed: seed + 100))
         for _ in 0..<300 {
             clock.advance(Int64(rng.next() % 600))
             let index = Int(rng.next() % 3)
             // Keys, rounds and passes are made per device; a shared key with another payload is a conflict.
-            if gen.keyPrefix != "d\(index)-" { gen.keyPrefix = "d\(index)-"; gen.rounds = []; gen.passes = [] }
+            if gen.keyPrefix != "d\(index)-" {
+                gen.keyPrefix = "d\(index)-"
+                gen.rounds = []
+                gen.passes = []
+            }
             _ = try? replicas[index].record(gen.next())
         }
         let all = try replicas.flatMap { try $0.entries() }
@@ -272,8 +294,9 @@ struct RequestGenerator {
             _ = try target.merge(Array(shuffled[..<half]))
             #expect(try target.entries().count == all.count)
             balances.insert(try target.bankStatus().rawBalance)
-            #expect(LedgerAudit.audit(entries: try target.entries(), device: "t", openPassIDs: [], cachedBalance: nil)
-                .allSatisfy { $0.contains("neither open nor settled") == false })
+            #expect(
+                LedgerAudit.audit(entries: try target.entries(), device: "t", openPassIDs: [], cachedBalance: nil)
+                    .allSatisfy { $0.contains("neither open nor settled") == false })
         }
         #expect(balances.count == 1)
     }
@@ -283,8 +306,12 @@ struct RequestGenerator {
         var spend = LedgerEntry(id: "s", key: nil, kind: .spend, amount: -60, at: t, device: "d", payload: "spend 60")
         spend.label = "x"
         var grant = LedgerEntry(id: "g", key: "round:r", kind: .grant, amount: 10, at: t, device: "d", payload: "g")
-        grant.roundID = "r"; grant.requested = 10; grant.cut = 0; grant.cap = 5
-        let failures = LedgerAudit.audit(entries: [spend, grant, grant], device: "d", openPassIDs: ["p"], cachedBalance: 7)
+        grant.roundID = "r"
+        grant.requested = 10
+        grant.cut = 0
+        grant.cap = 5
+        let failures = LedgerAudit.audit(
+            entries: [spend, grant, grant], device: "d", openPassIDs: ["p"], cachedBalance: 7)
         #expect(failures.contains { $0.contains("only 0s in the bank") })
         #expect(failures.contains { $0.contains("appears twice") })
         #expect(failures.contains { $0.contains("granted twice") })

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// The 16-bit loop building (what the loader uses) against the float one it replaces: the same decisions and
@@ -30,10 +31,14 @@ import Testing
             }
         }
         let wanted = Int((Double(max(0, frames - 1) * channels) * 0.999).rounded(.up))
-        var seen = 0, typical: Float = 2
+        var seen = 0
+        var typical: Float = 2
         for (bin, count) in histogram.enumerated() {
             seen += count
-            if seen >= wanted { typical = Float(bin + 1) / scale; break }
+            if seen >= wanted {
+                typical = Float(bin + 1) / scale
+                break
+            }
         }
         return (0..<channels).allSatisfy { abs(samples[$0] - samples[(frames - 1) * channels + $0]) <= typical }
     }
@@ -43,7 +48,8 @@ import Testing
         for seed in UInt64(1)...40 {
             let channels = Int(seed % 2) + 1
             // Smooth material, and a seam step swept across the file's own large steps, so both answers occur.
-            let (samples, floats) = noise16(frames: 3000, channels: channels, seed: seed, smooth: 0.9, jump: Int16(seed * 37 % 700))
+            let (samples, floats) = noise16(
+                frames: 3000, channels: channels, seed: seed, smooth: 0.9, jump: Int16(seed * 37 % 700))
             let expected = joinsSmoothlyByHistogram(floats, channels: channels)
             #expect(LoopSeam.joinsSmoothly(floats, channels: channels) == expected)
             #expect(samples.withUnsafeBufferPointer { LoopSeam.joinsSmoothly($0, channels: channels) } == expected)
@@ -51,7 +57,8 @@ import Testing
             // Unquantized floats too.
             var rng = SplitMix64(seed: seed)
             let raw = (0..<2000).map { _ in rng.nextSignedUnit() * Float(seed) / 50 }
-            #expect(LoopSeam.joinsSmoothly(raw, channels: channels) == joinsSmoothlyByHistogram(raw, channels: channels))
+            #expect(
+                LoopSeam.joinsSmoothly(raw, channels: channels) == joinsSmoothlyByHistogram(raw, channels: channels))
         }
         #expect(checked > 0 && checked < 40)
     }
@@ -62,9 +69,12 @@ import Testing
         let plan = LoopSeam.plan(floats, channels: channels, sampleRate: 48000)
         #expect(plan.crossfadeFrames > 0)
         #expect(samples.withUnsafeBufferPointer { LoopSeam.plan($0, channels: channels, sampleRate: 48000) } == plan)
-        let expected = LoopBuffer(interleaved: LoopSeam.makeLoop(floats, channels: channels, plan: plan), channels: channels)
+        let expected = LoopBuffer(
+            interleaved: LoopSeam.makeLoop(floats, channels: channels, plan: plan), channels: channels)
         var inPlace = samples
-        let start = inPlace.withUnsafeMutableBufferPointer { LoopSeam.makeLoopInPlace($0, channels: channels, plan: plan) }
+        let start = inPlace.withUnsafeMutableBufferPointer {
+            LoopSeam.makeLoopInPlace($0, channels: channels, plan: plan)
+        }
         #expect(start == plan.crossfadeFrames)
         let loop = Array(inPlace[(start * channels)...])
         #expect(loop.count == expected.frames * channels)
@@ -87,11 +97,15 @@ import Testing
         // The last two: just below ±0.5, where v ± 0.5 rounds (as a float) to ±1 before the truncation, as in the
         // conversion this one replaces (checked against it for every float in [−1.02, 1.02]).
         let belowHalf = Float(bitPattern: Float(0.5).bitPattern - 1) / 32768
-        let input: [Float] = [0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, 2.5 / 32768, -2.5 / 32768,
-                              0.49 / 32768, 1, -1, 1.5, -7, .nan, .infinity, -.infinity, 0.25, belowHalf, -belowHalf]
+        let input: [Float] = [
+            0.5 / 32768, -0.5 / 32768, 1.5 / 32768, -1.5 / 32768, 2.5 / 32768, -2.5 / 32768,
+            0.49 / 32768, 1, -1, 1.5, -7, .nan, .infinity, -.infinity, 0.25, belowHalf, -belowHalf,
+        ]
         let expected: [Int16] = [1, -1, 2, -2, 3, -3, 0, 32767, -32768, 32767, -32768, 0, 32767, -32768, 8192, 1, -1]
         var out = [Int16](repeating: 99, count: input.count)
-        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { LoopBuffer.convert(i, into: $0.baseAddress!) } }
+        input.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { LoopBuffer.convert(i, into: $0.baseAddress!) }
+        }
         #expect(out == expected)
         #expect(input.map(LoopBuffer.quantize) == expected)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct MixSpecTests {
@@ -27,14 +28,17 @@ import Testing
     }
 
     @Test func formatsForPeople() {
-        #expect(MixSpec.format([MixToken(name: "rain", volume: 40), MixToken(name: "fan", volume: 12.5)]) == "rain=40 fan=12.5")
+        #expect(
+            MixSpec.format([MixToken(name: "rain", volume: 40), MixToken(name: "fan", volume: 12.5)])
+                == "rain=40 fan=12.5")
     }
 
     @Test func fuzzNeverCrashesAndKeepsVolumesInRange() {
         var rng = SplitMix64(seed: 11)
         let alphabet = Array("rain=0123456789.-+%/é ")
         for _ in 0..<20_000 {
-            let word = String((0..<Int(rng.next() % 10)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
+            let word = String(
+                (0..<Int(rng.next() % 10)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
             if let token = try? MixSpec.parse(word) {
                 #expect(Volume.range.contains(token.volume))
                 #expect(!token.name.isEmpty)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// The kernel adds steady voices several at a time; the sum must be the same, to the bit, as adding them one
@@ -6,7 +7,8 @@ import Testing
 @Suite struct MixerKernelTests {
     func noiseLoop(frames: Int, channels: Int, seed: UInt64) -> LoopBuffer {
         var rng = SplitMix64(seed: seed)
-        return LoopBuffer(interleaved: (0..<(frames * channels)).map { _ in rng.nextSignedUnit() * 0.05 }, channels: channels)
+        return LoopBuffer(
+            interleaved: (0..<(frames * channels)).map { _ in rng.nextSignedUnit() * 0.05 }, channels: channels)
     }
 
     /// Voice by voice in track order, each sample × (gain / 32768), as the plain kernel does (no ramps here).
@@ -31,8 +33,10 @@ import Testing
         let layout = [1, 1, 1, 1, 1, 2, 2, 2, 1, 2, 2, 2, 2, 2, 1, 1, 1]
         var tracks: [Mixer.Track] = []
         for (i, channels) in layout.enumerated() {
-            tracks.append(.init(loop: noiseLoop(frames: 3000 + 517 * i, channels: channels, seed: UInt64(i + 1)),
-                                normalization: 1 + Float(i % 3) * 0.1))
+            tracks.append(
+                .init(
+                    loop: noiseLoop(frames: 3000 + 517 * i, channels: channels, seed: UInt64(i + 1)),
+                    normalization: 1 + Float(i % 3) * 0.1))
         }
         var volumes = layout.indices.map { Float(40 + 3 * $0) }
         volumes[2] = 0
@@ -53,7 +57,8 @@ import Testing
             var g = gain
             let t = SoftLimiter.threshold
             for i in 0..<(buffer.count / 2) {
-                let l = buffer[2 * i], r = buffer[2 * i + 1]
+                let l = buffer[2 * i]
+                let r = buffer[2 * i + 1]
                 let peak = max(abs(l), abs(r))
                 if g < 1 { g += (1 - g) * release }
                 if peak * g > t { g = t / peak }
@@ -66,7 +71,8 @@ import Testing
 
     @Test func theLimiterSkipsWorkOnlyWhereItWouldChangeNothing() {
         var limiter = SoftLimiter(sampleRate: 48000)
-        var reference = FrameByFrameLimiter(release: 1 - Float(FadeEnvelope.pow10(-1 / (0.1 * 48000 * 2.302585092994046))))
+        var reference = FrameByFrameLimiter(
+            release: 1 - Float(FadeEnvelope.pow10(-1 / (0.1 * 48000 * 2.302585092994046))))
         var rng = SplitMix64(seed: 5)
         // Quiet, loud (the gain drops), a long quiet stretch (it recovers until recovery stalls below 1), loud again.
         for (level, blocks) in [(Float(0.3), 5), (1.6, 3), (0.3, 400), (1.2, 2), (0.5, 50), (Float.nan, 1), (0.2, 3)] {

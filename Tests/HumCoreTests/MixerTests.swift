@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 /// Renders `frames` frames from a mixer into a fresh array (interleaved stereo).
@@ -106,7 +107,7 @@ func largestStep(_ signal: [Float]) -> Float {
         controls.setVolume(50, track: 0)
         let after = left(renderFrames(mixer, 4800))
         let rampFrames = Int(48000 * Mixer.rampSeconds)
-        #expect(abs(after[rampFrames - 1] - 0.0625) < 1e-4)    // (50/100)^3 × 0.5
+        #expect(abs(after[rampFrames - 1] - 0.0625) < 1e-4)  // (50/100)^3 × 0.5
         #expect(after[rampFrames / 2] > 0.07 && after[rampFrames / 2] < 0.49)
         #expect(largestStep(before + after) <= (0.5 - 0.0625) / Float(rampFrames) + 1e-5)
     }
@@ -128,8 +129,9 @@ func largestStep(_ signal: [Float]) -> Float {
 
     @Test func mixesMonoIntoBothChannelsAndStereoAsIs() {
         let mono = constantLoop(0.25, frames: 1000, channels: 1)
-        let stereo = LoopBuffer(interleaved: [Float](repeating: 0, count: 2000).enumerated().map { $0.offset % 2 == 0 ? 0.1 : -0.1 },
-                                channels: 2)
+        let stereo = LoopBuffer(
+            interleaved: [Float](repeating: 0, count: 2000).enumerated().map { $0.offset % 2 == 0 ? 0.1 : -0.1 },
+            channels: 2)
         let controls = MixerControls(volumes: [100, 100])
         let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: mono), .init(loop: stereo)], controls: controls)
         let out = renderFrames(mixer, 2500)
@@ -143,7 +145,8 @@ func largestStep(_ signal: [Float]) -> Float {
         // A ramp 0…0.495 over 100 frames loops back to 0: the output repeats the loop exactly.
         let ramp = (0..<100).map { Float($0) / 200 }
         let controls = MixerControls(volumes: [100])
-        let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: LoopBuffer(interleaved: ramp, channels: 1))], controls: controls)
+        let mixer = Mixer(
+            sampleRate: 48000, tracks: [.init(loop: LoopBuffer(interleaved: ramp, channels: 1))], controls: controls)
         let out = left(renderFrames(mixer, 350))
         for i in 0..<350 { #expect(abs(out[i] - Float(i % 100) / 200) < 1e-4) }
     }
@@ -158,7 +161,9 @@ func largestStep(_ signal: [Float]) -> Float {
         #expect(out.map(abs).max()! > 0.85)  // limited, not crushed
 
         let quiet = MixerControls(volumes: [100])
-        let plain = Mixer(sampleRate: 48000, tracks: [.init(loop: LoopBuffer(interleaved: loud.map { $0 / 2 }, channels: 1))], controls: quiet)
+        let plain = Mixer(
+            sampleRate: 48000, tracks: [.init(loop: LoopBuffer(interleaved: loud.map { $0 / 2 }, channels: 1))],
+            controls: quiet)
         let untouched = left(renderFrames(plain, 4800))
         for i in 0..<4800 { #expect(abs(untouched[i] - loud[i] / 2) < 1e-4) }
     }
@@ -190,7 +195,8 @@ func largestStep(_ signal: [Float]) -> Float {
 
     @Test func fadeInAtStartAndFadeOutInBackCycle() {
         let controls = MixerControls(volumes: [100])
-        let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls, fadeInFrames: 4800)
+        let mixer = Mixer(
+            sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls, fadeInFrames: 4800)
         let start = left(renderFrames(mixer, 6000))
         #expect(start[0] < 0.001)
         #expect(abs(start[4799] - 0.5) < 1e-4)
@@ -273,7 +279,8 @@ func sinApprox(_ x: Double) -> Double {
     var r = x.truncatingRemainder(dividingBy: 2 * Double.pi)
     if r > Double.pi { r -= 2 * Double.pi }
     if r < -Double.pi { r += 2 * Double.pi }
-    var term = r, sum = r
+    var term = r
+    var sum = r
     for n in 1...15 {
         term *= -r * r / Double((2 * n) * (2 * n + 1))
         sum += term
@@ -285,7 +292,8 @@ func sinApprox(_ x: Double) -> Double {
     @Test func anEndFadeThatMeetsAFadeInStillPlaysToTheEndFrame() {
         // Fade in over 4800 frames, end at 4800 with a fade of 2400: the mix turns around midway and lasts.
         let controls = MixerControls(volumes: [100])
-        let mixer = Mixer(sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls, fadeInFrames: 4800)
+        let mixer = Mixer(
+            sampleRate: 48000, tracks: [.init(loop: constantLoop(0.5))], controls: controls, fadeInFrames: 4800)
         controls.scheduleEnd(atFrame: 4800, fadeFrames: 2400)
         let out = left(renderFrames(mixer, 10_000))
         #expect(out.count == 4800)

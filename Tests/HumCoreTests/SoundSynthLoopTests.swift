@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct SoundSynthLoopTests {
@@ -11,7 +12,9 @@ import Testing
         let x = Loop.whiteNoise(frames: 4_800, rng: &rng)
         let filters: [FilterChain] = [
             FilterChain([Biquad.lowPass(200, sampleRate: Self.sr)]),
-            FilterChain([Biquad.highPass(40, sampleRate: Self.sr), Biquad.peak(300, q: 2, gainDB: 6, sampleRate: Self.sr)]),
+            FilterChain([
+                Biquad.highPass(40, sampleRate: Self.sr), Biquad.peak(300, q: 2, gainDB: 6, sampleRate: Self.sr),
+            ]),
         ]
         for filter in filters {
             let circular = Loop.filtered(x, filter)
@@ -29,11 +32,15 @@ import Testing
         var rng = SplitMix64(seed: 4)
         let x = Loop.whiteNoise(frames: 9_600, rng: &rng)
         let sweep = Loop.exponentialMap(Loop.sine(frames: x.count, cycles: 3), low: 200, high: 2_000)
-        let out = Loop.filteredVarying(x, sampleRate: Self.sr) { f, v, i in f.process(v, cutoff: Double(sweep[i]), q: 2).bandPass }
+        let out = Loop.filteredVarying(x, sampleRate: Self.sr) { f, v, i in
+            f.process(v, cutoff: Double(sweep[i]), q: 2).bandPass
+        }
         // Run the same thing straight over two copies: the second copy matches the circular result.
         var f = StateVariableFilter(sampleRate: Self.sr)
         var straight: [Float] = []
-        for k in 0..<(2 * x.count) { straight.append(f.process(x[k % x.count], cutoff: Double(sweep[k % x.count]), q: 2).bandPass) }
+        for k in 0..<(2 * x.count) {
+            straight.append(f.process(x[k % x.count], cutoff: Double(sweep[k % x.count]), q: 2).bandPass)
+        }
         #expect(zip(out, straight[x.count...]).allSatisfy { abs($0 - $1) < 1e-5 })
     }
 
@@ -59,7 +66,8 @@ import Testing
         let pink = PinkingFilter(sampleRate: Self.sr)
         var f = 40.0
         while f <= 10_000 {
-            let octave = SynthMath.decibels(pink.magnitude(at: 2 * f, sampleRate: Self.sr) / pink.magnitude(at: f, sampleRate: Self.sr))
+            let octave = SynthMath.decibels(
+                pink.magnitude(at: 2 * f, sampleRate: Self.sr) / pink.magnitude(at: f, sampleRate: Self.sr))
             #expect(abs(octave - -3.01) < 0.6, "octave from \(f) Hz falls \(octave) dB")
             f *= 2
         }
@@ -67,12 +75,31 @@ import Testing
     }
 
     @Test func biquadDesignsHitTheirMarks() {
-        #expect(abs(SynthMath.decibels(Biquad.lowPass(1_000, sampleRate: Self.sr).magnitude(at: 1_000, sampleRate: Self.sr)) - -3.01) < 0.05)
-        #expect(abs(SynthMath.decibels(Biquad.highPass(100, sampleRate: Self.sr).magnitude(at: 100, sampleRate: Self.sr)) - -3.01) < 0.05)
-        #expect(abs(Biquad.bandPass(2_000, q: 3, sampleRate: Self.sr).magnitude(at: 2_000, sampleRate: Self.sr) - 1) < 1e-6)
-        #expect(abs(SynthMath.decibels(Biquad.peak(300, q: 1, gainDB: 6, sampleRate: Self.sr).magnitude(at: 300, sampleRate: Self.sr)) - 6) < 1e-6)
-        #expect(abs(SynthMath.decibels(Biquad.lowShelf(300, gainDB: 6, sampleRate: Self.sr).magnitude(at: 20, sampleRate: Self.sr)) - 6) < 0.1)
-        #expect(abs(SynthMath.decibels(Biquad.highShelf(3_000, gainDB: -6, sampleRate: Self.sr).magnitude(at: 20_000, sampleRate: Self.sr)) - -6) < 0.2)
+        #expect(
+            abs(
+                SynthMath.decibels(Biquad.lowPass(1_000, sampleRate: Self.sr).magnitude(at: 1_000, sampleRate: Self.sr))
+                    - -3.01) < 0.05)
+        #expect(
+            abs(
+                SynthMath.decibels(Biquad.highPass(100, sampleRate: Self.sr).magnitude(at: 100, sampleRate: Self.sr))
+                    - -3.01) < 0.05)
+        #expect(
+            abs(Biquad.bandPass(2_000, q: 3, sampleRate: Self.sr).magnitude(at: 2_000, sampleRate: Self.sr) - 1) < 1e-6)
+        #expect(
+            abs(
+                SynthMath.decibels(
+                    Biquad.peak(300, q: 1, gainDB: 6, sampleRate: Self.sr).magnitude(at: 300, sampleRate: Self.sr)) - 6)
+                < 1e-6)
+        #expect(
+            abs(
+                SynthMath.decibels(
+                    Biquad.lowShelf(300, gainDB: 6, sampleRate: Self.sr).magnitude(at: 20, sampleRate: Self.sr)) - 6)
+                < 0.1)
+        #expect(
+            abs(
+                SynthMath.decibels(
+                    Biquad.highShelf(3_000, gainDB: -6, sampleRate: Self.sr).magnitude(at: 20_000, sampleRate: Self.sr))
+                    - -6) < 0.2)
     }
 
     @Test func decayingSineRingsAtItsFrequencyAndDiesAway() {

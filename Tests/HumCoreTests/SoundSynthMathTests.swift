@@ -1,8 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
 @testable import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct SoundSynthMathTests {
     static func relativeError(_ a: Double, _ b: Double) -> Double {

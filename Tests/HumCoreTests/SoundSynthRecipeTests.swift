@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct SoundSynthRecipeTests {
@@ -39,8 +40,12 @@ import Testing
         let recipe = try #require(BuiltinSoundRecipes.named(id))
         let channels = recipe.render(frames: Self.shortFrames)
         var interleaved = [Float](repeating: 0, count: Self.shortFrames * channels.count)
-        for c in channels.indices { for f in 0..<Self.shortFrames { interleaved[f * channels.count + c] = channels[c][f] } }
+        for c in channels.indices {
+            for f in 0..<Self.shortFrames { interleaved[f * channels.count + c] = channels[c][f] }
+        }
         let continuity = LoopContinuity(interleaved: interleaved, channels: channels.count)
-        #expect(continuity.seamStep <= continuity.ordinaryLargeStep, "\(id): seam \(continuity.seamStep), 99.9% of steps under \(continuity.ordinaryLargeStep)")
+        #expect(
+            continuity.seamStep <= continuity.ordinaryLargeStep,
+            "\(id): seam \(continuity.seamStep), 99.9% of steps under \(continuity.ordinaryLargeStep)")
     }
 }

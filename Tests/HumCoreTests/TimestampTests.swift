@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HumCore
 
 @Suite struct TimestampTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import HumCore
+import Testing
+
 @testable import HumStore
 
 /// A fresh directory per test, removed afterwards.
@@ -16,10 +17,13 @@ final class TempDirectory {
 
 let me = ProcessOwner(pid: 100, startTicks: 1, bootID: "boot")
 
-func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = FixedZone(offsetSeconds: 3600),
-          alive: Set<Int32> = [100]) throws -> HumDatabase {
-    try HumDatabase(path: dir.database, calendar: LocalCalendar(clock: clock, zone: zone),
-                    probe: ScriptedProcessProbe(me: me, alive: alive))
+func open(
+    _ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = FixedZone(offsetSeconds: 3600),
+    alive: Set<Int32> = [100]
+) throws -> HumDatabase {
+    try HumDatabase(
+        path: dir.database, calendar: LocalCalendar(clock: clock, zone: zone),
+        probe: ScriptedProcessProbe(me: me, alive: alive))
 }
 
 @Suite struct HumDatabaseTests {
@@ -67,9 +71,13 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
         try db.setConfig("earn.ratio", to: "2")
         #expect(throws: LedgerConfig.ConfigError.self) { try db.setConfig("earn.ratio", to: "0") }
         #expect(try db.config().earnRatioMilli == 2000)
-        try db.startRound(RoundStart(id: "r", kind: .focus, start: Timestamp(epochSeconds: 1_700_000_000, offsetSeconds: 3600),
-                                     plannedSeconds: 1500))
-        #expect(try db.finishRound(id: "r", status: .completed, activeSeconds: 1500, pausedSeconds: 0).round.earnedSeconds == 750)
+        try db.startRound(
+            RoundStart(
+                id: "r", kind: .focus, start: Timestamp(epochSeconds: 1_700_000_000, offsetSeconds: 3600),
+                plannedSeconds: 1500))
+        #expect(
+            try db.finishRound(id: "r", status: .completed, activeSeconds: 1500, pausedSeconds: 0).round.earnedSeconds
+                == 750)
     }
 
     @Test func aRoundIsGrantedOnceInTheSameTransaction() throws {
@@ -77,10 +85,11 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
         let clock = ManualClock(1_700_000_000)
         let db = try open(dir, clock: clock)
         let start = Timestamp(epochSeconds: 1_700_000_000, offsetSeconds: 3600)
-        let round = RoundStart(id: "r1", kind: .focus, start: start, plannedSeconds: 1500,
-                               deadline: Timestamp(epochSeconds: 1_700_001_500, offsetSeconds: 3600),
-                               mix: [MixItem(sound: "rain", volume: 0.5), MixItem(sound: "cafe", volume: 0.25)],
-                               goal: "write", tags: ["deep", "paper"])
+        let round = RoundStart(
+            id: "r1", kind: .focus, start: start, plannedSeconds: 1500,
+            deadline: Timestamp(epochSeconds: 1_700_001_500, offsetSeconds: 3600),
+            mix: [MixItem(sound: "rain", volume: 0.5), MixItem(sound: "cafe", volume: 0.25)],
+            goal: "write", tags: ["deep", "paper"])
         try db.startRound(round)
         try db.startRound(round)  // idempotent
         clock.advance(600)
@@ -88,11 +97,16 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
         clock.advance(900)
         let first = try db.finishRound(id: "r1", status: .completed, activeSeconds: 1500, pausedSeconds: 30)
         #expect(first.round.earnedSeconds == 500)
-        guard case .record(let grant)? = first.grant else { Issue.record("no grant"); return }
+        guard case .record(let grant)? = first.grant else {
+            Issue.record("no grant")
+            return
+        }
         #expect(grant.key == "round:r1")
         let replay = try db.finishRound(id: "r1", status: .completed, activeSeconds: 1500, pausedSeconds: 30)
         #expect(replay.grant == .exists(grant))
-        #expect(throws: StoreError.self) { try db.finishRound(id: "r1", status: .interrupted, activeSeconds: 10, pausedSeconds: 0) }
+        #expect(throws: StoreError.self) {
+            try db.finishRound(id: "r1", status: .interrupted, activeSeconds: 10, pausedSeconds: 0)
+        }
         #expect(try db.bankStatus().balance == 500)
         let history = try db.rounds()
         #expect(history.count == 1)
@@ -102,7 +116,9 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
         try db.startRound(RoundStart(id: "b", kind: .shortBreak, start: start, plannedSeconds: 300))
         #expect(try db.finishRound(id: "b", status: .completed, activeSeconds: 300, pausedSeconds: 0).grant == nil)
         try db.startRound(RoundStart(id: "i", kind: .focus, start: start, plannedSeconds: 1500))
-        #expect(try db.finishRound(id: "i", status: .interrupted, activeSeconds: 1400, pausedSeconds: 0).round.earnedSeconds == 0)
+        #expect(
+            try db.finishRound(id: "i", status: .interrupted, activeSeconds: 1400, pausedSeconds: 0).round.earnedSeconds
+                == 0)
         #expect(try db.check().isEmpty)
     }
 
@@ -158,8 +174,11 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
             case 6: request = .emergency(seconds: Int64(pick(300)), reason: "call", key: key)
             case 7, 8:
                 passes.append("p\(passes.count)")
-                request = .openPass(passID: passes.last!, seconds: Int64(pick(1000)), label: "web", forfeit: pick(2) == 0)
-            default: request = .settlePass(passID: passes.isEmpty ? "none" : passes[pick(passes.count)], usedSeconds: Int64(pick(1200)))
+                request = .openPass(
+                    passID: passes.last!, seconds: Int64(pick(1000)), label: "web", forfeit: pick(2) == 0)
+            default:
+                request = .settlePass(
+                    passID: passes.isEmpty ? "none" : passes[pick(passes.count)], usedSeconds: Int64(pick(1200)))
             }
             func outcome(_ body: () throws -> LedgerDecision) -> String {
                 do {
@@ -190,9 +209,11 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
     }
 
     @Test func mergesAreIdempotentAndShowDebt() throws {
-        let one = TempDirectory(), two = TempDirectory()
+        let one = TempDirectory()
+        let two = TempDirectory()
         let clock = ManualClock(1_700_000_000)
-        let a = try open(one, clock: clock), b = try open(two, clock: clock)
+        let a = try open(one, clock: clock)
+        let b = try open(two, clock: clock)
         _ = try a.record(.adjust(seconds: 600, reason: "seed", key: "seed"))
         #expect(try b.merge(a.entries()) == (1, 0))
         _ = try a.record(.spend(seconds: 600, label: "x", key: nil))
@@ -222,7 +243,8 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
             try Data(bytes).write(to: URL(fileURLWithPath: dir.database))
         case "sqlite-foreign":
             let other = try Connection(path: dir.database, flags: 0x6)  // READWRITE | CREATE
-            try other.execute("CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos(name) VALUES ('cat')")
+            try other.execute(
+                "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos(name) VALUES ('cat')")
         default:
             do {
                 let db = try open(dir, clock: ManualClock(1_700_000_000))
@@ -246,7 +268,9 @@ func open(_ dir: TempDirectory, clock: ManualClock, zone: any TimeZoneSeam = Fix
             message = error.message
         }
         #expect(!message.isEmpty)
-        #expect(message.contains("hum ledger import") || message.contains("integrity") || message.contains("damaged"), "\(message)")
+        #expect(
+            message.contains("hum ledger import") || message.contains("integrity") || message.contains("damaged"),
+            "\(message)")
         let after = try Data(contentsOf: URL(fileURLWithPath: dir.database))
         if kind != "truncated" {
             #expect(before == after)

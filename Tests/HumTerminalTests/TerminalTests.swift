@@ -1,10 +1,14 @@
 import Testing
+
 @testable import HumTerminal
 
 @Suite struct KeyDecoderTests {
     @Test func decodesArrowsInBothForms() {
         var decoder = KeyDecoder()
-        #expect(decoder.decode([0x1B, 0x5B, 0x41, 0x1B, 0x4F, 0x42, 0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44]) == [.up, .down, .right, .left])
+        #expect(
+            decoder.decode([0x1B, 0x5B, 0x41, 0x1B, 0x4F, 0x42, 0x1B, 0x5B, 0x43, 0x1B, 0x5B, 0x44]) == [
+                .up, .down, .right, .left,
+            ])
     }
 
     @Test func keepsASplitSequenceForTheNextRead() {
@@ -25,7 +29,7 @@ import Testing
         var decoder = KeyDecoder()
         var state: UInt64 = 99
         for _ in 0..<5000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let bytes = (0..<Int(state >> 60)).map { UInt8(truncatingIfNeeded: state >> UInt64(8 * ($0 % 7))) }
             _ = decoder.decode(bytes)
         }

@@ -19,7 +19,9 @@
             let channels = (t / 4) % 2 + 1
             let frames = 48000 * 30 - 24000 + t * 13
             let storage = SampleStorage(count: frames * channels)
-            for i in 0..<(frames * channels) { storage.base[i] = Int16(truncatingIfNeeded: Int(rng.nextSignedUnit() * 9000)) }
+            for i in 0..<(frames * channels) {
+                storage.base[i] = Int16(truncatingIfNeeded: Int(rng.nextSignedUnit() * 9000))
+            }
             tracks.append(.init(loop: LoopBuffer(storage: storage, startFrame: 0, frames: frames, channels: channels)))
         }
         let total = 48000 * 300
@@ -57,9 +59,12 @@
     static func quantizeMatchesThePlainConversion() {
         let chunk = 1 << 24
         let x = UnsafeMutablePointer<Float>.allocate(capacity: chunk)
-        let a = UnsafeMutablePointer<Int16>.allocate(capacity: chunk), b = UnsafeMutablePointer<Int16>.allocate(capacity: chunk)
-        var mismatches = 0, checked = 0
-        var plainTime = Duration.zero, vectorTime = Duration.zero
+        let a = UnsafeMutablePointer<Int16>.allocate(capacity: chunk)
+        let b = UnsafeMutablePointer<Int16>.allocate(capacity: chunk)
+        var mismatches = 0
+        var checked = 0
+        var plainTime = Duration.zero
+        var vectorTime = Duration.zero
         let clock = ContinuousClock()
         let limit = Float(1.02).bitPattern
         var start: UInt32 = 0
@@ -82,9 +87,14 @@
             var v = v
             plain(&v, 1, a)
             vectorized(&v, 1, b)
-            if a[0] != b[0] { print("mismatch: \(v) -> \(a[0]) vs \(b[0])"); mismatches += 1 }
+            if a[0] != b[0] {
+                print("mismatch: \(v) -> \(a[0]) vs \(b[0])")
+                mismatches += 1
+            }
             checked += 1
         }
-        print("float to 16-bit: \(checked) values, \(mismatches) mismatches; plain \(Int(seconds(plainTime) * 1000)) ms, LoopBuffer.convert \(Int(seconds(vectorTime) * 1000)) ms")
+        print(
+            "float to 16-bit: \(checked) values, \(mismatches) mismatches; plain \(Int(seconds(plainTime) * 1000)) ms, LoopBuffer.convert \(Int(seconds(vectorTime) * 1000)) ms"
+        )
     }
 }

@@ -20,9 +20,13 @@ struct BankCommand: HumCommand {
     struct Output: Encodable {
         var status: BankStatus
         enum Keys: String, CodingKey {
-            case balance = "balance_seconds", debt = "debt_seconds", earnedToday = "earned_today_seconds"
-            case dailyCap = "daily_cap_seconds", emergencyLeft = "emergency_left_seconds"
-            case emergencyWeekly = "emergency_weekly_seconds", openPass = "open_pass"
+            case balance = "balance_seconds"
+            case debt = "debt_seconds"
+            case earnedToday = "earned_today_seconds"
+            case dailyCap = "daily_cap_seconds"
+            case emergencyLeft = "emergency_left_seconds"
+            case emergencyWeekly = "emergency_weekly_seconds"
+            case openPass = "open_pass"
         }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -48,7 +52,8 @@ struct BankCommand: HumCommand {
         out += "\nearned today    \(f(status.earnedToday)) of \(f(status.dailyCap))\n"
         out += "emergency left  \(f(status.emergencyLeft)) of \(f(status.emergencyWeekly)) this week\n"
         if let pass = status.openPass {
-            out += "open pass       \(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until \(pass.deadline.localClock)"
+            out +=
+                "open pass       \(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until \(pass.deadline.localClock)"
             out += " (\(f(pass.usedSeconds)) used\(pass.forfeit ? ", unused time forfeited" : ""))\n"
         } else {
             out += "open pass       none\n"
@@ -103,7 +108,9 @@ struct SpendCommand: HumCommand {
         case .record:
             context.stdout.write("spent \(f(seconds)) on \(label); \(f(status.balance)) left in the bank\n")
         case .exists(let e):
-            context.stdout.write("already recorded with key \(key ?? ""): \(f(-e.amount)) on \(e.label ?? label) at \(e.at.rfc3339); nothing changed\n")
+            context.stdout.write(
+                "already recorded with key \(key ?? ""): \(f(-e.amount)) on \(e.label ?? label) at \(e.at.rfc3339); nothing changed\n"
+            )
         }
         return ExitCode.success
     }
@@ -127,7 +134,9 @@ struct ConfigCommand: HumCommand {
     static var subcommands: [any HumCommand.Type] { [List.self, Get.self, Set.self] }
 
     init(arguments: ParsedArguments, context: CommandContext) throws {}
-    func run(context: CommandContext) throws -> Int32 { try List(arguments: ParsedArguments(), context: context).run(context: context) }
+    func run(context: CommandContext) throws -> Int32 {
+        try List(arguments: ParsedArguments(), context: context).run(context: context)
+    }
 
     struct List: HumCommand {
         static let name = "list"
@@ -160,9 +169,13 @@ struct ConfigCommand: HumCommand {
         static let takesPositionals = true
         let key: String
         init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard arguments.positionals.count == 1 else { throw HumError.usage("config get needs one KEY; see 'hum config list'") }
+            guard arguments.positionals.count == 1 else {
+                throw HumError.usage("config get needs one KEY; see 'hum config list'")
+            }
             key = arguments.positionals[0]
-            guard LedgerConfig.keys.contains(key) else { throw HumError.usage(LedgerConfig.ConfigError.unknownKey(key).message) }
+            guard LedgerConfig.keys.contains(key) else {
+                throw HumError.usage(LedgerConfig.ConfigError.unknownKey(key).message)
+            }
         }
         func run(context: CommandContext) throws -> Int32 {
             let value = try LedgerCLI.run { try LedgerCLI.open(context).config().text(for: key) }

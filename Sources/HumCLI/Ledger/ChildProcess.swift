@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumStore
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a command directly (posix_spawnp, no shell) in hum's process group, so it keeps the terminal, and stops it
 /// when its time is up: SIGTERM, then SIGKILL after a grace period.
@@ -20,7 +21,9 @@ final class ChildProcess {
         for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name
             var info = stat()
-            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
         }
         return nil
     }
@@ -102,8 +105,10 @@ final class ChildProcess {
     /// Runs until the child exits, calling `tick` about every 100 ms with the seconds elapsed (monotonic); when
     /// `limit` is reached, or `tick` returns false, or hum is asked to stop, it sends SIGTERM, then SIGKILL after
     /// `grace` seconds. Returns the seconds elapsed when the child ended or was first told to stop, whichever is first.
-    func supervise(limit: Double, grace: Double = 5, tick: (Double) -> Bool,
-                   onStop: (StopReason) -> Void) -> Double {
+    func supervise(
+        limit: Double, grace: Double = 5, tick: (Double) -> Bool,
+        onStop: (StopReason) -> Void
+    ) -> Double {
         let start = monotonicSeconds()
         var stoppedAt: Double? = nil
         var killed = false
@@ -111,9 +116,13 @@ final class ChildProcess {
             let elapsed = monotonicSeconds() - start
             if stoppedAt == nil {
                 var reason: StopReason? = nil
-                if elapsed >= limit { reason = .timeUp }
-                else if ChildProcess.stopRequested.load(ordering: .relaxed) { reason = .asked }
-                else if !tick(elapsed) { reason = .settledElsewhere }
+                if elapsed >= limit {
+                    reason = .timeUp
+                } else if ChildProcess.stopRequested.load(ordering: .relaxed) {
+                    reason = .asked
+                } else if !tick(elapsed) {
+                    reason = .settledElsewhere
+                }
                 if let reason {
                     onStop(reason)
                     send(SIGTERM)

@@ -63,16 +63,22 @@ struct HistoryCommand: HumCommand {
             if let goal = r.goal, !goal.isEmpty { details.append("goal: \(goal)") }
             if !r.tags.isEmpty { details.append("tags: " + r.tags.joined(separator: ", ")) }
             if !r.mix.isEmpty {
-                details.append("mix: " + r.mix.map { "\($0.sound) \(Int(($0.volume * 100).rounded()))%" }.joined(separator: ", "))
+                details.append(
+                    "mix: " + r.mix.map { "\($0.sound) \(Int(($0.volume * 100).rounded()))%" }.joined(separator: ", "))
             }
             if !details.isEmpty { out += "    " + details.joined(separator: "; ") + "  (\(r.id))\n" }
-            if out.utf8.count > 1 << 20 { context.stdout.write(out); out = "" }
+            if out.utf8.count > 1 << 20 {
+                context.stdout.write(out)
+                out = ""
+            }
         }
         func table(_ title: String, _ rows: [PeriodSummary]) {
             guard !rows.isEmpty else { return }
-            out += "\n\(title.padding(10)) \("focused".padding(9)) \("done".padding(5)) \("stopped".padding(8)) \("earned".padding(9)) \("spent".padding(9))\n"
+            out +=
+                "\n\(title.padding(10)) \("focused".padding(9)) \("done".padding(5)) \("stopped".padding(8)) \("earned".padding(9)) \("spent".padding(9))\n"
             for s in rows {
-                out += "\(s.period.padding(10)) \(f(s.focusedSeconds).padding(9)) \(String(s.completed).padding(5)) \(String(s.interrupted).padding(8)) \(f(s.earnedSeconds).padding(9)) \(f(s.spentSeconds).padding(9))\n"
+                out +=
+                    "\(s.period.padding(10)) \(f(s.focusedSeconds).padding(9)) \(String(s.completed).padding(5)) \(String(s.interrupted).padding(8)) \(f(s.earnedSeconds).padding(9)) \(f(s.spentSeconds).padding(9))\n"
             }
         }
         table("day", days)
@@ -85,7 +91,9 @@ struct HistoryCommand: HumCommand {
     struct Record: HumCommand {
         static let name = "record"
         static let abstract = "record a round timed elsewhere; a completed focus round earns like one from the timer"
-        static let usage = ["history record --active DUR [--kind focus|short-break|long-break] [--status STATUS] [--id ID] [--start TIME] [--planned DUR] [--paused DUR] [--goal TEXT] [--tag TAG]... [--sound NAME:VOLUME]..."]
+        static let usage = [
+            "history record --active DUR [--kind focus|short-break|long-break] [--status STATUS] [--id ID] [--start TIME] [--planned DUR] [--paused DUR] [--goal TEXT] [--tag TAG]... [--sound NAME:VOLUME]..."
+        ]
         static let discussion = """
             The round's id is its idempotency key: recording the same id again changes nothing, and its earnings are
             never granted twice. The start defaults to now minus the active and paused time.
@@ -104,7 +112,8 @@ struct HistoryCommand: HumCommand {
             OptionSpec("paused", value: "DUR", help: "time paused (default 0)"),
             OptionSpec("goal", value: "TEXT", help: "what the round was for"),
             OptionSpec("tag", value: "TAG", repeatable: true, help: "a tag (repeatable)"),
-            OptionSpec("sound", value: "NAME:VOLUME", repeatable: true, help: "a sound of the mix, volume 0 to 1 (repeatable)"),
+            OptionSpec(
+                "sound", value: "NAME:VOLUME", repeatable: true, help: "a sound of the mix, volume 0 to 1 (repeatable)"),
         ]
 
         let record: RoundRecord
@@ -121,18 +130,20 @@ struct HistoryCommand: HumCommand {
             let active = try duration(activeText, "--active")
             let paused = try arguments.value("paused").map { try duration($0, "--paused") } ?? 0
             let planned = try arguments.value("planned").map { try duration($0, "--planned") } ?? active
-            let kind = try arguments.value("kind").map { text in
-                guard let kind = RoundKind(rawValue: text) else {
-                    throw HumError.usage("--kind \"\(text)\" is not focus, short-break or long-break")
-                }
-                return kind
-            } ?? .focus
-            let status = try arguments.value("status").map { text in
-                guard let status = RoundStatus(rawValue: text), status != .running else {
-                    throw HumError.usage("--status \"\(text)\" is not completed, interrupted or skipped")
-                }
-                return status
-            } ?? .completed
+            let kind =
+                try arguments.value("kind").map { text in
+                    guard let kind = RoundKind(rawValue: text) else {
+                        throw HumError.usage("--kind \"\(text)\" is not focus, short-break or long-break")
+                    }
+                    return kind
+                } ?? .focus
+            let status =
+                try arguments.value("status").map { text in
+                    guard let status = RoundStatus(rawValue: text), status != .running else {
+                        throw HumError.usage("--status \"\(text)\" is not completed, interrupted or skipped")
+                    }
+                    return status
+                } ?? .completed
             let calendar = LocalCalendar.system
             let start: Timestamp
             if let text = arguments.value("start") {
@@ -145,27 +156,33 @@ struct HistoryCommand: HumCommand {
             }
             let mix = try arguments.all("sound").map { text -> MixItem in
                 guard let colon = text.lastIndex(of: ":"), let volume = Double(text[text.index(after: colon)...]),
-                      volume.isFinite, (0...1).contains(volume), colon != text.startIndex else {
-                    throw HumError.usage("--sound \"\(text)\" is not NAME:VOLUME with a volume from 0 to 1, like rain:0.6")
+                    volume.isFinite, (0...1).contains(volume), colon != text.startIndex
+                else {
+                    throw HumError.usage(
+                        "--sound \"\(text)\" is not NAME:VOLUME with a volume from 0 to 1, like rain:0.6")
                 }
                 return MixItem(sound: String(text[..<colon]), volume: volume)
             }
             var rng = SystemRandomNumberGenerator()
             let id = arguments.value("id") ?? Identifier.make(using: &rng)
             guard !id.isEmpty, id.utf8.count <= 200 else { throw HumError.usage("--id must be 1 to 200 bytes") }
-            record = RoundRecord(id: id, kind: kind, status: status, start: start,
-                                 end: calendar.stamp(start.epochSeconds + active + paused), plannedSeconds: planned,
-                                 activeSeconds: active, pausedSeconds: paused, mix: mix, goal: arguments.value("goal"),
-                                 tags: arguments.all("tag"))
+            record = RoundRecord(
+                id: id, kind: kind, status: status, start: start,
+                end: calendar.stamp(start.epochSeconds + active + paused), plannedSeconds: planned,
+                activeSeconds: active, pausedSeconds: paused, mix: mix, goal: arguments.value("goal"),
+                tags: arguments.all("tag"))
         }
 
         func run(context: CommandContext) throws -> Int32 {
             let outcome = try LedgerCLI.run { try LedgerCLI.open(context).recordRound(record) }
             let f = LedgerCLI.format
-            var out = "recorded \(record.kind.rawValue) round \(record.id): \(record.status.rawValue), \(f(record.activeSeconds)) active"
+            var out =
+                "recorded \(record.kind.rawValue) round \(record.id): \(record.status.rawValue), \(f(record.activeSeconds)) active"
             if let grant = outcome.grant {
                 let e = grant.entry
-                if case .exists = grant { out += "; already recorded, nothing changed" } else {
+                if case .exists = grant {
+                    out += "; already recorded, nothing changed"
+                } else {
                     out += ", earned \(f(e.amount))"
                     if let cut = e.cut, cut > 0 { out += " (\(f(cut)) cut by the daily cap)" }
                 }
@@ -205,7 +222,9 @@ struct ExportCommand: HumCommand {
         since = arguments.value("since")
         until = arguments.value("until")
         let text = arguments.value("format") ?? "json"
-        guard let format = Format(rawValue: text) else { throw HumError.usage("--format \"\(text)\" is not json, jsonl or csv") }
+        guard let format = Format(rawValue: text) else {
+            throw HumError.usage("--format \"\(text)\" is not json, jsonl or csv")
+        }
         self.format = format
         output = arguments.value("output")
         if output?.isEmpty == true { throw HumError.usage("-o needs a file name") }
@@ -216,7 +235,11 @@ struct ExportCommand: HumCommand {
     struct Header: Encodable {
         var type = "header"
         var schema = ExportDocument.schemaName
-        var exported_at: Timestamp
+        var exportedAt: Timestamp
+        enum CodingKeys: String, CodingKey {
+            case type, schema
+            case exportedAt = "exported_at"
+        }
     }
 
     /// A session or an entry with a `type` field, for JSON lines.
@@ -231,7 +254,8 @@ struct ExportCommand: HumCommand {
         }
     }
 
-    static let csvHeader = "id,kind,status,start,end,planned_seconds,active_seconds,paused_seconds,earned_seconds,goal,tags,mix"
+    static let csvHeader =
+        "id,kind,status,start,end,planned_seconds,active_seconds,paused_seconds,earned_seconds,goal,tags,mix"
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
@@ -250,11 +274,16 @@ struct ExportCommand: HumCommand {
             switch format {
             case .json:
                 // The same bytes as encoding an ExportDocument (keys in its order), written as it goes.
-                var buffer: [UInt8] = Array("{\"schema\":\"\(ExportDocument.schemaName)\",\"exported_at\":\"\(now.rfc3339)\",\"sessions\":[".utf8)
+                var buffer: [UInt8] = Array(
+                    "{\"schema\":\"\(ExportDocument.schemaName)\",\"exported_at\":\"\(now.rfc3339)\",\"sessions\":["
+                        .utf8)
                 for (i, r) in rounds.enumerated() {
                     if i > 0 { buffer.append(0x2C) }
                     try encoder.encode(r, into: &buffer)
-                    if buffer.count >= 1 << 20 { try write(buffer); buffer.removeAll(keepingCapacity: true) }
+                    if buffer.count >= 1 << 20 {
+                        try write(buffer)
+                        buffer.removeAll(keepingCapacity: true)
+                    }
                 }
                 buffer.append(contentsOf: Array("],\"ledger\":[".utf8))
                 var first = true
@@ -263,13 +292,16 @@ struct ExportCommand: HumCommand {
                         if !first { buffer.append(0x2C) }
                         first = false
                         try encoder.encode(e, into: &buffer)
-                        if buffer.count >= 1 << 20 { try write(buffer); buffer.removeAll(keepingCapacity: true) }
+                        if buffer.count >= 1 << 20 {
+                            try write(buffer)
+                            buffer.removeAll(keepingCapacity: true)
+                        }
                     }
                 }
                 buffer.append(contentsOf: Array("]}\n".utf8))
                 try write(buffer)
             case .jsonl:
-                try write(try line(Header(exported_at: now)))
+                try write(try line(Header(exportedAt: now)))
                 for r in rounds { try write(try line(Typed(type: "session", value: r))) }
                 try LedgerCLI.run {
                     try db.forEachEntry(from: from, to: to) { e in try write(try line(Typed(type: "entry", value: e))) }
@@ -279,9 +311,14 @@ struct ExportCommand: HumCommand {
                 let c = LedgerCLI.csv
                 for r in rounds {
                     let mix = r.mix.map { "\($0.sound):\($0.volume)" }.joined(separator: ";")
-                    try write(Array(([c(r.id), r.kind.rawValue, r.status.rawValue, r.start.rfc3339, r.end?.rfc3339 ?? "",
-                                      String(r.plannedSeconds), String(r.activeSeconds), String(r.pausedSeconds), String(r.earnedSeconds),
-                                      c(r.goal ?? ""), c(r.tags.joined(separator: ";")), c(mix)].joined(separator: ",") + "\n").utf8))
+                    try write(
+                        Array(
+                            ([
+                                c(r.id), r.kind.rawValue, r.status.rawValue, r.start.rfc3339, r.end?.rfc3339 ?? "",
+                                String(r.plannedSeconds), String(r.activeSeconds), String(r.pausedSeconds),
+                                String(r.earnedSeconds),
+                                c(r.goal ?? ""), c(r.tags.joined(separator: ";")), c(mix),
+                            ].joined(separator: ",") + "\n").utf8))
                 }
             }
         }
@@ -292,7 +329,10 @@ struct ExportCommand: HumCommand {
             var buffer: [UInt8] = []
             try emit { bytes in
                 buffer.append(contentsOf: bytes)
-                if buffer.count > 1 << 20 { context.stdout.write(String(decoding: buffer, as: UTF8.self)); buffer.removeAll(keepingCapacity: true) }
+                if buffer.count > 1 << 20 {
+                    context.stdout.write(String(decoding: buffer, as: UTF8.self))
+                    buffer.removeAll(keepingCapacity: true)
+                }
             }
             context.stdout.write(String(decoding: buffer, as: UTF8.self))
         }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads what `hum ledger import` accepts: `hum ledger export --jsonl` (one entry per line), `hum export --format
 /// jsonl` (typed lines) and `hum export --format json` (one document). Never traps on bad input.
@@ -48,9 +49,11 @@ enum ImportReader {
         if trimmed.isEmpty { return parsed }
         // One document?
         if trimmed.first == UInt8(ascii: "{"), let probe = try? decoder.decode(Probe.self, from: Data(trimmed)),
-           probe.schema != nil {
+            probe.schema != nil
+        {
             guard probe.schema == ExportDocument.schemaName else {
-                throw HumError.failure("\(name) has schema \"\(probe.schema ?? "")\"; this hum reads \(ExportDocument.schemaName)")
+                throw HumError.failure(
+                    "\(name) has schema \"\(probe.schema ?? "")\"; this hum reads \(ExportDocument.schemaName)")
             }
             do {
                 let document = try decoder.decode(ExportDocument.self, from: Data(trimmed))
@@ -71,7 +74,8 @@ enum ImportReader {
                 switch probe.type {
                 case "header":
                     if let schema = probe.schema, schema != ExportDocument.schemaName {
-                        throw HumError.failure("\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
+                        throw HumError.failure(
+                            "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
                     }
                 case "session": parsed.sessions.append(try decoder.decode(RoundRecord.self, from: data))
                 case nil, "entry": parsed.entries.append(try decoder.decode(LedgerEntry.self, from: data))
@@ -80,7 +84,8 @@ enum ImportReader {
             } catch let error as HumError {
                 throw error
             } catch {
-                throw HumError.failure("\(name) line \(lineNumber) is not a ledger entry: \(describe(error)); nothing was imported")
+                throw HumError.failure(
+                    "\(name) line \(lineNumber) is not a ledger entry: \(describe(error)); nothing was imported")
             }
         }
         return parsed
@@ -89,9 +94,11 @@ enum ImportReader {
     static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c), DecodingError.dataCorrupted(let c):
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c),
+            DecodingError.dataCorrupted(let c):
             let path = c.codingPath.map { $0.stringValue }.joined(separator: ".")
-            return (path.isEmpty ? "" : "\(path): ") + c.debugDescription.split(whereSeparator: \.isNewline).joined(separator: " ")
+            return (path.isEmpty ? "" : "\(path): ")
+                + c.debugDescription.split(whereSeparator: \.isNewline).joined(separator: " ")
         default: return "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
         }
     }

@@ -6,8 +6,10 @@ import HumStore
 struct LedgerCommand: HumCommand {
     static let name = "ledger"
     static let abstract = "list the ledger with a running balance; check, adjust, export, import"
-    static let usage = ["ledger [--since DATE] [--json|--csv]", "ledger check", "ledger adjust ±DUR --reason TEXT [--key KEY]",
-                        "ledger export [--jsonl] [-o FILE]", "ledger import FILE"]
+    static let usage = [
+        "ledger [--since DATE] [--json|--csv]", "ledger check", "ledger adjust ±DUR --reason TEXT [--key KEY]",
+        "ledger export [--jsonl] [-o FILE]", "ledger import FILE",
+    ]
     static let discussion = """
         One line per entry, oldest first: date, kind, what it was, the amount and the balance after it.
         Corrections (ledger adjust) are marked with * and totalled apart. DATE is today, yesterday, 2025-03-30
@@ -50,7 +52,10 @@ struct LedgerCommand: HumCommand {
     struct Line: Encodable {
         var entry: LedgerEntry
         var balance: Int64
-        enum Keys: String, CodingKey { case balance = "balance_seconds", correction }
+        enum Keys: String, CodingKey {
+            case balance = "balance_seconds"
+            case correction
+        }
         func encode(to encoder: any Encoder) throws {
             try entry.encode(to: encoder)
             var c = encoder.container(keyedBy: Keys.self)
@@ -77,7 +82,8 @@ struct LedgerCommand: HumCommand {
         }
     }
 
-    static let csvHeader = "id,time,kind,amount_seconds,balance_seconds,correction,label,reason,key,round_id,pass_id,requested_seconds,cut_seconds,used_seconds,reserve_seconds,device"
+    static let csvHeader =
+        "id,time,kind,amount_seconds,balance_seconds,correction,label,reason,key,round_id,pass_id,requested_seconds,cut_seconds,used_seconds,reserve_seconds,device"
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
@@ -98,33 +104,58 @@ struct LedgerCommand: HumCommand {
             func n(_ v: Int64?) -> String { v.map(String.init) ?? "" }
             for e in entries {
                 balance += e.amount
-                out += [c(e.id), e.at.rfc3339, e.kind.rawValue, String(e.amount), String(balance), e.isCorrection ? "true" : "false",
+                out +=
+                    [
+                        c(e.id), e.at.rfc3339, e.kind.rawValue, String(e.amount), String(balance),
+                        e.isCorrection ? "true" : "false",
                         c(e.label ?? ""), c(e.reason ?? ""), c(e.key ?? ""), c(e.roundID ?? ""), c(e.passID ?? ""),
-                        n(e.requested), n(e.cut), n(e.used), n(e.reserve), c(e.device)].joined(separator: ",") + "\n"
-                if out.utf8.count > 1 << 20 { context.stdout.write(out); out = "" }
+                        n(e.requested), n(e.cut), n(e.used), n(e.reserve), c(e.device),
+                    ].joined(separator: ",") + "\n"
+                if out.utf8.count > 1 << 20 {
+                    context.stdout.write(out)
+                    out = ""
+                }
             }
             context.stdout.write(out)
         case .text:
             let width = LedgerCLI.width(context)
             let amountWidth = 10
             let describeWidth = max(10, width - 10 - 1 - 11 - 2 * (amountWidth + 1))
-            var corrections: Int64 = 0, correctionCount = 0
+            var corrections: Int64 = 0
+            var correctionCount = 0
             var out = ""
-            if from != nil { out += "\("".padding(10)) \("".padding(11))\(LedgerCLI.fit("opening balance", describeWidth)) \(LedgerCLI.rightAligned("", amountWidth)) \(LedgerCLI.rightAligned(LedgerCLI.format(opening), amountWidth))\n" }
+            if from != nil {
+                out +=
+                    "\("".padding(10)) \("".padding(11))\(LedgerCLI.fit("opening balance", describeWidth)) \(LedgerCLI.rightAligned("", amountWidth)) \(LedgerCLI.rightAligned(LedgerCLI.format(opening), amountWidth))\n"
+            }
             for e in entries {
                 balance += e.amount
-                if e.isCorrection { corrections += e.amount; correctionCount += 1 }
+                if e.isCorrection {
+                    corrections += e.amount
+                    correctionCount += 1
+                }
                 let kind = e.isCorrection ? "correction" : e.kind.rawValue
-                out += e.localDay.description + " " + kind.padding(11) + LedgerCLI.fit(LedgerCommand.describe(e), describeWidth)
+                out +=
+                    e.localDay.description + " " + kind.padding(11)
+                    + LedgerCLI.fit(LedgerCommand.describe(e), describeWidth)
                     + " " + LedgerCLI.rightAligned(LedgerCLI.signed(e.amount), amountWidth)
                     + " " + LedgerCLI.rightAligned(LedgerCLI.format(balance), amountWidth) + "\n"
-                if out.utf8.count > 1 << 20 { context.stdout.write(out); out = "" }
+                if out.utf8.count > 1 << 20 {
+                    context.stdout.write(out)
+                    out = ""
+                }
             }
-            if entries.isEmpty { out += "no entries\(since.map { " since \($0)" } ?? ""); earn time by completing focus rounds\n" }
+            if entries.isEmpty {
+                out += "no entries\(since.map { " since \($0)" } ?? ""); earn time by completing focus rounds\n"
+            }
             if correctionCount > 0 {
-                out += "* \(correctionCount) correction\(correctionCount == 1 ? "" : "s") by hand, \(LedgerCLI.signed(corrections)) in all\n"
+                out +=
+                    "* \(correctionCount) correction\(correctionCount == 1 ? "" : "s") by hand, \(LedgerCLI.signed(corrections)) in all\n"
             }
-            if balance < 0 { out += "the bank is in debt by \(LedgerCLI.format(-balance)): spending is blocked until earnings cover it\n" }
+            if balance < 0 {
+                out +=
+                    "the bank is in debt by \(LedgerCLI.format(-balance)): spending is blocked until earnings cover it\n"
+            }
             context.stdout.write(out)
         }
         return ExitCode.success
@@ -135,7 +166,8 @@ struct LedgerCommand: HumCommand {
         static let name = "check"
         static let abstract = "verify every invariant of the ledger and the database's integrity"
         static let usage = ["ledger check"]
-        static let discussion = "Prints nothing and exits 0 when all holds; names each failure on stderr and exits 1 otherwise.\n"
+        static let discussion =
+            "Prints nothing and exits 0 when all holds; names each failure on stderr and exits 1 otherwise.\n"
         init(arguments: ParsedArguments, context: CommandContext) throws {}
         func run(context: CommandContext) throws -> Int32 {
             let failures = try LedgerCLI.run { try LedgerCLI.open(context).check() }
@@ -182,7 +214,9 @@ struct LedgerCommand: HumCommand {
             if case .exists = decision {
                 context.stdout.write("already recorded with key \(key ?? ""); nothing changed\n")
             } else {
-                context.stdout.write("recorded correction \(LedgerCLI.signed(seconds)) (\(reason)); \(LedgerCLI.format(status.balance)) in the bank\n")
+                context.stdout.write(
+                    "recorded correction \(LedgerCLI.signed(seconds)) (\(reason)); \(LedgerCLI.format(status.balance)) in the bank\n"
+                )
             }
             return ExitCode.success
         }
@@ -221,7 +255,10 @@ struct LedgerCommand: HumCommand {
                 var buffer: [UInt8] = []
                 try emit { bytes in
                     buffer.append(contentsOf: bytes)
-                    if buffer.count > 1 << 20 { context.stdout.write(String(decoding: buffer, as: UTF8.self)); buffer.removeAll(keepingCapacity: true) }
+                    if buffer.count > 1 << 20 {
+                        context.stdout.write(String(decoding: buffer, as: UTF8.self))
+                        buffer.removeAll(keepingCapacity: true)
+                    }
                 }
                 context.stdout.write(String(decoding: buffer, as: UTF8.self))
             }
@@ -246,7 +283,9 @@ struct LedgerCommand: HumCommand {
         static let takesPositionals = true
         let file: String
         init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard arguments.positionals.count == 1 else { throw HumError.usage("ledger import needs one FILE (or - for stdin)") }
+            guard arguments.positionals.count == 1 else {
+                throw HumError.usage("ledger import needs one FILE (or - for stdin)")
+            }
             file = arguments.positionals[0]
         }
         func run(context: CommandContext) throws -> Int32 {
@@ -256,10 +295,15 @@ struct LedgerCommand: HumCommand {
             let (added, present) = try LedgerCLI.run { try db.merge(parsed.entries) }
             let rounds = try LedgerCLI.run { try db.importRounds(parsed.sessions) }
             var out = "imported \(added) entr\(added == 1 ? "y" : "ies") (\(present) already here)"
-            if !parsed.sessions.isEmpty { out += " and \(rounds) session\(rounds == 1 ? "" : "s") (\(parsed.sessions.count - rounds) already here)" }
+            if !parsed.sessions.isEmpty {
+                out +=
+                    " and \(rounds) session\(rounds == 1 ? "" : "s") (\(parsed.sessions.count - rounds) already here)"
+            }
             let status = try LedgerCLI.run { try db.bankStatus() }
             out += "; \(LedgerCLI.format(status.balance)) in the bank"
-            if status.debt > 0 { out += ", in debt by \(LedgerCLI.format(status.debt)): spending is blocked until earnings cover it" }
+            if status.debt > 0 {
+                out += ", in debt by \(LedgerCLI.format(status.debt)): spending is blocked until earnings cover it"
+            }
             context.stdout.write(out + "\n")
             return ExitCode.success
         }

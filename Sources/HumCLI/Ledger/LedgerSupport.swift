@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import HumCore
 import HumStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the ledger commands share: opening the database, mapping its errors to exit codes, parsing amounts and
 /// dates, and printing.
@@ -70,7 +71,12 @@ enum LedgerCLI {
     static func signedSeconds(_ text: String, what: String) throws -> Int64 {
         var body = Substring(text)
         var sign: Int64 = 1
-        if body.first == "+" { body.removeFirst() } else if body.first == "-" { body.removeFirst(); sign = -1 }
+        if body.first == "+" {
+            body.removeFirst()
+        } else if body.first == "-" {
+            body.removeFirst()
+            sign = -1
+        }
         return sign * (try seconds(String(body), what: what))
     }
 
@@ -87,7 +93,8 @@ enum LedgerCLI {
         }
         if let date { return calendar.startOfDay(endOfDay ? date.adding(days: 1) : date) }
         if let t = Timestamp(rfc3339: text) { return t.epochSeconds }
-        throw HumError.usage("--\(option) \"\(text)\" is not a date; try 2025-03-30, today, yesterday or 2025-03-30T09:00:00+01:00")
+        throw HumError.usage(
+            "--\(option) \"\(text)\" is not a date; try 2025-03-30, today, yesterday or 2025-03-30T09:00:00+01:00")
     }
 
     static func format(_ seconds: Int64) -> String { DurationText.format(seconds: seconds) }
@@ -105,7 +112,8 @@ enum LedgerCLI {
 
     static func json<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
         return String(decoding: data, as: UTF8.self)
     }
@@ -143,7 +151,9 @@ public enum LedgerHook {
         guard let db = try? LedgerCLI.open(context), let report = try? db.reconcile(), !report.isEmpty else { return }
         for pass in report.settledPasses {
             let on = pass.label.map { " on \($0)" } ?? ""
-            context.warn("settled the pass\(on) whose process died: \(LedgerCLI.format(pass.used)) used, \(LedgerCLI.format(pass.returned)) back in the bank")
+            context.warn(
+                "settled the pass\(on) whose process died: \(LedgerCLI.format(pass.used)) used, \(LedgerCLI.format(pass.returned)) back in the bank"
+            )
         }
         for round in report.interruptedRounds {
             context.warn("round \(round) was recorded as interrupted: its timer process died")
@@ -152,7 +162,8 @@ public enum LedgerHook {
         let probe = LinuxProcessProbe()
         var stopped = Set<Int32>()
         for pass in report.settledPasses {
-            for orphan in probe.processes(withEnvironment: "\(PassCommand.environmentKey)=\(pass.id)") where probe.isAlive(orphan) {
+            for orphan in probe.processes(withEnvironment: "\(PassCommand.environmentKey)=\(pass.id)")
+            where probe.isAlive(orphan) {
                 kill(orphan.pid, SIGTERM)
                 stopped.insert(orphan.pid)
             }
@@ -162,7 +173,8 @@ public enum LedgerHook {
             stopped.insert(orphan.pid)
         }
         if !stopped.isEmpty {
-            context.warn("stopped \(stopped.count) process\(stopped.count == 1 ? "" : "es") left running by the dead pass")
+            context.warn(
+                "stopped \(stopped.count) process\(stopped.count == 1 ? "" : "es") left running by the dead pass")
         }
     }
 }
@@ -173,7 +185,9 @@ enum AtomicFile {
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw HumError.failure("cannot create a file next to \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw HumError.failure("cannot create a file next to \(path): \(String(cString: strerror(errno)))")
+        }
         let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var ok = false
         defer {
@@ -214,6 +228,9 @@ enum AtomicFile {
         }
         ok = true
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 { fsync(dfd); close(dfd) }
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HumCore
 import HumStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hum pass DUR [--forfeit] [--on LABEL] -- COMMAND [ARGS…]`: an access pass.
 struct PassCommand: HumCommand {
@@ -65,7 +66,9 @@ struct PassCommand: HumCommand {
         let f = LedgerCLI.format
         let deadline = db.calendar.stamp(hold.entry.at.epochSeconds + seconds)
         let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
-        context.stderr.write("hum: pass: \(f(seconds)) held for \(label) until \(deadline.localClock); \(policy); the command is stopped then (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n")
+        context.stderr.write(
+            "hum: pass: \(f(seconds)) held for \(label) until \(deadline.localClock); \(policy); the command is stopped then (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
+        )
 
         let child: ChildProcess
         do {
@@ -78,28 +81,36 @@ struct PassCommand: HumCommand {
         _ = try? db.heartbeatPass(id: passID, usedSeconds: 0, child: probe.owner(of: child.pid))
         var lastBeat = 0.0
         var reason: ChildProcess.StopReason? = nil
-        let elapsed = child.supervise(limit: Double(seconds), grace: PassCommand.grace, tick: { elapsed in
-            guard elapsed - lastBeat >= PassCommand.heartbeatInterval else { return true }
-            lastBeat = elapsed
-            return (try? db.heartbeatPass(id: passID, usedSeconds: Int64(elapsed))) ?? true
-        }, onStop: { why in
-            reason = why
-            switch why {
-            case .timeUp: context.stderr.write("hum: pass: the time is up; stopping \(label)\n")
-            case .asked: context.stderr.write("hum: pass: asked to stop; stopping \(label)\n")
-            case .settledElsewhere: context.stderr.write("hum: pass: this pass was settled by another hum process; stopping \(label)\n")
-            }
-        })
+        let elapsed = child.supervise(
+            limit: Double(seconds), grace: PassCommand.grace,
+            tick: { elapsed in
+                guard elapsed - lastBeat >= PassCommand.heartbeatInterval else { return true }
+                lastBeat = elapsed
+                return (try? db.heartbeatPass(id: passID, usedSeconds: Int64(elapsed))) ?? true
+            },
+            onStop: { why in
+                reason = why
+                switch why {
+                case .timeUp: context.stderr.write("hum: pass: the time is up; stopping \(label)\n")
+                case .asked: context.stderr.write("hum: pass: asked to stop; stopping \(label)\n")
+                case .settledElsewhere:
+                    context.stderr.write("hum: pass: this pass was settled by another hum process; stopping \(label)\n")
+                }
+            })
         let used = min(seconds, Int64(elapsed.rounded()))
         do {
             let settle = try db.settlePass(id: passID, usedSeconds: used).entry
             let status = try db.bankStatus()
-            let rest = (settle.forfeit ?? false) ? "the rest (\(f(seconds - (settle.used ?? used)))) forfeited" : "\(f(settle.amount)) back in the bank"
-            context.stderr.write("hum: pass settled: \(f(settle.used ?? used)) used, \(rest); \(f(status.balance)) in the bank\n")
+            let rest =
+                (settle.forfeit ?? false)
+                ? "the rest (\(f(seconds - (settle.used ?? used)))) forfeited" : "\(f(settle.amount)) back in the bank"
+            context.stderr.write(
+                "hum: pass settled: \(f(settle.used ?? used)) used, \(rest); \(f(status.balance)) in the bank\n")
         } catch let refusal as LedgerRefusal {
             // Settled already by a reconciliation that took this process for dead: never charged twice.
             let existing = try? db.settlement(ofPass: passID)
-            context.warn("the pass was already settled (\(existing.map { f($0.used ?? 0) } ?? "?") used): \(refusal.message)")
+            context.warn(
+                "the pass was already settled (\(existing.map { f($0.used ?? 0) } ?? "?") used): \(refusal.message)")
         } catch {
             throw LedgerCLI.map(error)
         }
@@ -140,7 +151,9 @@ struct EmergencyCommand: HumCommand {
         }
         self.reason = reason
         if let command = arguments.command {
-            guard let first = command.first, !first.isEmpty else { throw HumError.usage("a command is needed after --") }
+            guard let first = command.first, !first.isEmpty else {
+                throw HumError.usage("a command is needed after --")
+            }
             self.command = command
         } else {
             command = nil
@@ -156,14 +169,21 @@ struct EmergencyCommand: HumCommand {
             (try db.record(.emergency(seconds: seconds, reason: reason, key: nil)), try db.bankStatus())
         }
         let f = LedgerCLI.format
-        context.stderr.write("hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason)); \(f(status.emergencyLeft)) of the reserve left this week\n")
+        context.stderr.write(
+            "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason)); \(f(status.emergencyLeft)) of the reserve left this week\n"
+        )
         guard let command else { return ExitCode.success }
         ChildProcess.installSignalHandlers()
         let child = try ChildProcess(argv: command)
         var timeUp = false
-        _ = child.supervise(limit: Double(seconds), grace: PassCommand.grace, tick: { _ in true }, onStop: { why in
-            if why == .timeUp { timeUp = true; context.stderr.write("hum: emergency: the time is up; stopping \(command[0])\n") }
-        })
+        _ = child.supervise(
+            limit: Double(seconds), grace: PassCommand.grace, tick: { _ in true },
+            onStop: { why in
+                if why == .timeUp {
+                    timeUp = true
+                    context.stderr.write("hum: emergency: the time is up; stopping \(command[0])\n")
+                }
+            })
         return timeUp ? ExitCode.success : child.exitCode
     }
 }

@@ -46,11 +46,13 @@ public enum Chime {
         var voices = partials.compactMap { p -> Voice? in
             let cycles = fundamental * p.ratio / rate
             guard cycles < 0.45 else { return nil }
-            return Voice(re: p.amplitude, im: 0, cos: ChimeMath.cosTurns(cycles), sin: ChimeMath.sinTurns(cycles),
-                         decay: ChimeMath.exp(-1 / (p.decay * rate)))
+            return Voice(
+                re: p.amplitude, im: 0, cos: ChimeMath.cosTurns(cycles), sin: ChimeMath.sinTurns(cycles),
+                decay: ChimeMath.exp(-1 / (p.decay * rate)))
         }
         var raw = [Double](repeating: 0, count: count)
-        let attackSamples = attack * rate, taperSamples = taper * rate
+        let attackSamples = attack * rate
+        let taperSamples = taper * rate
         for n in 0..<count {
             var x = 0.0
             for v in voices.indices {
@@ -86,7 +88,7 @@ enum ChimeMath {
     /// sin(2π · turns) for turns in [0, 1).
     static func sinTurns(_ turns: Double) -> Double {
         // Fold into [-1/4, 1/4] turn, where the series converges fast.
-        var t = turns - turns.rounded()          // [-1/2, 1/2]
+        var t = turns - turns.rounded()  // [-1/2, 1/2]
         if t > 0.25 { t = 0.5 - t } else if t < -0.25 { t = -0.5 - t }
         return sinSeries(2 * Double.pi * t)
     }
@@ -97,7 +99,8 @@ enum ChimeMath {
     /// sin(x) for |x| ≤ π/2, by its Taylor series.
     private static func sinSeries(_ x: Double) -> Double {
         let x2 = x * x
-        var term = x, sum = x
+        var term = x
+        var sum = x
         var k = 1.0
         while abs(term) > 1e-18 * abs(sum) + 1e-300 {
             term *= -x2 / ((2 * k) * (2 * k + 1))
@@ -116,7 +119,8 @@ enum ChimeMath {
         let ln2 = 0.693_147_180_559_945_309_4
         let k = (x / ln2).rounded()
         let r = x - k * ln2
-        var term = 1.0, sum = 1.0
+        var term = 1.0
+        var sum = 1.0
         for i in 1...24 {
             term *= r / Double(i)
             sum += term

@@ -132,8 +132,10 @@ public struct FocusRoundRecord: Equatable, Sendable {
     /// Time paused, suspends included. `active + paused == end - start`.
     public var paused: Duration
 
-    public init(phase: FocusPhase, round: Int, status: Status, start: Duration, end: Duration, planned: Duration,
-                extended: Duration, active: Duration, paused: Duration) {
+    public init(
+        phase: FocusPhase, round: Int, status: Status, start: Duration, end: Duration, planned: Duration,
+        extended: Duration, active: Duration, paused: Duration
+    ) {
         self.phase = phase
         self.round = round
         self.status = status

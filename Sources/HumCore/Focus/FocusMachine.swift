@@ -103,9 +103,9 @@ public struct FocusMachine: Equatable, Sendable {
     public var state: State {
         switch stage {
         case .notStarted: .notStarted
-        case let .active(p): p.runningSince != nil ? .running(p.kind) : .paused(p.kind)
-        case let .waiting(kind, _): .waiting(kind)
-        case let .finished(ending): .finished(ending)
+        case .active(let p): p.runningSince != nil ? .running(p.kind) : .paused(p.kind)
+        case .waiting(let kind, _): .waiting(kind)
+        case .finished(let ending): .finished(ending)
         }
     }
 
@@ -113,8 +113,8 @@ public struct FocusMachine: Equatable, Sendable {
     public var round: Int {
         switch stage {
         case .notStarted: 1
-        case let .active(p): p.round
-        case let .waiting(_, round): round
+        case .active(let p): p.round
+        case .waiting(_, let round): round
         case .finished: plan.rounds
         }
     }
@@ -126,27 +126,27 @@ public struct FocusMachine: Equatable, Sendable {
 
     /// When the current phase (running or paused) started, as time since the session start; nil when none is.
     public var phaseStart: Duration? {
-        guard case let .active(p) = stage else { return nil }
+        guard case .active(let p) = stage else { return nil }
         return .nanoseconds(p.start)
     }
 
     /// When the running phase will run out, as time since the session start: persist it (as wall time) with the
     /// round so a killed process leaves a record. Nil while paused (the deadline moves), waiting or finished.
     public var deadline: Duration? {
-        guard case let .active(p) = stage, let deadline = p.deadline else { return nil }
+        guard case .active(let p) = stage, let deadline = p.deadline else { return nil }
         return .nanoseconds(deadline)
     }
 
     /// Active and paused time of the current phase so far (as of the last handled instant), for the heartbeat
     /// that lets a dead process leave a record with its real active time; nil when no phase is under way.
     public var phaseProgress: (active: Duration, paused: Duration)? {
-        guard case let .active(p) = stage else { return nil }
+        guard case .active(let p) = stage else { return nil }
         return (.nanoseconds(p.active(at: now)), .nanoseconds(p.paused(at: now)))
     }
 
     /// The kind and round of the phase under way (running or paused).
     public var currentPhase: (kind: FocusPhase, round: Int)? {
-        guard case let .active(p) = stage else { return nil }
+        guard case .active(let p) = stage else { return nil }
         return (p.kind, p.round)
     }
 
@@ -156,9 +156,9 @@ public struct FocusMachine: Equatable, Sendable {
     /// How long after the last handled instant the adapter must send a `.tick` at the latest (a deadline, a fade
     /// start, the end of a ramp); nil when nothing is scheduled (paused, waiting, finished, not started).
     public var nextWakeup: Duration? {
-        guard case let .active(p) = stage, let deadline = p.deadline else { return nil }
+        guard case .active(let p) = stage, let deadline = p.deadline else { return nil }
         var next = deadline
-        if case let .rampingUp(until) = sound { next = min(next, until) }
+        if case .rampingUp(let until) = sound { next = min(next, until) }
         if p.kind == .focus, !userTookOver, sound == .full || sound == .silent {
             next = min(next, deadline - fadeNs)
         }
@@ -169,17 +169,21 @@ public struct FocusMachine: Equatable, Sendable {
     public var countdown: FocusCountdown {
         switch stage {
         case .notStarted:
-            return FocusCountdown(state: state, phase: .focus, round: 1, rounds: plan.rounds, remaining: plan.focus,
-                                  planned: plan.focus)
-        case let .active(p):
-            return FocusCountdown(state: state, phase: p.kind, round: p.round, rounds: plan.rounds,
-                                  remaining: .nanoseconds(max(0, p.remaining(at: now))), planned: .nanoseconds(p.planned))
-        case let .waiting(kind, round):
+            return FocusCountdown(
+                state: state, phase: .focus, round: 1, rounds: plan.rounds, remaining: plan.focus,
+                planned: plan.focus)
+        case .active(let p):
+            return FocusCountdown(
+                state: state, phase: p.kind, round: p.round, rounds: plan.rounds,
+                remaining: .nanoseconds(max(0, p.remaining(at: now))), planned: .nanoseconds(p.planned))
+        case .waiting(let kind, let round):
             let d = plan.duration(of: kind)
-            return FocusCountdown(state: state, phase: kind, round: round, rounds: plan.rounds, remaining: d, planned: d)
+            return FocusCountdown(
+                state: state, phase: kind, round: round, rounds: plan.rounds, remaining: d, planned: d)
         case .finished:
-            return FocusCountdown(state: state, phase: nil, round: plan.rounds, rounds: plan.rounds, remaining: .zero,
-                                  planned: .zero)
+            return FocusCountdown(
+                state: state, phase: nil, round: plan.rounds, rounds: plan.rounds, remaining: .zero,
+                planned: .zero)
         }
     }
 
@@ -216,7 +220,7 @@ public struct FocusMachine: Equatable, Sendable {
             default: break
             }
         case .skip: skip(into: &effects)
-        case let .extend(by: amount): extend(by: FocusTime.nanoseconds(amount), into: &effects)
+        case .extend(by: let amount): extend(by: FocusTime.nanoseconds(amount), into: &effects)
         case .stop: stop(into: &effects)
         case .userChangedMix: userChangedMix(into: &effects)
         }
@@ -227,7 +231,9 @@ public struct FocusMachine: Equatable, Sendable {
     // MARK: time
 
     /// Moves `now` to the reading, turning a suspend since the previous reading into pause.
-    private mutating func observe(_ reading: MonotonicInstant, origin: MonotonicInstant, into effects: inout [FocusEffect]) {
+    private mutating func observe(
+        _ reading: MonotonicInstant, origin: MonotonicInstant, into effects: inout [FocusEffect]
+    ) {
         let last = lastReading ?? origin
         lastReading = reading
         let bootDelta = reading.boottime >= last.boottime ? Int64(clamping: reading.boottime - last.boottime) : 0
@@ -235,22 +241,23 @@ public struct FocusMachine: Equatable, Sendable {
         let suspended = bootDelta - min(bootDelta, monoDelta)
         let previous = now
         now = max(now, reading.boottime >= origin.boottime ? Int64(clamping: reading.boottime - origin.boottime) : 0)
-        guard suspended >= FocusTime.nanoseconds(Self.suspendThreshold), case var .active(p) = stage,
-              let since = p.runningSince else { return }
+        guard suspended >= FocusTime.nanoseconds(Self.suspendThreshold), case .active(var p) = stage,
+            let since = p.runningSince
+        else { return }
         // The suspend began right after the previous reading (ticks are frequent): the phase was paused from then
         // for as long as the machine slept. Audio ramps were frozen too, so they move with it.
         let shift = min(suspended, now - previous)
         p.runningSince = since + shift
         p.pausedBefore += shift
         stage = .active(p)
-        if case let .rampingUp(until) = sound { sound = .rampingUp(until: until + shift) }
+        if case .rampingUp(let until) = sound { sound = .rampingUp(until: until + shift) }
         notice(.wake, p.kind, p.round, remaining: p.remaining(at: now), at: now, into: &effects)
     }
 
     /// Fires everything scheduled up to `now`: ramp ends, the fade start, deadlines (and the phases after them).
     private mutating func advance(into effects: inout [FocusEffect]) {
-        while case let .active(p) = stage, let deadline = p.deadline {
-            if case let .rampingUp(until) = sound, until <= now { sound = .full }
+        while case .active(let p) = stage, let deadline = p.deadline {
+            if case .rampingUp(let until) = sound, until <= now { sound = .full }
             if p.kind == .focus, !userTookOver, sound == .full || sound == .silent, deadline - fadeNs <= now {
                 if !resumeMixSaved {
                     effects.append(.saveResumeMix)
@@ -276,8 +283,9 @@ public struct FocusMachine: Equatable, Sendable {
                 begin(next.phase, round: next.round, at: deadline, into: &effects)
             } else {
                 stage = .waiting(next.phase, round: next.round)
-                notice(.wait, next.phase, next.round, remaining: FocusTime.nanoseconds(plan.duration(of: next.phase)),
-                       at: deadline, into: &effects)
+                notice(
+                    .wait, next.phase, next.round, remaining: FocusTime.nanoseconds(plan.duration(of: next.phase)),
+                    at: deadline, into: &effects)
             }
         }
     }
@@ -286,8 +294,9 @@ public struct FocusMachine: Equatable, Sendable {
 
     /// Starts a phase that began at `start` (the previous deadline, or now).
     private mutating func begin(_ kind: FocusPhase, round: Int, at start: Int64, into effects: inout [FocusEffect]) {
-        let p = Phase(kind: kind, round: round, start: start, planned: FocusTime.nanoseconds(plan.duration(of: kind)),
-                      runningSince: start)
+        let p = Phase(
+            kind: kind, round: round, start: start, planned: FocusTime.nanoseconds(plan.duration(of: kind)),
+            runningSince: start)
         stage = .active(p)
         notice(.start, kind, round, remaining: p.planned, at: start, into: &effects)
         if kind == .focus {
@@ -308,12 +317,12 @@ public struct FocusMachine: Equatable, Sendable {
     }
 
     private mutating func startWaitingPhase(into effects: inout [FocusEffect]) {
-        guard case let .waiting(kind, round) = stage else { return }
+        guard case .waiting(let kind, let round) = stage else { return }
         begin(kind, round: round, at: now, into: &effects)
     }
 
     private mutating func pause(into effects: inout [FocusEffect]) {
-        guard case var .active(p) = stage, let since = p.runningSince else { return }
+        guard case .active(var p) = stage, let since = p.runningSince else { return }
         p.activeBefore += now - since
         p.runningSince = nil
         p.pausedSince = now
@@ -324,7 +333,7 @@ public struct FocusMachine: Equatable, Sendable {
     }
 
     private mutating func resume(into effects: inout [FocusEffect]) {
-        guard case var .active(p) = stage, let since = p.pausedSince else { return }
+        guard case .active(var p) = stage, let since = p.pausedSince else { return }
         p.pausedBefore += now - since
         p.pausedSince = nil
         p.runningSince = now
@@ -352,7 +361,7 @@ public struct FocusMachine: Equatable, Sendable {
     }
 
     private mutating func extend(by requested: Int64, into effects: inout [FocusEffect]) {
-        guard case var .active(p) = stage else { return }
+        guard case .active(var p) = stage else { return }
         // A phase never grows beyond the longest duration a plan accepts (a year): no overflow, however often.
         let amount = min(requested, FocusTime.nanoseconds(FocusPlan.maximumDuration) - p.planned)
         guard amount > 0 else { return }
@@ -362,7 +371,7 @@ public struct FocusMachine: Equatable, Sendable {
         stage = .active(p)
         let after = before + amount
         if p.kind == .focus, !userTookOver {
-            if after > fadeNs { resumeMixSaved = false } // the fade has not begun under the new deadline
+            if after > fadeNs { resumeMixSaved = false }  // the fade has not begun under the new deadline
             if p.runningSince != nil {
                 switch sound {
                 case .fadingOut where after > fadeNs:
@@ -374,10 +383,11 @@ public struct FocusMachine: Equatable, Sendable {
                 case .fadingOut:
                     // The new deadline is still inside the fade: carry on from here, more slowly.
                     effects.append(.startFadeOut(over: .nanoseconds(after)))
-                case let .rampingUp(until):
+                case .rampingUp(let until):
                     // A resume ramp aims at the fade's level at its end: aim at the new one.
                     let left = until - now
-                    let old = fadeLevel(remaining: before - left), new = fadeLevel(remaining: after - left)
+                    let old = fadeLevel(remaining: before - left)
+                    let new = fadeLevel(remaining: after - left)
                     if new != old { effects.append(.resumeFadeIn(over: .nanoseconds(left), toLevel: new)) }
                 case .full, .silent:
                     break
@@ -389,7 +399,7 @@ public struct FocusMachine: Equatable, Sendable {
 
     private mutating func skip(into effects: inout [FocusEffect]) {
         switch stage {
-        case let .active(p):
+        case .active(let p):
             effects.append(.recordRound(record(p, status: .skipped, end: now)))
             let next = plan.phase(after: p.kind, round: p.round)
             // A quick fade to the break's silence (or to the end), never past the round's own deadline.
@@ -417,12 +427,13 @@ public struct FocusMachine: Equatable, Sendable {
 
     private mutating func stop(into effects: inout [FocusEffect]) {
         switch stage {
-        case let .active(p):
+        case .active(let p):
             effects.append(.recordRound(record(p, status: .interrupted, end: now)))
             notice(.stop, p.kind, p.round, remaining: p.remaining(at: now), at: now, into: &effects)
-        case let .waiting(kind, round):
-            notice(.stop, kind, round, remaining: FocusTime.nanoseconds(plan.duration(of: kind)), at: now,
-                   into: &effects)
+        case .waiting(let kind, let round):
+            notice(
+                .stop, kind, round, remaining: FocusTime.nanoseconds(plan.duration(of: kind)), at: now,
+                into: &effects)
         case .notStarted, .finished:
             return
         }
@@ -436,7 +447,7 @@ public struct FocusMachine: Equatable, Sendable {
         guard !userTookOver else { return }
         let audible: Bool
         switch stage {
-        case let .active(p):
+        case .active(let p):
             // During a focus round, only once its end-of-round fade has begun.
             if p.kind == .focus, p.remaining(at: now) > fadeNs { return }
             audible = p.runningSince != nil
@@ -467,14 +478,20 @@ public struct FocusMachine: Equatable, Sendable {
     }
 
     private func record(_ p: Phase, status: FocusRoundRecord.Status, end: Int64) -> FocusRoundRecord {
-        FocusRoundRecord(phase: p.kind, round: p.round, status: status, start: .nanoseconds(p.start),
-                         end: .nanoseconds(end), planned: .nanoseconds(p.planned), extended: .nanoseconds(p.extended),
-                         active: .nanoseconds(p.active(at: end)), paused: .nanoseconds(p.paused(at: end)))
+        FocusRoundRecord(
+            phase: p.kind, round: p.round, status: status, start: .nanoseconds(p.start),
+            end: .nanoseconds(end), planned: .nanoseconds(p.planned), extended: .nanoseconds(p.extended),
+            active: .nanoseconds(p.active(at: end)), paused: .nanoseconds(p.paused(at: end)))
     }
 
-    private func notice(_ event: FocusNotice.Event, _ phase: FocusPhase?, _ round: Int, remaining: Int64, at: Int64,
-                        into effects: inout [FocusEffect]) {
-        effects.append(.phaseChanged(FocusNotice(event: event, phase: phase, round: round, rounds: plan.rounds,
-                                                 remaining: .nanoseconds(max(0, remaining)), at: .nanoseconds(at))))
+    private func notice(
+        _ event: FocusNotice.Event, _ phase: FocusPhase?, _ round: Int, remaining: Int64, at: Int64,
+        into effects: inout [FocusEffect]
+    ) {
+        effects.append(
+            .phaseChanged(
+                FocusNotice(
+                    event: event, phase: phase, round: round, rounds: plan.rounds,
+                    remaining: .nanoseconds(max(0, remaining)), at: .nanoseconds(at))))
     }
 }

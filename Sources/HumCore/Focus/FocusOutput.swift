@@ -11,8 +11,10 @@ public struct FocusCountdown: Equatable, Sendable {
     /// The phase's planned length, extensions included.
     public var planned: Duration
 
-    public init(state: FocusMachine.State, phase: FocusPhase?, round: Int, rounds: Int, remaining: Duration,
-                planned: Duration) {
+    public init(
+        state: FocusMachine.State, phase: FocusPhase?, round: Int, rounds: Int, remaining: Duration,
+        planned: Duration
+    ) {
         self.state = state
         self.phase = phase
         self.round = round

@@ -38,11 +38,11 @@ public struct FocusPlan: Equatable, Sendable {
 
         public var description: String {
             switch self {
-            case let .tooShort(what, d): "\(what) is \(FocusPlan.describe(d)): use 1s or more"
-            case let .tooLong(what, d): "\(what) is \(FocusPlan.describe(d)): use a year or less"
-            case let .noRounds(n): "rounds is \(n): use 1 or more"
-            case let .negativeLongBreakEvery(n): "long-every is \(n): use 0 (never) or more"
-            case let .negativeFade(what, d): "\(what) is \(FocusPlan.describe(d)): use 0s or more"
+            case .tooShort(let what, let d): "\(what) is \(FocusPlan.describe(d)): use 1s or more"
+            case .tooLong(let what, let d): "\(what) is \(FocusPlan.describe(d)): use a year or less"
+            case .noRounds(let n): "rounds is \(n): use 1 or more"
+            case .negativeLongBreakEvery(let n): "long-every is \(n): use 0 (never) or more"
+            case .negativeFade(let what, let d): "\(what) is \(FocusPlan.describe(d)): use 0s or more"
             }
         }
     }
@@ -76,16 +76,22 @@ public struct FocusPlan: Equatable, Sendable {
     /// ramp, 5 min extension, auto-advance all.
     public static let standard = try! FocusPlan()
 
-    public init(focus: Duration = .seconds(25 * 60), shortBreak: Duration = .seconds(5 * 60),
-                longBreak: Duration = .seconds(15 * 60), longBreakEvery: Int = 4, rounds: Int = 4,
-                fade: Duration = .seconds(10), pauseFade: Duration = .seconds(1), extendStep: Duration = .seconds(5 * 60),
-                autoAdvance: AutoAdvance = .all) throws(Problem) {
-        for (what, d) in [("focus", focus), ("short break", shortBreak), ("long break", longBreak),
-                          ("extend step", extendStep)] {
+    public init(
+        focus: Duration = .seconds(25 * 60), shortBreak: Duration = .seconds(5 * 60),
+        longBreak: Duration = .seconds(15 * 60), longBreakEvery: Int = 4, rounds: Int = 4,
+        fade: Duration = .seconds(10), pauseFade: Duration = .seconds(1), extendStep: Duration = .seconds(5 * 60),
+        autoAdvance: AutoAdvance = .all
+    ) throws(Problem) {
+        for (what, d) in [
+            ("focus", focus), ("short break", shortBreak), ("long break", longBreak),
+            ("extend step", extendStep),
+        ] {
             if d < Self.minimumPhase { throw .tooShort(what: what, d) }
         }
-        for (what, d) in [("focus", focus), ("short break", shortBreak), ("long break", longBreak),
-                          ("extend step", extendStep), ("fade", fade), ("pause fade", pauseFade)] {
+        for (what, d) in [
+            ("focus", focus), ("short break", shortBreak), ("long break", longBreak),
+            ("extend step", extendStep), ("fade", fade), ("pause fade", pauseFade),
+        ] {
             if d > Self.maximumDuration { throw .tooLong(what: what, d) }
         }
         if fade < .zero { throw .negativeFade(what: "fade", fade) }

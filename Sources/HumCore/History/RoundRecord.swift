@@ -38,9 +38,11 @@ public struct RoundRecord: Sendable, Equatable, Codable {
     /// Seconds granted to the bank (after the daily cap).
     public var earnedSeconds: Int64
 
-    public init(id: String, kind: RoundKind, status: RoundStatus, start: Timestamp, end: Timestamp?,
-                plannedSeconds: Int64, activeSeconds: Int64, pausedSeconds: Int64, mix: [MixItem] = [],
-                goal: String? = nil, tags: [String] = [], earnedSeconds: Int64 = 0) {
+    public init(
+        id: String, kind: RoundKind, status: RoundStatus, start: Timestamp, end: Timestamp?,
+        plannedSeconds: Int64, activeSeconds: Int64, pausedSeconds: Int64, mix: [MixItem] = [],
+        goal: String? = nil, tags: [String] = [], earnedSeconds: Int64 = 0
+    ) {
         self.id = id
         self.kind = kind
         self.status = status
@@ -118,7 +120,9 @@ public enum HistorySummary {
         summarise(rounds: rounds, entries: entries) { $0.isoWeek.description }
     }
 
-    static func summarise(rounds: [RoundRecord], entries: [LedgerEntry], period: (CivilDate) -> String) -> [PeriodSummary] {
+    static func summarise(rounds: [RoundRecord], entries: [LedgerEntry], period: (CivilDate) -> String)
+        -> [PeriodSummary]
+    {
         var table: [String: PeriodSummary] = [:]
         for r in rounds {
             let p = period(r.start.localDate)

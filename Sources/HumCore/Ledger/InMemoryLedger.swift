@@ -21,7 +21,9 @@ public final class InMemoryLedger: LedgerStore {
     private var rng: SplitMix64
     private var open: OpenPass?
 
-    public init(calendar: LocalCalendar, config: LedgerConfig = LedgerConfig(), device: String = "memory", seed: UInt64 = 1) {
+    public init(
+        calendar: LocalCalendar, config: LedgerConfig = LedgerConfig(), device: String = "memory", seed: UInt64 = 1
+    ) {
         self.calendar = calendar
         self.config = config
         self.device = device
@@ -30,7 +32,8 @@ public final class InMemoryLedger: LedgerStore {
 
     public func snapshot(for request: LedgerRequest, now: Timestamp) -> LedgerSnapshot {
         var s = LedgerSnapshot()
-        let today = now.localDate, week = today.isoWeek
+        let today = now.localDate
+        let week = today.isoWeek
         for e in all {
             s.rawBalance += e.amount
             if e.kind == .grant, e.localDay == today { s.earnedToday += e.amount }
@@ -46,14 +49,16 @@ public final class InMemoryLedger: LedgerStore {
 
     public func record(_ request: LedgerRequest) throws -> LedgerDecision {
         let now = calendar.now()
-        let decision = try LedgerRules.decide(request, snapshot: snapshot(for: request, now: now), config: config,
-                                              now: now, newID: Identifier.make(using: &rng), device: device)
+        let decision = try LedgerRules.decide(
+            request, snapshot: snapshot(for: request, now: now), config: config,
+            now: now, newID: Identifier.make(using: &rng), device: device)
         if case .record(let entry) = decision {
             all.append(entry)
             if entry.kind == .hold {
-                open = OpenPass(id: entry.passID ?? "", holdEntryID: entry.id, heldSeconds: -entry.amount,
-                                forfeit: entry.forfeit ?? false, label: entry.label, started: entry.at,
-                                deadline: calendar.stamp(entry.at.epochSeconds - entry.amount), usedSeconds: 0)
+                open = OpenPass(
+                    id: entry.passID ?? "", holdEntryID: entry.id, heldSeconds: -entry.amount,
+                    forfeit: entry.forfeit ?? false, label: entry.label, started: entry.at,
+                    deadline: calendar.stamp(entry.at.epochSeconds - entry.amount), usedSeconds: 0)
             }
             if entry.kind == .settle, open?.id == entry.passID { open = nil }
         }
@@ -63,9 +68,10 @@ public final class InMemoryLedger: LedgerStore {
     public func bankStatus() throws -> BankStatus {
         let now = calendar.now()
         let s = snapshot(for: .spend(seconds: 1, label: "", key: nil), now: now)
-        return BankStatus(rawBalance: s.rawBalance, earnedToday: s.earnedToday, dailyCap: config.dailyCapSeconds,
-                          emergencyLeft: max(0, config.emergencyWeeklySeconds - s.emergencyUsedThisWeek),
-                          emergencyWeekly: config.emergencyWeeklySeconds, openPass: open)
+        return BankStatus(
+            rawBalance: s.rawBalance, earnedToday: s.earnedToday, dailyCap: config.dailyCapSeconds,
+            emergencyLeft: max(0, config.emergencyWeeklySeconds - s.emergencyUsedThisWeek),
+            emergencyWeekly: config.emergencyWeeklySeconds, openPass: open)
     }
 
     public func entries() throws -> [LedgerEntry] { all }
@@ -74,14 +80,16 @@ public final class InMemoryLedger: LedgerStore {
     /// Merges entries from another replica by id (see `LedgerMerge`): all of them or, on a conflict, none.
     public func merge(_ incoming: [LedgerEntry]) throws(LedgerMerge.Conflict) -> Int {
         var merged = all
-        var byID: [String: Int] = [:], byKey: [String: Int] = [:]
+        var byID: [String: Int] = [:]
+        var byKey: [String: Int] = [:]
         for (i, e) in merged.enumerated() {
             byID[e.id] = i
             if let k = e.key { byKey[k] = i }
         }
         for entry in incoming {
-            let action = try LedgerMerge.classify(entry, byID: byID[entry.id].map { merged[$0] },
-                                                  byKey: entry.key.flatMap { byKey[$0] }.map { merged[$0] })
+            let action = try LedgerMerge.classify(
+                entry, byID: byID[entry.id].map { merged[$0] },
+                byKey: entry.key.flatMap { byKey[$0] }.map { merged[$0] })
             if action == .add {
                 byID[entry.id] = merged.count
                 if let k = entry.key { byKey[k] = merged.count }
@@ -113,7 +121,9 @@ public enum LedgerMerge {
     /// An incoming entry is skipped when the same entry is already there (same id and payload, or the same key and
     /// payload under another id: the same event recorded twice); it conflicts when the id or the key is taken by
     /// something else; it is added otherwise.
-    public static func classify(_ entry: LedgerEntry, byID: LedgerEntry?, byKey: LedgerEntry?) throws(Conflict) -> Action {
+    public static func classify(_ entry: LedgerEntry, byID: LedgerEntry?, byKey: LedgerEntry?) throws(Conflict)
+        -> Action
+    {
         if let problem = entry.validationProblem() { throw Conflict(id: entry.id, reason: "is invalid: \(problem)") }
         if let byID {
             guard byID.payload == entry.payload, byID.amount == entry.amount, byID.kind == entry.kind else {
@@ -123,7 +133,8 @@ public enum LedgerMerge {
         }
         if let byKey {
             guard byKey.payload == entry.payload, byKey.amount == entry.amount, byKey.kind == entry.kind else {
-                throw Conflict(id: entry.id, reason: "reuses key \"\(entry.key ?? "")\" for another entry (\(byKey.payload))")
+                throw Conflict(
+                    id: entry.id, reason: "reuses key \"\(entry.key ?? "")\" for another entry (\(byKey.payload))")
             }
             return .skip
         }

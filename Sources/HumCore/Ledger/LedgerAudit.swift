@@ -22,11 +22,14 @@ public enum LedgerAudit {
     /// - openPassIDs: the passes the store holds open.
     /// - cachedBalance: the balance the store keeps next to the entries, if it keeps one.
     /// - rounds: the rounds of the history, if the store keeps them.
-    public static func audit(entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
-                             rounds: [RoundFacts]? = nil) -> [String] {
+    public static func audit(
+        entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
+        rounds: [RoundFacts]? = nil
+    ) -> [String] {
         var failures: [String] = []
         func fail(_ s: String) { if failures.count < 100 { failures.append(s) } }
-        var ids = Set<String>(), keys = Set<String>()
+        var ids = Set<String>()
+        var keys = Set<String>()
         var grantByRound: [String: LedgerEntry] = [:]
         var holds: [String: LedgerEntry] = [:]
         var settled = Set<String>()
@@ -48,7 +51,9 @@ public enum LedgerAudit {
                     let dayKey = e.localDay.description
                     let sum = earnedPerDay[dayKey, default: 0] + e.amount
                     earnedPerDay[dayKey] = sum
-                    if let cap = e.cap, sum > cap { fail("grant \(e.id) takes \(dayKey) past its daily cap (\(sum)s > \(cap)s)") }
+                    if let cap = e.cap, sum > cap {
+                        fail("grant \(e.id) takes \(dayKey) past its daily cap (\(sum)s > \(cap)s)")
+                    }
                 }
             case .spend, .hold:
                 if local, balance < -e.amount {
@@ -111,7 +116,9 @@ public enum LedgerAudit {
                     }
                 } else {
                     if grant != nil { fail("round \(round.id) is \(round.status.rawValue) but was granted") }
-                    if round.earned != 0 { fail("round \(round.id) is \(round.status.rawValue) but says it earned \(round.earned)s") }
+                    if round.earned != 0 {
+                        fail("round \(round.id) is \(round.status.rawValue) but says it earned \(round.earned)s")
+                    }
                 }
             }
         }

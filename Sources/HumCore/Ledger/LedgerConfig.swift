@@ -51,15 +51,18 @@ public struct LedgerConfig: Sendable, Equatable {
             }
             earnRatioMilli = milli
         case "earn.daily-cap":
-            dailyCapSeconds = try LedgerConfig.parseDuration(key, value, max: 86_400, expected: "a duration from 0 to 24h, like 180m")
+            dailyCapSeconds = try LedgerConfig.parseDuration(
+                key, value, max: 86_400, expected: "a duration from 0 to 24h, like 180m")
         case "emergency.weekly":
-            emergencyWeeklySeconds = try LedgerConfig.parseDuration(key, value, max: 7 * 86_400, expected: "a duration from 0 to 168h, like 10m")
+            emergencyWeeklySeconds = try LedgerConfig.parseDuration(
+                key, value, max: 7 * 86_400, expected: "a duration from 0 to 168h, like 10m")
         default:
             throw .unknownKey(key)
         }
     }
 
-    static func parseDuration(_ key: String, _ value: String, max: Int64, expected: String) throws(ConfigError) -> Int64 {
+    static func parseDuration(_ key: String, _ value: String, max: Int64, expected: String) throws(ConfigError) -> Int64
+    {
         guard let ms = try? DurationText.parseMilliseconds(value), ms % 1000 == 0, ms / 1000 <= max else {
             throw .badValue(key: key, value: value, expected: expected)
         }
@@ -70,12 +73,14 @@ public struct LedgerConfig: Sendable, Equatable {
     static func parseRatio(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].count <= 4,
-              parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), let whole = Int64(parts[0]) else { return nil }
+            parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), let whole = Int64(parts[0])
+        else { return nil }
         var milli = whole * 1000
         if parts.count == 2 {
             let frac = parts[1]
             guard !frac.isEmpty, frac.count <= 3, frac.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let f = Int64(frac + String(repeating: "0", count: 3 - frac.count)) else { return nil }
+                let f = Int64(frac + String(repeating: "0", count: 3 - frac.count))
+            else { return nil }
             milli += f
         }
         return (100...1_000_000).contains(milli) ? milli : nil

@@ -46,8 +46,10 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
     public var reserve: Int64? = nil
     public var allowance: Int64? = nil
 
-    public init(id: String, key: String?, kind: EntryKind, amount: Int64, at: Timestamp, device: String,
-                payload: String) {
+    public init(
+        id: String, key: String?, kind: EntryKind, amount: Int64, at: Timestamp, device: String,
+        payload: String
+    ) {
         self.id = id
         self.key = key
         self.kind = kind
@@ -91,7 +93,8 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
         switch kind {
         case .grant:
             guard nonNegative(requested), nonNegative(cut), let requested, let cut, amount == requested - cut,
-                  amount >= 0, roundID != nil else { return "entry \(id): a grant needs round_id, requested and cut" }
+                amount >= 0, roundID != nil
+            else { return "entry \(id): a grant needs round_id, requested and cut" }
         case .spend:
             guard amount < 0 else { return "entry \(id): a spend must be negative" }
         case .hold:
@@ -124,8 +127,10 @@ public struct OpenPass: Sendable, Equatable, Codable {
     /// Seconds used as of the last heartbeat.
     public var usedSeconds: Int64
 
-    public init(id: String, holdEntryID: String, heldSeconds: Int64, forfeit: Bool, label: String?,
-                started: Timestamp, deadline: Timestamp, usedSeconds: Int64) {
+    public init(
+        id: String, holdEntryID: String, heldSeconds: Int64, forfeit: Bool, label: String?,
+        started: Timestamp, deadline: Timestamp, usedSeconds: Int64
+    ) {
         self.id = id
         self.holdEntryID = holdEntryID
         self.heldSeconds = heldSeconds
@@ -155,8 +160,10 @@ public struct BankStatus: Sendable, Equatable {
     public var emergencyWeekly: Int64
     public var openPass: OpenPass?
 
-    public init(rawBalance: Int64, earnedToday: Int64, dailyCap: Int64, emergencyLeft: Int64, emergencyWeekly: Int64,
-                openPass: OpenPass?) {
+    public init(
+        rawBalance: Int64, earnedToday: Int64, dailyCap: Int64, emergencyLeft: Int64, emergencyWeekly: Int64,
+        openPass: OpenPass?
+    ) {
         self.rawBalance = rawBalance
         self.earnedToday = earnedToday
         self.dailyCap = dailyCap
@@ -174,7 +181,8 @@ public struct BankStatus: Sendable, Equatable {
 /// Random entry, pass and round identifiers in the UUID version 4 text form.
 public enum Identifier {
     public static func make<R: RandomNumberGenerator>(using rng: inout R) -> String {
-        let a = rng.next(), b = rng.next()
+        let a = rng.next()
+        let b = rng.next()
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<8 {
             bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i)))

@@ -50,11 +50,14 @@ public enum LedgerRefusal: Error, Equatable, Sendable {
         let f = DurationText.format(seconds:)
         switch self {
         case .notEnough(let balance, let asked):
-            return "not enough banked: \(f(max(0, balance))) in the bank, \(f(asked)) asked; nothing was taken (see 'hum bank')"
+            return
+                "not enough banked: \(f(max(0, balance))) in the bank, \(f(asked)) asked; nothing was taken (see 'hum bank')"
         case .inDebt(let debt):
-            return "the bank is in debt by \(f(debt)) after a merge; spending is blocked until earnings cover it (see 'hum ledger')"
+            return
+                "the bank is in debt by \(f(debt)) after a merge; spending is blocked until earnings cover it (see 'hum ledger')"
         case .passAlreadyOpen(let pass):
-            return "another pass is open (\(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until \(pass.deadline.localClock)); one pass at a time"
+            return
+                "another pass is open (\(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until \(pass.deadline.localClock)); one pass at a time"
         case .reserveExhausted(let left, let asked):
             return "only \(f(left)) of this week's emergency reserve is left, \(f(asked)) asked; it refills on monday"
         case .keyConflict(let key, let existing):
@@ -102,8 +105,10 @@ public enum LedgerDecision: Sendable, Equatable {
 public enum LedgerRules {
     public static let maxSeconds: Int64 = 366 * 86_400
 
-    public static func decide(_ request: LedgerRequest, snapshot: LedgerSnapshot, config: LedgerConfig,
-                              now: Timestamp, newID: String, device: String) throws(LedgerRefusal) -> LedgerDecision {
+    public static func decide(
+        _ request: LedgerRequest, snapshot: LedgerSnapshot, config: LedgerConfig,
+        now: Timestamp, newID: String, device: String
+    ) throws(LedgerRefusal) -> LedgerDecision {
         var request = request
         if case .settlePass(let passID, let used) = request, let hold = snapshot.hold {
             request = .settlePass(passID: passID, usedSeconds: min(max(0, used), -hold.amount))
@@ -118,7 +123,9 @@ public enum LedgerRules {
         }
         var entry = LedgerEntry(id: newID, key: key, kind: .spend, amount: 0, at: now, device: device, payload: payload)
         func positive(_ s: Int64, _ what: String) throws(LedgerRefusal) {
-            guard s > 0, s <= maxSeconds else { throw .invalidAmount("\(what) must be more than 0s and at most 366 days") }
+            guard s > 0, s <= maxSeconds else {
+                throw .invalidAmount("\(what) must be more than 0s and at most 366 days")
+            }
         }
         func canTake(_ s: Int64) throws(LedgerRefusal) {
             if snapshot.rawBalance < 0 { throw .inDebt(debt: -snapshot.rawBalance) }
@@ -143,7 +150,9 @@ public enum LedgerRules {
             entry.amount = -s
             entry.label = label
         case .adjust(let s, let reason, _):
-            guard s != 0, abs(s) <= maxSeconds else { throw .invalidAmount("an adjustment must not be 0s and at most 366 days") }
+            guard s != 0, abs(s) <= maxSeconds else {
+                throw .invalidAmount("an adjustment must not be 0s and at most 366 days")
+            }
             if s < 0 { try canTake(-s) }
             entry.kind = .adjustment
             entry.amount = s

@@ -93,7 +93,8 @@ public struct FadeEnvelope: Sendable {
         let y = x * 2.302585092994046  // ln 10
         let k = (y / 0.6931471805599453).rounded()
         let r = y - k * 0.6931471805599453
-        var term = 1.0, sum = 1.0
+        var term = 1.0
+        var sum = 1.0
         for n in 1...12 {
             term *= r / Double(n)
             sum += term

@@ -18,8 +18,10 @@ public final class SampleStorage: @unchecked Sendable {
     }
 
     /// Takes over memory allocated elsewhere; `release` frees it (given the base and the count).
-    public init(adopting base: UnsafeMutablePointer<Int16>, count: Int,
-                release: @escaping @Sendable (UnsafeMutablePointer<Int16>, Int) -> Void) {
+    public init(
+        adopting base: UnsafeMutablePointer<Int16>, count: Int,
+        release: @escaping @Sendable (UnsafeMutablePointer<Int16>, Int) -> Void
+    ) {
         self.base = base
         self.count = count
         self.release = release
@@ -49,7 +51,8 @@ public final class LoopBuffer: @unchecked Sendable {
     public init(storage: SampleStorage, startFrame: Int, frames: Int, channels: Int) {
         precondition(channels == 1 || channels == 2, "a loop has 1 or 2 channels")
         precondition(frames > 0, "a loop has at least one frame")
-        precondition(startFrame >= 0 && (startFrame + frames) * channels <= storage.count, "the loop lies within its storage")
+        precondition(
+            startFrame >= 0 && (startFrame + frames) * channels <= storage.count, "the loop lies within its storage")
         self.channels = channels
         self.frames = frames
         self.storage = storage
@@ -92,7 +95,9 @@ public final class LoopBuffer: @unchecked Sendable {
         let a = Float(bitPattern: v.bitPattern & 0x7FFF_FFFF) + 0.5
         let nearest = (a + magic) - magic  // ties to even
         let floor = nearest > a ? nearest - 1 : nearest
-        let bits = Int32(bitPattern: (Float(bitPattern: floor.bitPattern | sign) + magic).bitPattern) &- Int32(bitPattern: magic.bitPattern)
+        let bits =
+            Int32(bitPattern: (Float(bitPattern: floor.bitPattern | sign) + magic).bitPattern)
+            &- Int32(bitPattern: magic.bitPattern)
         return x.isNaN ? 0 : Int16(truncatingIfNeeded: bits)
     }
 

@@ -39,7 +39,8 @@ public enum LoopSeam {
         let frames = samples.count / channels
         guard frames >= 4 else { return Plan(crossfadeFrames: 0, correlation: 0) }
         if joinsSmoothly(samples, channels: channels) { return Plan(crossfadeFrames: 0, correlation: 0) }
-        let minimum = sampleRate / 20, maximum = sampleRate / 2
+        let minimum = sampleRate / 20
+        let maximum = sampleRate / 2
         let length = min(max(frames / 10, minimum), maximum, frames / 3)
         guard length >= 2 else { return Plan(crossfadeFrames: 0, correlation: 0) }
         return Plan(crossfadeFrames: length, correlation: correlation(samples, channels: channels, length: length))
@@ -77,9 +78,12 @@ public enum LoopSeam {
 
     static func correlation<S: LoopSample>(_ samples: UnsafeBufferPointer<S>, channels: Int, length: Int) -> Float {
         let frames = samples.count / channels
-        var xy = 0.0, xx = 0.0, yy = 0.0
+        var xy = 0.0
+        var xx = 0.0
+        var yy = 0.0
         for i in 0..<(length * channels) {
-            let tail = Double(samples[(frames - length) * channels + i].unit), head = Double(samples[i].unit)
+            let tail = Double(samples[(frames - length) * channels + i].unit)
+            let head = Double(samples[i].unit)
             xy += tail * head
             xx += tail * tail
             yy += head * head
@@ -117,13 +121,17 @@ public enum LoopSeam {
     }
 
     /// The seam of 16-bit samples as float (C frames, interleaved, in order): `emit(index, value)` for each.
-    public static func seam(_ samples: UnsafeBufferPointer<Int16>, channels: Int, plan: Plan, emit: (Int, Float) -> Void) {
+    public static func seam(
+        _ samples: UnsafeBufferPointer<Int16>, channels: Int, plan: Plan, emit: (Int, Float) -> Void
+    ) {
         seam(of: samples, channels: channels, plan: plan, emit: emit)
     }
 
     /// tail·a + head·b with the blend's gains, frame by frame.
     @inline(__always)
-    static func seam<S: LoopSample>(of samples: UnsafeBufferPointer<S>, channels: Int, plan: Plan, emit: (Int, Float) -> Void) {
+    static func seam<S: LoopSample>(
+        of samples: UnsafeBufferPointer<S>, channels: Int, plan: Plan, emit: (Int, Float) -> Void
+    ) {
         let c = plan.crossfadeFrames
         let frames = samples.count / channels
         let r = plan.correlation
@@ -132,7 +140,8 @@ public enum LoopSeam {
             let theta = (Float(i) + 0.5) / Float(c) * (Float.pi / 2)
             let (cosine, sine) = cosSin(theta)
             let norm = 1 / (1 + r * 2 * sine * cosine).squareRoot()
-            let a = cosine * norm, b = sine * norm
+            let a = cosine * norm
+            let b = sine * norm
             for ch in 0..<channels {
                 let tail = samples[(frames - c + i) * channels + ch].unit
                 let head = samples[i * channels + ch].unit
@@ -144,8 +153,12 @@ public enum LoopSeam {
 
     /// cos and sin on [0, π/2] by series (pure Swift; libm is not imported in the core).
     static func cosSin(_ x: Float) -> (Float, Float) {
-        let x = Double(x), x2 = x * x
-        var s = x, c = 1.0, ts = x, tc = 1.0
+        let x = Double(x)
+        let x2 = x * x
+        var s = x
+        var c = 1.0
+        var ts = x
+        var tc = 1.0
         for n in 1...9 {
             ts *= -x2 / Double((2 * n) * (2 * n + 1))
             tc *= -x2 / Double((2 * n - 1) * (2 * n))

@@ -20,7 +20,9 @@ public enum MixSpec {
         public var message: String {
             switch self {
             case .emptyName(let w): return "\"\(w)\" names no sound; write SOUND=VOLUME, for example rain=40"
-            case .badVolume(let w): return "\"\(w)\" has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for example rain=40"
+            case .badVolume(let w):
+                return
+                    "\"\(w)\" has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for example rain=40"
             case .volumeOutOfRange(let w): return "the volume in \"\(w)\" is outside 0–100; for example rain=40"
             }
         }
@@ -36,7 +38,8 @@ public enum MixSpec {
         if text.hasSuffix("%") { text.removeLast() }
         guard !name.isEmpty else { throw .emptyName(word) }
         guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
-              let volume = Double(text), volume.isFinite else { throw .badVolume(word) }
+            let volume = Double(text), volume.isFinite
+        else { throw .badVolume(word) }
         guard Volume.range.contains(volume) else { throw .volumeOutOfRange(word) }
         return MixToken(name: name, volume: volume)
     }

@@ -58,12 +58,15 @@ public final class Mixer: @unchecked Sendable {
     ///   - fadeInFrames: the mix starts silent and fades in over this many frames (0: starts at full volume).
     ///   - chime: a one-shot sound played on `controls.ringChime()`, outside the fade.
     ///   - startSilent: the mix starts silent and stays so until a fade request (the focus timer drives it).
-    public init(sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0, startSilent: Bool = false,
-                chime: LoopBuffer? = nil) {
+    public init(
+        sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0, startSilent: Bool = false,
+        chime: LoopBuffer? = nil
+    ) {
         self.chime = chime
         chimeVoice = chime.map {
-            Voice(samples: UnsafePointer($0.samples), frames: $0.frames, channels: $0.channels, position: 0,
-                  normalization: 1, ramp: GainRamp(gain: 1, rampFrames: 1))
+            Voice(
+                samples: UnsafePointer($0.samples), frames: $0.frames, channels: $0.channels, position: 0,
+                normalization: 1, ramp: GainRamp(gain: 1, rampFrames: 1))
         }
         precondition(controls.trackCount == tracks.count, "one control per track")
         self.sampleRate = sampleRate
@@ -76,10 +79,12 @@ public final class Mixer: @unchecked Sendable {
         for (i, track) in tracks.enumerated() {
             // Start at the target gain: the mix-wide fade-in (or the first block's ramp) takes care of onset.
             let gain = controls.targetGain(track: i) * track.normalization
-            (voices + i).initialize(to: Voice(samples: UnsafePointer(track.loop.samples), frames: track.loop.frames,
-                                              channels: track.loop.channels, position: 0,
-                                              normalization: track.normalization,
-                                              ramp: GainRamp(gain: gain, rampFrames: rampFrames)))
+            (voices + i).initialize(
+                to: Voice(
+                    samples: UnsafePointer(track.loop.samples), frames: track.loop.frames,
+                    channels: track.loop.channels, position: 0,
+                    normalization: track.normalization,
+                    ramp: GainRamp(gain: gain, rampFrames: rampFrames)))
         }
         fadeGains = .allocate(capacity: Mixer.maximumBlock)
         master = GainRamp(gain: controls.targetMasterGain(), rampFrames: rampFrames)
@@ -155,7 +160,8 @@ public final class Mixer: @unchecked Sendable {
         }
         master.setTarget(live._withUnsafeGuaranteedRef { $0.targetMasterGain() })
         for t in 0..<voiceCount {
-            voices[t].ramp.setTarget(live._withUnsafeGuaranteedRef { $0.targetGain(track: t) } * voices[t].normalization)
+            voices[t].ramp.setTarget(
+                live._withUnsafeGuaranteedRef { $0.targetGain(track: t) } * voices[t].normalization)
         }
     }
 
@@ -259,19 +265,29 @@ extension Mixer.Voice {
 
     /// Adds four steady voices with the same channel count (see `isSteady`), each as `mix` would, in order.
     @inline(__always)
-    static func mixSteady(_ a: inout Mixer.Voice, _ b: inout Mixer.Voice, _ c: inout Mixer.Voice, _ d: inout Mixer.Voice,
-                          into out: UnsafeMutablePointer<Float>, frames n: Int) {
+    static func mixSteady(
+        _ a: inout Mixer.Voice, _ b: inout Mixer.Voice, _ c: inout Mixer.Voice, _ d: inout Mixer.Voice,
+        into out: UnsafeMutablePointer<Float>, frames n: Int
+    ) {
         let scale: Float = 1 / 32768
-        let ga = a.ramp.current * scale, gb = b.ramp.current * scale, gc = c.ramp.current * scale, gd = d.ramp.current * scale
-        let sa = a.samples + a.position * a.channels, sb = b.samples + b.position * b.channels
-        let sc = c.samples + c.position * c.channels, sd = d.samples + d.position * d.channels
+        let ga = a.ramp.current * scale
+        let gb = b.ramp.current * scale
+        let gc = c.ramp.current * scale
+        let gd = d.ramp.current * scale
+        let sa = a.samples + a.position * a.channels
+        let sb = b.samples + b.position * b.channels
+        let sc = c.samples + c.position * c.channels
+        let sd = d.samples + d.position * d.channels
         if a.channels == 2 {
             for i in 0..<(2 * n) {
                 out[i] = out[i] + Float(sa[i]) * ga + Float(sb[i]) * gb + Float(sc[i]) * gc + Float(sd[i]) * gd
             }
         } else {
             for i in 0..<n {
-                let xa = Float(sa[i]) * ga, xb = Float(sb[i]) * gb, xc = Float(sc[i]) * gc, xd = Float(sd[i]) * gd
+                let xa = Float(sa[i]) * ga
+                let xb = Float(sb[i]) * gb
+                let xc = Float(sc[i]) * gc
+                let xd = Float(sd[i]) * gd
                 out[2 * i] = out[2 * i] + xa + xb + xc + xd
                 out[2 * i + 1] = out[2 * i + 1] + xa + xb + xc + xd
             }
@@ -284,15 +300,20 @@ extension Mixer.Voice {
 
     /// Adds two steady voices with the same channel count, each as `mix` would, in order.
     @inline(__always)
-    static func mixSteady(_ a: inout Mixer.Voice, _ b: inout Mixer.Voice, into out: UnsafeMutablePointer<Float>, frames n: Int) {
+    static func mixSteady(
+        _ a: inout Mixer.Voice, _ b: inout Mixer.Voice, into out: UnsafeMutablePointer<Float>, frames n: Int
+    ) {
         let scale: Float = 1 / 32768
-        let ga = a.ramp.current * scale, gb = b.ramp.current * scale
-        let sa = a.samples + a.position * a.channels, sb = b.samples + b.position * b.channels
+        let ga = a.ramp.current * scale
+        let gb = b.ramp.current * scale
+        let sa = a.samples + a.position * a.channels
+        let sb = b.samples + b.position * b.channels
         if a.channels == 2 {
             for i in 0..<(2 * n) { out[i] = out[i] + Float(sa[i]) * ga + Float(sb[i]) * gb }
         } else {
             for i in 0..<n {
-                let xa = Float(sa[i]) * ga, xb = Float(sb[i]) * gb
+                let xa = Float(sa[i]) * ga
+                let xb = Float(sb[i]) * gb
                 out[2 * i] = out[2 * i] + xa + xb
                 out[2 * i + 1] = out[2 * i + 1] + xa + xb
             }

@@ -99,7 +99,9 @@ public final class MixerControls: @unchecked Sendable {
     /// Fades the mix back to full over exactly `frames` frames from wherever it is now.
     public func fadeIn(frames: Int) { post(position: 0, finish: false, hold: false, frames: frames) }
     /// Moves the fade to a level (1 the mix as set, 0 silence, measured along the fade curve) over `frames`.
-    public func fade(toLevel level: Double, frames: Int) { post(position: 1 - level, finish: false, hold: false, frames: frames) }
+    public func fade(toLevel level: Double, frames: Int) {
+        post(position: 1 - level, finish: false, hold: false, frames: frames)
+    }
     /// Holds the fade at its current level (a fade cancelled midway).
     public func holdFade() { post(position: 0, finish: false, hold: true, frames: 0) }
     /// Fades to silence over `frames` frames, then the mix finishes (once a chime still sounding has rung out).
@@ -113,7 +115,8 @@ public final class MixerControls: @unchecked Sendable {
         while true {
             let sequence = ((current >> 48) &+ 1) & 0xFFFF
             let next = sequence << 48 | flags | target << 32 | frames
-            let (exchanged, original) = fadeRequest.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
+            let (exchanged, original) = fadeRequest.compareExchange(
+                expected: current, desired: next, ordering: .acquiringAndReleasing)
             if exchanged { return }
             current = original
         }
@@ -122,11 +125,12 @@ public final class MixerControls: @unchecked Sendable {
     @inline(__always)
     func latestFade() -> FadeRequest {
         let bits = fadeRequest.load(ordering: .acquiring)
-        return FadeRequest(sequence: UInt16(truncatingIfNeeded: bits >> 48),
-                           position: Double((bits >> 32) & 0xFFF) / 4095,
-                           finishWhenSilent: bits & (1 << 44) != 0,
-                           hold: bits & (2 << 44) != 0,
-                           frames: Int(bits & 0xFFFF_FFFF))
+        return FadeRequest(
+            sequence: UInt16(truncatingIfNeeded: bits >> 48),
+            position: Double((bits >> 32) & 0xFFF) / 4095,
+            finishWhenSilent: bits & (1 << 44) != 0,
+            hold: bits & (2 << 44) != 0,
+            frames: Int(bits & 0xFFFF_FFFF))
     }
 
     /// Plays the mixer's chime once from its start (outside the fade: a break is silent apart from it).

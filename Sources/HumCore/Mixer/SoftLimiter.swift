@@ -30,7 +30,8 @@ public struct SoftLimiter: Sendable {
             }
         }
         for i in 0..<frames {
-            let l = buffer[2 * i], r = buffer[2 * i + 1]
+            let l = buffer[2 * i]
+            let r = buffer[2 * i + 1]
             let peak = max(abs(l), abs(r))
             if g < 1 { g += (1 - g) * release }
             if peak * g > t { g = t / peak }

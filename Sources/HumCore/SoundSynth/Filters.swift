@@ -10,8 +10,11 @@ public struct Biquad: SampleProcessor, Sendable {
     var s1 = 0.0, s2 = 0.0
 
     public init(b0: Double, b1: Double, b2: Double, a0: Double, a1: Double, a2: Double) {
-        self.b0 = b0 / a0; self.b1 = b1 / a0; self.b2 = b2 / a0
-        self.a1 = a1 / a0; self.a2 = a2 / a0
+        self.b0 = b0 / a0
+        self.b1 = b1 / a0
+        self.b2 = b2 / a0
+        self.a1 = a1 / a0
+        self.a2 = a2 / a0
     }
 
     @inline(__always)
@@ -57,10 +60,12 @@ public struct Biquad: SampleProcessor, Sendable {
     public static func highShelf(_ frequency: Double, gainDB: Double, sampleRate: Double) -> Biquad {
         let g = SynthMath.pow(10, gainDB / 40)
         let (c, a0) = design(frequency, 0.7071, sampleRate)
-        let a = a0, sq = 2 * g.squareRoot() * a
-        return Biquad(b0: g * ((g + 1) + (g - 1) * c + sq), b1: -2 * g * ((g - 1) + (g + 1) * c),
-                      b2: g * ((g + 1) + (g - 1) * c - sq), a0: (g + 1) - (g - 1) * c + sq,
-                      a1: 2 * ((g - 1) - (g + 1) * c), a2: (g + 1) - (g - 1) * c - sq)
+        let a = a0
+        let sq = 2 * g.squareRoot() * a
+        return Biquad(
+            b0: g * ((g + 1) + (g - 1) * c + sq), b1: -2 * g * ((g - 1) + (g + 1) * c),
+            b2: g * ((g + 1) + (g - 1) * c - sq), a0: (g + 1) - (g - 1) * c + sq,
+            a1: 2 * ((g - 1) - (g + 1) * c), a2: (g + 1) - (g - 1) * c - sq)
     }
 
     /// Low shelf: `gainDB` below `frequency`, 0 dB above.
@@ -68,17 +73,21 @@ public struct Biquad: SampleProcessor, Sendable {
         let g = SynthMath.pow(10, gainDB / 40)
         let (c, a) = design(frequency, 0.7071, sampleRate)
         let sq = 2 * g.squareRoot() * a
-        return Biquad(b0: g * ((g + 1) - (g - 1) * c + sq), b1: 2 * g * ((g - 1) - (g + 1) * c),
-                      b2: g * ((g + 1) - (g - 1) * c - sq), a0: (g + 1) + (g - 1) * c + sq,
-                      a1: -2 * ((g - 1) + (g + 1) * c), a2: (g + 1) + (g - 1) * c - sq)
+        return Biquad(
+            b0: g * ((g + 1) - (g - 1) * c + sq), b1: 2 * g * ((g - 1) - (g + 1) * c),
+            b2: g * ((g + 1) - (g - 1) * c - sq), a0: (g + 1) + (g - 1) * c + sq,
+            a1: -2 * ((g - 1) + (g + 1) * c), a2: (g + 1) + (g - 1) * c - sq)
     }
 
     /// The gain (linear) of this section at `frequency`: for tests and for levelling a recipe.
     public func magnitude(at frequency: Double, sampleRate: Double) -> Double {
         let w = 2 * SynthMath.pi * frequency / sampleRate
-        let (s1, c1) = SynthMath.sinCos(w), (s2, c2) = SynthMath.sinCos(2 * w)
-        let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)
-        let dr = 1 + a1 * c1 + a2 * c2, di = -(a1 * s1 + a2 * s2)
+        let (s1, c1) = SynthMath.sinCos(w)
+        let (s2, c2) = SynthMath.sinCos(2 * w)
+        let nr = b0 + b1 * c1 + b2 * c2
+        let ni = -(b1 * s1 + b2 * s2)
+        let dr = 1 + a1 * c1 + a2 * c2
+        let di = -(a1 * s1 + a2 * s2)
         return ((nr * nr + ni * ni) / (dr * dr + di * di)).squareRoot()
     }
 }
@@ -130,9 +139,13 @@ public struct PinkingFilter: SampleProcessor, Sendable {
             let wp = 2 * sampleRate * SynthMath.tan(SynthMath.pi * pole / sampleRate)
             let wz = 2 * sampleRate * SynthMath.tan(SynthMath.pi * min(zero, sampleRate * 0.49) / sampleRate)
             // H(s) = (s/wz + 1)/(s/wp + 1), s = k (1 - z^-1)/(1 + z^-1)
-            let nb0 = k / wz + 1, nb1 = 1 - k / wz
-            let na0 = k / wp + 1, na1 = 1 - k / wp
-            b0.append(nb0 / na0); b1.append(nb1 / na0); a1.append(na1 / na0)
+            let nb0 = k / wz + 1
+            let nb1 = 1 - k / wz
+            let na0 = k / wp + 1
+            let na1 = 1 - k / wp
+            b0.append(nb0 / na0)
+            b1.append(nb1 / na0)
+            a1.append(na1 / na0)
             pole *= 2
         }
         x1 = [Double](repeating: 0, count: b0.count)
@@ -156,8 +169,10 @@ public struct PinkingFilter: SampleProcessor, Sendable {
         let (s, c) = SynthMath.sinCos(2 * SynthMath.pi * frequency / sampleRate)
         var m = gain
         for i in 0..<b0.count {
-            let nr = b0[i] + b1[i] * c, ni = -b1[i] * s
-            let dr = 1 + a1[i] * c, di = -a1[i] * s
+            let nr = b0[i] + b1[i] * c
+            let ni = -b1[i] * s
+            let dr = 1 + a1[i] * c
+            let di = -a1[i] * s
             m *= ((nr * nr + ni * ni) / (dr * dr + di * di)).squareRoot()
         }
         return m
@@ -185,7 +200,9 @@ public struct StateVariableFilter: Sendable {
     public mutating func process(_ x: Float, cutoff: Double, q: Double) -> Outputs {
         let g = SynthMath.tan(SynthMath.pi * min(cutoff, sampleRate * 0.45) / sampleRate)
         let k = 1 / q
-        let a1 = 1 / (1 + g * (g + k)), a2 = g * a1, a3 = g * a2
+        let a1 = 1 / (1 + g * (g + k))
+        let a2 = g * a1
+        let a3 = g * a2
         let v0 = Double(x)
         let v3 = v0 - ic2
         let v1 = a1 * ic1 + a2 * v3

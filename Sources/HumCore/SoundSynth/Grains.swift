@@ -3,9 +3,11 @@ public enum Grain {
     /// A sine that starts at `frequency`, glides by `chirp` (relative change per second, e.g. 0.5 rises half an
     /// octave-ish over a second) and dies away exponentially with time constant `decay` seconds: a bubble (Minnaert
     /// resonance) when the glide rises, a knock or a thump when it is low and short.
-    public static func decayingSine(frequency: Double, chirp: Double = 0, decay: Double, sampleRate: Double,
-                                    attack: Double = 0.0005, phase: Double = 0) -> [Float] {
-        let length = Int(decay * 7 * sampleRate) + 1          // down by 60 dB
+    public static func decayingSine(
+        frequency: Double, chirp: Double = 0, decay: Double, sampleRate: Double,
+        attack: Double = 0.0005, phase: Double = 0
+    ) -> [Float] {
+        let length = Int(decay * 7 * sampleRate) + 1  // down by 60 dB
         var out = [Float](repeating: 0, count: length)
         var cycles = phase
         let attackFrames = max(1.0, attack * sampleRate)
@@ -23,8 +25,10 @@ public enum Grain {
     }
 
     /// White noise shaped by an attack and an exponential decay (time constant `decay` seconds).
-    public static func noiseBurst(decay: Double, attack: Double = 0.0002, sampleRate: Double,
-                                  rng: inout SplitMix64) -> [Float] {
+    public static func noiseBurst(
+        decay: Double, attack: Double = 0.0002, sampleRate: Double,
+        rng: inout SplitMix64
+    ) -> [Float] {
         let length = Int((attack + decay * 7) * sampleRate) + 1
         var out = [Float](repeating: 0, count: length)
         let attackFrames = max(1.0, attack * sampleRate)
@@ -47,13 +51,18 @@ public enum Grain {
     /// A smooth bump: raised-cosine rise over `attack` seconds, hold, then exponential fall with time constant
     /// `decay`: the loudness curve of a wave or a roll of thunder.
     public static func envelope(attack: Double, hold: Double = 0, decay: Double, sampleRate: Double) -> [Float] {
-        let a = Int(attack * sampleRate), h = Int(hold * sampleRate), d = Int(decay * 7 * sampleRate)
+        let a = Int(attack * sampleRate)
+        let h = Int(hold * sampleRate)
+        let d = Int(decay * 7 * sampleRate)
         var out = [Float](repeating: 0, count: a + h + d)
         for i in 0..<a { out[i] = Float(0.5 - 0.5 * SynthMath.cos(SynthMath.pi * Double(i) / Double(a))) }
         for i in a..<(a + h) { out[i] = 1 }
         let fall = SynthMath.exp(-1 / (decay * sampleRate))
         var e = 1.0
-        for i in (a + h)..<out.count { out[i] = Float(e); e *= fall }
+        for i in (a + h)..<out.count {
+            out[i] = Float(e)
+            e *= fall
+        }
         return out
     }
 }
@@ -66,15 +75,20 @@ public enum LoopLimiter {
     ///   - channels: equal-length loops (the same gain goes on all, so the stereo image stays put).
     ///   - ceiling: the highest sample magnitude allowed (linear).
     ///   - attack, release: time constants of the gain's dive ahead of a peak and of its recovery after it.
-    public static func limit(_ channels: [[Float]], ceiling: Float, sampleRate: Double,
-                             attack: Double = 0.002, release: Double = 0.08) -> [[Float]] {
+    public static func limit(
+        _ channels: [[Float]], ceiling: Float, sampleRate: Double,
+        attack: Double = 0.002, release: Double = 0.08
+    ) -> [[Float]] {
         guard let n = channels.first?.count, n > 0 else { return channels }
         var needed = [Float](repeating: 1, count: n)
         var anyOver = false
         for i in 0..<n {
             var peak: Float = 0
             for c in channels.indices { peak = max(peak, abs(channels[c][i])) }
-            if peak > ceiling { needed[i] = ceiling / peak; anyOver = true }
+            if peak > ceiling {
+                needed[i] = ceiling / peak
+                anyOver = true
+            }
         }
         guard anyOver else { return channels }
         // Recovery after a peak (forward) and a dive before it (backward), each going twice round the loop so that

@@ -14,7 +14,9 @@ public struct LoopContinuity: Sendable, Equatable {
     /// Measures interleaved frames.
     public init(interleaved samples: [Float], channels: Int) {
         let frames = channels > 0 ? samples.count / channels : 0
-        var seam: Float = 0, largest: Float = 0, ordinary: Float = 0
+        var seam: Float = 0
+        var largest: Float = 0
+        var ordinary: Float = 0
         if frames >= 2 {
             for c in 0..<channels {
                 var channelLargest: Float = 0
@@ -26,8 +28,11 @@ public struct LoopContinuity: Sendable, Equatable {
                 }
                 seam = max(seam, abs(samples[c] - previous))
                 largest = max(largest, channelLargest)
-                ordinary = max(ordinary, Self.percentileStep(samples, channel: c, channels: channels, frames: frames,
-                                                             largest: channelLargest, fraction: 0.999))
+                ordinary = max(
+                    ordinary,
+                    Self.percentileStep(
+                        samples, channel: c, channels: channels, frames: frames,
+                        largest: channelLargest, fraction: 0.999))
             }
         }
         seamStep = seam
@@ -37,8 +42,10 @@ public struct LoopContinuity: Sendable, Equatable {
 
     /// The step size that `fraction` of one channel's steps stay under, to 1/4096 of the largest step (a histogram
     /// instead of a sort: linear time, so tests can afford it on every file).
-    static func percentileStep(_ samples: [Float], channel c: Int, channels: Int, frames: Int, largest: Float,
-                               fraction: Double) -> Float {
+    static func percentileStep(
+        _ samples: [Float], channel c: Int, channels: Int, frames: Int, largest: Float,
+        fraction: Double
+    ) -> Float {
         guard largest > 0 else { return 0 }
         let bins = 4096
         var counts = [Int](repeating: 0, count: bins)

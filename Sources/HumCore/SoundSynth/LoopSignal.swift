@@ -29,8 +29,10 @@ public enum Loop {
 
     /// A filter whose settings change along the loop: `body(filter, input, index)` gives each output sample.
     /// Runs twice like `filtered`, so settings read by index must themselves be periodic (control curves are).
-    public static func filteredVarying(_ signal: [Float], sampleRate: Double,
-                                       _ body: (inout StateVariableFilter, Float, Int) -> Float) -> [Float] {
+    public static func filteredVarying(
+        _ signal: [Float], sampleRate: Double,
+        _ body: (inout StateVariableFilter, Float, Int) -> Float
+    ) -> [Float] {
         var f = StateVariableFilter(sampleRate: sampleRate)
         for i in signal.indices { _ = body(&f, signal[i], i) }
         var out = signal
@@ -85,8 +87,10 @@ public enum Loop {
     /// A smooth random curve in [-1, 1] that repeats exactly once per loop: a sum of sines with `cycles` whole
     /// cycles per loop each (random amplitude falling as 1/cycles^tilt, random phase), computed every `step`
     /// frames and interpolated linearly in between.
-    public static func smoothRandom(frames: Int, cycles: ClosedRange<Int>, tilt: Double = 1, rng: inout SplitMix64,
-                                    step: Int = 32) -> [Float] {
+    public static func smoothRandom(
+        frames: Int, cycles: ClosedRange<Int>, tilt: Double = 1, rng: inout SplitMix64,
+        step: Int = 32
+    ) -> [Float] {
         let points = max(1, (frames + step - 1) / step)
         var control = [Double](repeating: 0, count: points)
         for k in cycles {
@@ -119,7 +123,8 @@ public enum Loop {
         for i in 0..<frames {
             let p = i / step
             let frac = Double(i - p * step) / Double(step)
-            let a = control[p % n], b = control[(p + 1) % n]
+            let a = control[p % n]
+            let b = control[(p + 1) % n]
             out[i] = Float(a + (b - a) * frac)
         }
         return out

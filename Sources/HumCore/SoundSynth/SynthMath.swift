@@ -21,19 +21,19 @@ public enum SynthMath {
         let r = (x - k * halfPiHi) - k * halfPiLo
         let r2 = r * r
         // Taylor series; at |r| = π/4 the first omitted terms are below 1e-18.
-        var s = 1.0 / 355_687_428_096_000      // 1/17!
-        s = s * r2 - 1.0 / 1_307_674_368_000    // 1/15!
-        s = s * r2 + 1.0 / 6_227_020_800        // 1/13!
-        s = s * r2 - 1.0 / 39_916_800           // 1/11!
-        s = s * r2 + 1.0 / 362_880              // 1/9!
+        var s = 1.0 / 355_687_428_096_000  // 1/17!
+        s = s * r2 - 1.0 / 1_307_674_368_000  // 1/15!
+        s = s * r2 + 1.0 / 6_227_020_800  // 1/13!
+        s = s * r2 - 1.0 / 39_916_800  // 1/11!
+        s = s * r2 + 1.0 / 362_880  // 1/9!
         s = s * r2 - 1.0 / 5_040
         s = s * r2 + 1.0 / 120
         s = s * r2 - 1.0 / 6
         s = r + r * r2 * s
-        var c = 1.0 / 6_402_373_705_728_000     // 1/18!
-        c = c * r2 - 1.0 / 20_922_789_888_000   // 1/16!
-        c = c * r2 + 1.0 / 87_178_291_200       // 1/14!
-        c = c * r2 - 1.0 / 479_001_600          // 1/12!
+        var c = 1.0 / 6_402_373_705_728_000  // 1/18!
+        c = c * r2 - 1.0 / 20_922_789_888_000  // 1/16!
+        c = c * r2 + 1.0 / 87_178_291_200  // 1/14!
+        c = c * r2 - 1.0 / 479_001_600  // 1/12!
         c = c * r2 + 1.0 / 3_628_800
         c = c * r2 - 1.0 / 40_320
         c = c * r2 + 1.0 / 720
@@ -68,8 +68,8 @@ public enum SynthMath {
         if x > 709.78 { return .infinity }
         if x < -745.2 { return 0 }
         let k = (x / ln2).rounded()
-        let r = (x - k * ln2Hi) - k * ln2Lo          // |r| <= ln2 / 2
-        var p = 1.0 / 6_227_020_800                  // 1/13!
+        let r = (x - k * ln2Hi) - k * ln2Lo  // |r| <= ln2 / 2
+        var p = 1.0 / 6_227_020_800  // 1/13!
         p = p * r + 1.0 / 479_001_600
         p = p * r + 1.0 / 39_916_800
         p = p * r + 1.0 / 3_628_800
@@ -89,7 +89,8 @@ public enum SynthMath {
     static func scaleByPowerOfTwo(_ x: Double, _ k: Int) -> Double {
         // Two steps so that neither factor overflows or underflows on its own near the ends of the range.
         let half = k / 2
-        return x * Double(sign: .plus, exponent: half, significand: 1) * Double(sign: .plus, exponent: k - half, significand: 1)
+        return x * Double(sign: .plus, exponent: half, significand: 1)
+            * Double(sign: .plus, exponent: k - half, significand: 1)
     }
 
     /// Natural logarithm.
@@ -98,8 +99,11 @@ public enum SynthMath {
         if x == 0 { return -.infinity }
         if x.isInfinite { return x }
         var e = Double(x.exponent)
-        var m = x.significand                        // [1, 2)
-        if m > 1.4142135623730951 { m *= 0.5; e += 1 }
+        var m = x.significand  // [1, 2)
+        if m > 1.4142135623730951 {
+            m *= 0.5
+            e += 1
+        }
         // log m = 2·atanh(z), z = (m-1)/(m+1), |z| <= 0.1716.
         let z = (m - 1) / (m + 1)
         let z2 = z * z

@@ -48,9 +48,11 @@ public struct SoundManifest: Codable, Sendable, Equatable {
         public var recipe: String
         public var seed: UInt64
 
-        public init(id: String, title: String, category: String, description: String, file: String,
-                    durationSeconds: Double, sampleRate: Int, channels: Int, loudnessLUFS: Double,
-                    truePeakDBTP: Double, loop: LoopMode, license: String, recipe: String, seed: UInt64) {
+        public init(
+            id: String, title: String, category: String, description: String, file: String,
+            durationSeconds: Double, sampleRate: Int, channels: Int, loudnessLUFS: Double,
+            truePeakDBTP: Double, loop: LoopMode, license: String, recipe: String, seed: UInt64
+        ) {
             self.id = id
             self.title = title
             self.category = category

@@ -55,7 +55,10 @@ final class JSONByteWriter {
     }
 
     func integer<I: BinaryInteger>(_ value: I) {
-        if value == 0 { byte(0x30); return }
+        if value == 0 {
+            byte(0x30)
+            return
+        }
         var magnitude = UInt64(value.magnitude)
         if value < 0 { byte(0x2D) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
@@ -72,7 +75,8 @@ final class JSONByteWriter {
 
     func double(_ value: Double, codingPath: [any CodingKey]) throws {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "JSON has no \(value)"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: codingPath, debugDescription: "JSON has no \(value)"))
         }
         if value == value.rounded(), abs(value) < 1e15 {
             integer(Int64(value))
@@ -84,16 +88,26 @@ final class JSONByteWriter {
     /// Encodes any value: primitives directly, everything else through its `encode(to:)`.
     func encodeValue<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
         // Metatype comparisons, not dynamic casts: most values are structs that go straight to `encode(to:)`.
-        func read<U>(_ type: U.Type) -> U { withUnsafePointer(to: value) { $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee } } }
-        if T.self == String.self { string(read(String.self)) }
-        else if T.self == Int64.self { integer(read(Int64.self)) }
-        else if T.self == Int.self { integer(read(Int.self)) }
-        else if T.self == Int32.self { integer(read(Int32.self)) }
-        else if T.self == UInt64.self { integer(read(UInt64.self)) }
-        else if T.self == Bool.self { bytes.append(contentsOf: read(Bool.self) ? Array("true".utf8) : Array("false".utf8)) }
-        else if T.self == Double.self { try double(read(Double.self), codingPath: codingPath) }
-        else if T.self == Float.self { try double(Double(read(Float.self)), codingPath: codingPath) }
-        else {
+        func read<U>(_ type: U.Type) -> U {
+            withUnsafePointer(to: value) { $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee } }
+        }
+        if T.self == String.self {
+            string(read(String.self))
+        } else if T.self == Int64.self {
+            integer(read(Int64.self))
+        } else if T.self == Int.self {
+            integer(read(Int.self))
+        } else if T.self == Int32.self {
+            integer(read(Int32.self))
+        } else if T.self == UInt64.self {
+            integer(read(UInt64.self))
+        } else if T.self == Bool.self {
+            bytes.append(contentsOf: read(Bool.self) ? Array("true".utf8) : Array("false".utf8))
+        } else if T.self == Double.self {
+            try double(read(Double.self), codingPath: codingPath)
+        } else if T.self == Float.self {
+            try double(Double(read(Float.self)), codingPath: codingPath)
+        } else {
             let encoder = StreamingEncoder(writer: self, codingPath: codingPath)
             try value.encode(to: encoder)
             encoder.finish()
@@ -142,7 +156,10 @@ final class StreamingEncoder: Encoder {
     }
 
     func key(_ key: any CodingKey) {
-        if state == .empty { state = .object; writer.byte(0x7B) }
+        if state == .empty {
+            state = .object
+            writer.byte(0x7B)
+        }
         startElement()
         writer.string(key.stringValue)
         writer.byte(0x3A)
@@ -153,7 +170,10 @@ final class StreamingEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if state == .empty { state = .array; writer.byte(0x5B) }
+        if state == .empty {
+            state = .array
+            writer.byte(0x5B)
+        }
         return UnkeyedStream(encoder: self)
     }
 
@@ -180,10 +200,22 @@ struct KeyedStream<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try encoder.writer.encodeValue(value, codingPath: encoder.codingPath + [key])
     }
     // Concrete overloads: no dynamic cast for the common primitives.
-    func encode(_ value: String, forKey key: Key) throws { encoder.key(key); encoder.writer.string(value) }
-    func encode(_ value: Int, forKey key: Key) throws { encoder.key(key); encoder.writer.integer(value) }
-    func encode(_ value: Int64, forKey key: Key) throws { encoder.key(key); encoder.writer.integer(value) }
-    func encode(_ value: Int32, forKey key: Key) throws { encoder.key(key); encoder.writer.integer(value) }
+    func encode(_ value: String, forKey key: Key) throws {
+        encoder.key(key)
+        encoder.writer.string(value)
+    }
+    func encode(_ value: Int, forKey key: Key) throws {
+        encoder.key(key)
+        encoder.writer.integer(value)
+    }
+    func encode(_ value: Int64, forKey key: Key) throws {
+        encoder.key(key)
+        encoder.writer.integer(value)
+    }
+    func encode(_ value: Int32, forKey key: Key) throws {
+        encoder.key(key)
+        encoder.writer.integer(value)
+    }
     func encode(_ value: Bool, forKey key: Key) throws {
         encoder.key(key)
         encoder.writer.bytes.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
@@ -192,7 +224,9 @@ struct KeyedStream<Key: CodingKey>: KeyedEncodingContainerProtocol {
         encoder.key(key)
         try encoder.writer.double(value, codingPath: encoder.codingPath + [key])
     }
-    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         encoder.nested(at: key).container(keyedBy: keyType)
     }
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -211,8 +245,14 @@ struct UnkeyedStream: UnkeyedEncodingContainer {
         encoder.startElement()
         encoder.writer.bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
     }
-    func encode(_ value: String) throws { encoder.startElement(); encoder.writer.string(value) }
-    func encode(_ value: Int64) throws { encoder.startElement(); encoder.writer.integer(value) }
+    func encode(_ value: String) throws {
+        encoder.startElement()
+        encoder.writer.string(value)
+    }
+    func encode(_ value: Int64) throws {
+        encoder.startElement()
+        encoder.writer.integer(value)
+    }
     func encode<T: Encodable>(_ value: T) throws {
         encoder.startElement()
         try encoder.writer.encodeValue(value, codingPath: encoder.codingPath)
@@ -232,8 +272,14 @@ struct SingleStream: SingleValueEncodingContainer {
         encoder.state = .single
         encoder.writer.bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
     }
-    func encode(_ value: String) throws { encoder.state = .single; encoder.writer.string(value) }
-    func encode(_ value: Int64) throws { encoder.state = .single; encoder.writer.integer(value) }
+    func encode(_ value: String) throws {
+        encoder.state = .single
+        encoder.writer.string(value)
+    }
+    func encode(_ value: Int64) throws {
+        encoder.state = .single
+        encoder.writer.integer(value)
+    }
     func encode<T: Encodable>(_ value: T) throws {
         encoder.state = .single
         try encoder.writer.encodeValue(value, codingPath: encoder.codingPath)

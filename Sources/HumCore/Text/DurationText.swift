@@ -56,7 +56,8 @@ public enum DurationText {
 
     private static func number(_ text: String) -> Double? {
         guard text.first != ".", text.last != ".", text.filter({ $0 == "." }).count <= 1,
-              let value = Double(text), value.isFinite, value >= 0 else { return nil }
+            let value = Double(text), value.isFinite, value >= 0
+        else { return nil }
         return value
     }
 
@@ -68,7 +69,9 @@ public enum DurationText {
     /// Formats whole seconds compactly: `8m20s`, `1h5m`, `45s`, `0s`. Negative values get a leading `-`.
     public static func format(seconds: Int64) -> String {
         if seconds < 0 { return "-" + format(seconds: -seconds) }
-        let h = seconds / 3600, m = seconds % 3600 / 60, s = seconds % 60
+        let h = seconds / 3600
+        let m = seconds % 3600 / 60
+        let s = seconds % 60
         var out = ""
         if h > 0 { out += "\(h)h" }
         if m > 0 { out += "\(m)m" }
@@ -79,7 +82,9 @@ public enum DurationText {
     /// Formats a countdown as a clock: `24:59`, `1:02:03`.
     public static func clock(seconds: Int64) -> String {
         let s = max(0, seconds)
-        let h = s / 3600, m = s % 3600 / 60, sec = s % 60
+        let h = s / 3600
+        let m = s % 3600 / 60
+        let sec = s % 60
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(two(m)):\(two(sec))"
     }

@@ -6,7 +6,8 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...CivilDate.daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...CivilDate.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -30,7 +31,8 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var daysSinceEpoch: Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
-        let m = Int64(month), d = Int64(day)
+        let m = Int64(month)
+        let d = Int64(day)
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
         let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
@@ -47,7 +49,8 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The ISO 8601 week this date belongs to (weeks start on Monday; week 1 holds the year's first Thursday).
     public var isoWeek: IsoWeek {
         let thursday = CivilDate(daysSinceEpoch: daysSinceEpoch - Int64(isoWeekday - 1) + 3)
-        let firstOfYear = CivilDate(year: thursday.year, month: 1, day: 1)?.daysSinceEpoch
+        let firstOfYear =
+            CivilDate(year: thursday.year, month: 1, day: 1)?.daysSinceEpoch
             ?? thursday.daysSinceEpoch
         let ordinal = thursday.daysSinceEpoch - firstOfYear
         return IsoWeek(year: thursday.year, week: Int(ordinal / 7) + 1)
@@ -64,7 +67,8 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(text: String) {
         let b = Array(text.utf8)
         guard b.count == 10, b[4] == 45, b[7] == 45,
-              let y = digits(b, 0, 4), let m = digits(b, 5, 2), let d = digits(b, 8, 2) else { return nil }
+            let y = digits(b, 0, 4), let m = digits(b, 5, 2), let d = digits(b, 8, 2)
+        else { return nil }
         self.init(year: y, month: m, day: d)
     }
 
@@ -102,13 +106,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var offsetSeconds: Int32
 
     /// The instants RFC 3339 can express with a four-digit year (0001-01-01 … 9999-12-31, UTC).
-    public static let representable: ClosedRange<Int64> = -62_135_596_800 ... 253_402_300_799
+    public static let representable: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
     /// Offsets RFC 3339 can express: ±23:59.
-    public static let offsets: ClosedRange<Int32> = -86_340 ... 86_340
+    public static let offsets: ClosedRange<Int32> = -86_340...86_340
 
     public init(epochSeconds: Int64, offsetSeconds: Int32) {
-        self.epochSeconds = min(max(epochSeconds, Timestamp.representable.lowerBound + 86_400),
-                                Timestamp.representable.upperBound - 86_400)
+        self.epochSeconds = min(
+            max(epochSeconds, Timestamp.representable.lowerBound + 86_400),
+            Timestamp.representable.upperBound - 86_400)
         self.offsetSeconds = min(max(offsetSeconds, Timestamp.offsets.lowerBound), Timestamp.offsets.upperBound)
     }
 
@@ -165,10 +170,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(rfc3339 text: String) {
         let b = Array(text.utf8)
         guard b.count >= 20, b.count <= 64, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116 || b[10] == 32,
-              b[13] == 58, b[16] == 58,
-              let y = digits(b, 0, 4), let mo = digits(b, 5, 2), let d = digits(b, 8, 2),
-              let h = digits(b, 11, 2), let mi = digits(b, 14, 2), let s = digits(b, 17, 2),
-              let date = CivilDate(year: y, month: mo, day: d), h <= 23, mi <= 59, s <= 60 else { return nil }
+            b[13] == 58, b[16] == 58,
+            let y = digits(b, 0, 4), let mo = digits(b, 5, 2), let d = digits(b, 8, 2),
+            let h = digits(b, 11, 2), let mi = digits(b, 14, 2), let s = digits(b, 17, 2),
+            let date = CivilDate(year: y, month: mo, day: d), h <= 23, mi <= 59, s <= 60
+        else { return nil }
         var i = 19
         if i < b.count, b[i] == 46 {  // fractional seconds
             i += 1
@@ -182,7 +188,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             guard i + 1 == b.count else { return nil }
         } else {
             guard b[i] == 43 || b[i] == 45, i + 6 == b.count, b[i + 3] == 58,
-                  let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2), oh <= 23, om <= 59 else { return nil }
+                let oh = digits(b, i + 1, 2), let om = digits(b, i + 4, 2), oh <= 23, om <= 59
+            else { return nil }
             offset = (oh * 3600 + om * 60) * (b[i] == 45 ? -1 : 1)
         }
         let local = date.daysSinceEpoch * 86_400 + Int64(h * 3600 + mi * 60 + min(s, 59))
@@ -202,8 +209,10 @@ extension Timestamp: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let value = Timestamp(rfc3339: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "not an RFC 3339 timestamp: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "not an RFC 3339 timestamp: \(text)"))
         }
         self = value
     }

@@ -1,7 +1,9 @@
 /// Night crickets.
 enum CreatureRecipes {
     /// One chirp: `pulses` short tone pulses (raised-cosine shaped) of a carrier that falls slightly in each.
-    static func chirp(carrier: Double, pulses: Int, pulseLength: Double, pulsePeriod: Double, sampleRate sr: Double) -> [Float] {
+    static func chirp(carrier: Double, pulses: Int, pulseLength: Double, pulsePeriod: Double, sampleRate sr: Double)
+        -> [Float]
+    {
         let length = Int((Double(pulses - 1) * pulsePeriod + pulseLength) * sr) + 1
         var out = [Float](repeating: 0, count: length)
         let p = Int(pulseLength * sr)
@@ -12,7 +14,8 @@ enum CreatureRecipes {
                 let x = Double(i) / Double(p)
                 let envelope = 0.5 - 0.5 * SynthMath.cos(2 * SynthMath.pi * x)
                 cycles += carrier * (1 - 0.03 * x) / sr
-                out[start + i] = Float(envelope * (SynthMath.sinCycles(cycles) + 0.12 * SynthMath.sinCycles(2 * cycles)))
+                out[start + i] = Float(
+                    envelope * (SynthMath.sinCycles(cycles) + 0.12 * SynthMath.sinCycles(2 * cycles)))
             }
         }
         return out
@@ -22,21 +25,26 @@ enum CreatureRecipes {
         id: "crickets", title: "Night crickets", category: "nature",
         description: "A summer night: crickets chirping near and far over a soft, still background.",
         seconds: 40, channels: 2, seed: 0x4352_4943_4B01,
-        recipe: "crickets/1: 7 crickets (carriers 4.2-5.2 kHz, chirps of 3-5 pulses of 12-18 ms every 28-40 ms, a chirp every 0.4-0.9 s with ±6% jitter, levels over 16 dB, panned) + a distant 3.2 kHz trill at 45 pulses/s + pink night air < 900 Hz") { ctx in
-        let sr = ctx.sampleRate, n = ctx.frames
+        recipe:
+            "crickets/1: 7 crickets (carriers 4.2-5.2 kHz, chirps of 3-5 pulses of 12-18 ms every 28-40 ms, a chirp every 0.4-0.9 s with ±6% jitter, levels over 16 dB, panned) + a distant 3.2 kHz trill at 45 pulses/s + pink night air < 900 Hz"
+    ) { ctx in
+        let sr = ctx.sampleRate
+        let n = ctx.frames
         var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
         for _ in 0..<7 {
             let carrier = ctx.rng.uniform(4_200...5_200)
             let pulses = Int(ctx.rng.uniform(3...5.99))
-            let pulseLength = ctx.rng.uniform(0.012...0.018), pulsePeriod = ctx.rng.uniform(0.028...0.040)
+            let pulseLength = ctx.rng.uniform(0.012...0.018)
+            let pulsePeriod = ctx.rng.uniform(0.028...0.040)
             let chirps = max(1, Int((ctx.seconds / ctx.rng.uniform(0.4...0.9)).rounded()))
             let spacing = Double(n) / Double(chirps)
             let level = Float(ctx.rng.logUniform(0.16...1))
             let (l, r) = ctx.pan(ctx.rng.uniform(-0.9...0.9))
             let phase = ctx.rng.unit()
             for k in 0..<chirps {
-                let sound = chirp(carrier: carrier * ctx.rng.uniform(0.995...1.005), pulses: pulses, pulseLength: pulseLength,
-                                  pulsePeriod: pulsePeriod, sampleRate: sr)
+                let sound = chirp(
+                    carrier: carrier * ctx.rng.uniform(0.995...1.005), pulses: pulses, pulseLength: pulseLength,
+                    pulsePeriod: pulsePeriod, sampleRate: sr)
                 let at = Int((Double(k) + phase + ctx.rng.uniform(-0.06...0.06)) * spacing)
                 let g = level * Float(ctx.rng.uniform(0.85...1))
                 Loop.add(sound, at: at, gain: g * l, into: &out[0])

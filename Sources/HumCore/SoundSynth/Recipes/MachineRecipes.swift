@@ -9,10 +9,14 @@ enum MachineRecipes {
         id: "fan", title: "Fan", category: "machine",
         description: "A desk fan or air conditioner: a steady airy whoosh over a faint motor hum.",
         seconds: 30, channels: 1, seed: 0x4641_4E01,
-        recipe: "fan/1: pink noise low-passed at 3.5 kHz with a +5 dB hump at 350 Hz and a 40 Hz high-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB") { ctx in
+        recipe:
+            "fan/1: pink noise low-passed at 3.5 kHz with a +5 dB hump at 350 Hz and a 40 Hz high-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
+    ) { ctx in
         let sr = ctx.sampleRate
-        let shape = FilterChain([Biquad.lowPass(3_500, sampleRate: sr), Biquad.peak(350, q: 0.8, gainDB: 5, sampleRate: sr),
-                                 Biquad.highPass(40, sampleRate: sr)])
+        let shape = FilterChain([
+            Biquad.lowPass(3_500, sampleRate: sr), Biquad.peak(350, q: 0.8, gainDB: 5, sampleRate: sr),
+            Biquad.highPass(40, sampleRate: sr),
+        ])
         var air = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), shape))
         let blade = loopCycles(95, ctx)
         let pulse = Loop.sine(frames: ctx.frames, cycles: blade)
@@ -28,17 +32,24 @@ enum MachineRecipes {
         id: "train", title: "Train", category: "machine",
         description: "Riding a train: a rumbling carriage and the steady da-dum, da-dum of the rail joints.",
         seconds: 40, channels: 2, seed: 0x5452_4149_4E01,
-        recipe: "train/1: 36 rail joints a loop (1.11 s apart), each heard by the front and rear bogie's axle pairs (0.11 s apart, rear 0.78 s later): 55-75 Hz thumps with a 350 Hz knock and a 2.2 kHz tick; brown rumble with body modes at 70 and 140 Hz under 600 Hz, rail roar around 1.2 kHz, swaying ±1.5 dB") { ctx in
-        let sr = ctx.sampleRate, n = ctx.frames
+        recipe:
+            "train/1: 36 rail joints a loop (1.11 s apart), each heard by the front and rear bogie's axle pairs (0.11 s apart, rear 0.78 s later): 55-75 Hz thumps with a 350 Hz knock and a 2.2 kHz tick; brown rumble with body modes at 70 and 140 Hz under 600 Hz, rail roar around 1.2 kHz, swaying ±1.5 dB"
+    ) { ctx in
+        let sr = ctx.sampleRate
+        let n = ctx.frames
         var clacks = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
         let joints = max(1, Int((ctx.seconds / 1.11).rounded()))
         let period = Double(n) / Double(joints)
-        let axle = 0.11 * sr, bogie = 0.78 * sr
+        let axle = 0.11 * sr
+        let bogie = 0.78 * sr
         for j in 0..<joints {
             let base = Double(j) * period
-            for (offset, gain, pan) in [(0.0, 1.0, -0.25), (axle, 0.85, -0.25), (bogie, 0.7, 0.3), (bogie + axle, 0.6, 0.3)] {
+            for (offset, gain, pan) in [
+                (0.0, 1.0, -0.25), (axle, 0.85, -0.25), (bogie, 0.7, 0.3), (bogie + axle, 0.6, 0.3),
+            ] {
                 let level = Float(gain * ctx.rng.uniform(0.75...1.1))
-                var clack = Grain.decayingSine(frequency: ctx.rng.logUniform(55...75), decay: 0.05, sampleRate: sr, attack: 0.002)
+                var clack = Grain.decayingSine(
+                    frequency: ctx.rng.logUniform(55...75), decay: 0.05, sampleRate: sr, attack: 0.002)
                 var knock = Grain.noiseBurst(decay: 0.025, attack: 0.001, sampleRate: sr, rng: &ctx.rng)
                 knock = Grain.filtered(knock, Biquad.bandPass(350, q: 1.5, sampleRate: sr))
                 var tick = Grain.noiseBurst(decay: 0.006, sampleRate: sr, rng: &ctx.rng)
@@ -51,14 +62,18 @@ enum MachineRecipes {
                 Loop.add(clack, at: at, gain: level * r, into: &clacks[1])
             }
         }
-        let body = FilterChain([Biquad.peak(70, q: 2, gainDB: 6, sampleRate: sr), Biquad.peak(140, q: 2, gainDB: 3, sampleRate: sr),
-                                Biquad.lowPass(600, sampleRate: sr)])
-        let rumbles = ctx.blend(common: ctx.brownNoise(corner: 30), left: ctx.brownNoise(corner: 30),
-                                right: ctx.brownNoise(corner: 30), correlation: 0.6)
+        let body = FilterChain([
+            Biquad.peak(70, q: 2, gainDB: 6, sampleRate: sr), Biquad.peak(140, q: 2, gainDB: 3, sampleRate: sr),
+            Biquad.lowPass(600, sampleRate: sr),
+        ])
+        let rumbles = ctx.blend(
+            common: ctx.brownNoise(corner: 30), left: ctx.brownNoise(corner: 30),
+            right: ctx.brownNoise(corner: 30), correlation: 0.6)
         let sway = Loop.exponentialMap(ctx.wander(perMinute: 6...20), low: 0.84, high: 1.19)
         return (0..<2).map { c in
             var out = Loop.modulated(Loop.normalizedRMS(Loop.filtered(rumbles[c], body)), by: sway)
-            let roar = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), Biquad.bandPass(1_200, q: 0.7, sampleRate: sr)))
+            let roar = Loop.normalizedRMS(
+                Loop.filtered(ctx.pinkNoise(), Biquad.bandPass(1_200, q: 0.7, sampleRate: sr)))
             Loop.mix(roar, gain: 0.18, into: &out)
             Loop.mix(Loop.normalizedRMS(clacks[c]), gain: 1.1, into: &out)
             return out
@@ -69,15 +84,23 @@ enum MachineRecipes {
         id: "plane", title: "Aeroplane cabin", category: "machine",
         description: "Cruising in an airliner: a deep, even cabin roar with a slow beat of two engines.",
         seconds: 30, channels: 1, seed: 0x504C_414E_4501,
-        recipe: "plane/1: pink + brown noise, +6 dB below 300 Hz, low-passed at 2.5 kHz, 30 Hz high-pass; engine tones at 92 and 92.2 Hz (a 5 s beat) and 184 Hz") { ctx in
+        recipe:
+            "plane/1: pink + brown noise, +6 dB below 300 Hz, low-passed at 2.5 kHz, 30 Hz high-pass; engine tones at 92 and 92.2 Hz (a 5 s beat) and 184 Hz"
+    ) { ctx in
         let sr = ctx.sampleRate
-        let shape = FilterChain([Biquad.lowShelf(300, gainDB: 6, sampleRate: sr), Biquad.lowPass(2_500, sampleRate: sr),
-                                 Biquad.highPass(30, sampleRate: sr)])
+        let shape = FilterChain([
+            Biquad.lowShelf(300, gainDB: 6, sampleRate: sr), Biquad.lowPass(2_500, sampleRate: sr),
+            Biquad.highPass(30, sampleRate: sr),
+        ])
         var roar = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), shape))
-        Loop.mix(Loop.normalizedRMS(Loop.filtered(ctx.brownNoise(corner: 40), Biquad.highPass(30, sampleRate: sr))), gain: 0.6, into: &roar)
+        Loop.mix(
+            Loop.normalizedRMS(Loop.filtered(ctx.brownNoise(corner: 40), Biquad.highPass(30, sampleRate: sr))),
+            gain: 0.6, into: &roar)
         let cycles = loopCycles(92, ctx)
         Loop.mix(Loop.sine(frames: ctx.frames, cycles: cycles), gain: 0.05, into: &roar)
-        Loop.mix(Loop.sine(frames: ctx.frames, cycles: cycles + max(1, Int((0.2 * ctx.seconds).rounded())), phase: 0.4), gain: 0.05, into: &roar)
+        Loop.mix(
+            Loop.sine(frames: ctx.frames, cycles: cycles + max(1, Int((0.2 * ctx.seconds).rounded())), phase: 0.4),
+            gain: 0.05, into: &roar)
         Loop.mix(Loop.sine(frames: ctx.frames, cycles: 2 * cycles, phase: 0.1), gain: 0.02, into: &roar)
         return [roar]
     }

@@ -15,8 +15,10 @@ public struct SoundRecipe: Sendable {
     public var recipe: String
     let renderer: @Sendable (inout RenderContext) -> [[Float]]
 
-    public init(id: String, title: String, category: String, description: String, seconds: Int, channels: Int,
-                seed: UInt64, recipe: String, render: @escaping @Sendable (inout RenderContext) -> [[Float]]) {
+    public init(
+        id: String, title: String, category: String, description: String, seconds: Int, channels: Int,
+        seed: UInt64, recipe: String, render: @escaping @Sendable (inout RenderContext) -> [[Float]]
+    ) {
         self.id = id
         self.title = title
         self.category = category
@@ -31,11 +33,13 @@ public struct SoundRecipe: Sendable {
     /// Renders a loop of `frames` frames (the library's length unless asked otherwise, e.g. a short one for a test):
     /// one array per channel, periodic in `frames`, at an arbitrary level (the generator normalizes it).
     public func render(sampleRate: Int = 48_000, frames: Int? = nil, seed: UInt64? = nil) -> [[Float]] {
-        var context = RenderContext(sampleRate: Double(sampleRate), frames: frames ?? seconds * sampleRate,
-                                    rng: SplitMix64(seed: seed ?? self.seed))
+        var context = RenderContext(
+            sampleRate: Double(sampleRate), frames: frames ?? seconds * sampleRate,
+            rng: SplitMix64(seed: seed ?? self.seed))
         let out = renderer(&context)
-        precondition(out.count == channels && out.allSatisfy { $0.count == context.frames },
-                     "recipe \(id) rendered the wrong shape")
+        precondition(
+            out.count == channels && out.allSatisfy { $0.count == context.frames },
+            "recipe \(id) rendered the wrong shape")
         return out
     }
 }
@@ -91,8 +95,10 @@ public struct RenderContext: Sendable {
     /// Two channels sharing `correlation` of their content: `common` in both, `left`/`right` apart (all of
     /// equal level in, equal level out).
     public func blend(common: [Float], left: [Float], right: [Float], correlation: Double) -> [[Float]] {
-        let c = Float(correlation.squareRoot()), s = Float((1 - correlation).squareRoot())
-        var l = Loop.scaled(common, c), r = l
+        let c = Float(correlation.squareRoot())
+        let s = Float((1 - correlation).squareRoot())
+        var l = Loop.scaled(common, c)
+        var r = l
         Loop.mix(left, gain: s, into: &l)
         Loop.mix(right, gain: s, into: &r)
         return [l, r]

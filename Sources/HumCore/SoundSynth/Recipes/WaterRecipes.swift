@@ -4,8 +4,11 @@ enum WaterRecipes {
         id: "waves", title: "Ocean waves", category: "water",
         description: "Waves rolling onto a beach every ten seconds or so: swell, break, and the hiss of the wash.",
         seconds: 60, channels: 2, seed: 0x5741_5645_01,
-        recipe: "waves/1: 6 waves a loop (9-11 s apart) each swelling 2.5-3.5 s then washing out (1.4-2 s decay constant); white noise through a low-pass swept 250 Hz-7 kHz by each wave, foam hiss > 2 kHz lingering after the break, brown surf rumble < 200 Hz") { ctx in
-        let sr = ctx.sampleRate, n = ctx.frames
+        recipe:
+            "waves/1: 6 waves a loop (9-11 s apart) each swelling 2.5-3.5 s then washing out (1.4-2 s decay constant); white noise through a low-pass swept 250 Hz-7 kHz by each wave, foam hiss > 2 kHz lingering after the break, brown surf rumble < 200 Hz"
+    ) { ctx in
+        let sr = ctx.sampleRate
+        let n = ctx.frames
         let count = max(1, Int((ctx.seconds / 10).rounded()))
         var level = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
         var brightness = [Float](repeating: 0, count: n)
@@ -26,7 +29,8 @@ enum WaterRecipes {
         }
         let cutoff = brightness.map { Double(250 * SynthMath.pow(28, Double(min($0, 1)))) }
         let sources = ctx.blend(common: ctx.noise(), left: ctx.noise(), right: ctx.noise(), correlation: 0.4)
-        let rumbles = ctx.blend(common: ctx.brownNoise(), left: ctx.brownNoise(), right: ctx.brownNoise(), correlation: 0.6)
+        let rumbles = ctx.blend(
+            common: ctx.brownNoise(), left: ctx.brownNoise(), right: ctx.brownNoise(), correlation: 0.6)
         return (0..<2).map { c in
             let swept = Loop.filteredVarying(sources[c], sampleRate: sr) { f, x, i in
                 f.process(x, cutoff: cutoff[i], q: 0.6).lowPass
@@ -44,14 +48,18 @@ enum WaterRecipes {
         id: "stream", title: "Stream", category: "water",
         description: "A brook babbling over stones: quick bubbling and gurgling close by.",
         seconds: 40, channels: 2, seed: 0x5354_5245_414D,
-        recipe: "stream/1: 260 bubbles/s (sines 350-2200 Hz rising 15-50% over their 2-12 ms decay, smaller bubbles higher and shorter) + noise through a band-pass wandering 300-1500 Hz a few times a second + brown gurgle < 400 Hz") { ctx in
-        let sr = ctx.sampleRate, n = ctx.frames
+        recipe:
+            "stream/1: 260 bubbles/s (sines 350-2200 Hz rising 15-50% over their 2-12 ms decay, smaller bubbles higher and shorter) + noise through a band-pass wandering 300-1500 Hz a few times a second + brown gurgle < 400 Hz"
+    ) { ctx in
+        let sr = ctx.sampleRate
+        let n = ctx.frames
         var bubbles = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
         for t in ctx.eventTimes(rate: 260) {
             let f = ctx.rng.logUniform(350...2_200)
             let decay = min(0.012, max(0.002, 0.009 * SynthMath.pow(600 / f, 0.8) * ctx.rng.uniform(0.7...1.3)))
-            let grain = Grain.decayingSine(frequency: f, chirp: ctx.rng.uniform(0.15...0.5) / decay, decay: decay,
-                                           sampleRate: sr, attack: 0.001)
+            let grain = Grain.decayingSine(
+                frequency: f, chirp: ctx.rng.uniform(0.15...0.5) / decay, decay: decay,
+                sampleRate: sr, attack: 0.001)
             let level = Float(SynthMath.pow(ctx.rng.unit(), 1.6))
             let (l, r) = ctx.pan(ctx.rng.uniform(-0.8...0.8))
             Loop.add(grain, at: t, gain: level * l, into: &bubbles[0])
@@ -65,7 +73,8 @@ enum WaterRecipes {
             }
             var out = Loop.scaled(Loop.normalizedRMS(bubbles[c]), 0.6)
             Loop.mix(Loop.modulated(Loop.normalizedRMS(rush), by: level), gain: 0.45, into: &out)
-            let gurgle = Loop.normalizedRMS(Loop.filtered(ctx.brownNoise(corner: 80), Biquad.lowPass(400, sampleRate: sr)))
+            let gurgle = Loop.normalizedRMS(
+                Loop.filtered(ctx.brownNoise(corner: 80), Biquad.lowPass(400, sampleRate: sr)))
             let gurgleLevel = Loop.exponentialMap(ctx.wander(perMinute: 30...200), low: 0.3, high: 1)
             Loop.mix(Loop.modulated(gurgle, by: gurgleLevel), gain: 0.3, into: &out)
             return out

@@ -7,16 +7,20 @@ enum WeatherRecipes {
         tick = Grain.filtered(tick, Biquad.bandPass(ctx.rng.logUniform(1_800...7_000), q: 0.9, sampleRate: sr))
         guard ctx.rng.unit() < plinkChance else { return tick }
         let decay = ctx.rng.uniform(0.003...0.009)
-        var plink = Grain.decayingSine(frequency: ctx.rng.logUniform(1_400...4_500),
-                                       chirp: ctx.rng.uniform(0.2...0.8) / decay, decay: decay, sampleRate: sr)
+        var plink = Grain.decayingSine(
+            frequency: ctx.rng.logUniform(1_400...4_500),
+            chirp: ctx.rng.uniform(0.2...0.8) / decay, decay: decay, sampleRate: sr)
         for i in 0..<min(tick.count, plink.count) { plink[i] += tick[i] * 0.7 }
         return plink
     }
 
     /// Scatters `rate` drops a second over both channels, each at its own place in the stereo field.
-    static func drops(_ ctx: inout RenderContext, rate: Double, plinkChance: Double,
-                      tickDecay: ClosedRange<Double>) -> [[Float]] {
-        var left = [Float](repeating: 0, count: ctx.frames), right = left
+    static func drops(
+        _ ctx: inout RenderContext, rate: Double, plinkChance: Double,
+        tickDecay: ClosedRange<Double>
+    ) -> [[Float]] {
+        var left = [Float](repeating: 0, count: ctx.frames)
+        var right = left
         for t in ctx.eventTimes(rate: rate) {
             let drop = raindrop(&ctx, plinkChance: plinkChance, tickDecay: tickDecay)
             // Many faint drops, few loud ones.
@@ -31,10 +35,14 @@ enum WeatherRecipes {
     /// The wash of countless distant drops: band-limited noise, its intensity drifting slowly.
     static func rainBed(_ ctx: inout RenderContext, low: Double, high: Double, body: Double) -> [[Float]] {
         let sr = ctx.sampleRate
-        let shape = FilterChain([Biquad.highPass(low, sampleRate: sr), Biquad.lowPass(high, sampleRate: sr),
-                                 Biquad.peak(body, q: 0.7, gainDB: 3, sampleRate: sr)])
+        let shape = FilterChain([
+            Biquad.highPass(low, sampleRate: sr), Biquad.lowPass(high, sampleRate: sr),
+            Biquad.peak(body, q: 0.7, gainDB: 3, sampleRate: sr),
+        ])
         let intensity = Loop.exponentialMap(ctx.wander(perMinute: 2...8), low: 0.8, high: 1.2)
-        let common = ctx.pinkNoise(), a = ctx.pinkNoise(), b = ctx.pinkNoise()
+        let common = ctx.pinkNoise()
+        let a = ctx.pinkNoise()
+        let b = ctx.pinkNoise()
         return ctx.blend(common: common, left: a, right: b, correlation: 0.3).map {
             Loop.modulated(Loop.normalizedRMS(Loop.filtered($0, shape)), by: intensity)
         }
@@ -44,7 +52,9 @@ enum WeatherRecipes {
         id: "rain", title: "Light rain", category: "weather",
         description: "Gentle rain: a soft wash with single drops ticking and plinking all around.",
         seconds: 45, channels: 2, seed: 0x5241_494E_01,
-        recipe: "rain/1: pink-noise bed 500 Hz-9 kHz (L/R 30% correlated, intensity drifting ±1.6 dB) + 110 drops/s (band-passed noise ticks 1.8-7 kHz, 30% rising sine plinks 1.4-4.5 kHz), panned at random") { ctx in
+        recipe:
+            "rain/1: pink-noise bed 500 Hz-9 kHz (L/R 30% correlated, intensity drifting ±1.6 dB) + 110 drops/s (band-passed noise ticks 1.8-7 kHz, 30% rising sine plinks 1.4-4.5 kHz), panned at random"
+    ) { ctx in
         let bed = rainBed(&ctx, low: 500, high: 9_000, body: 3_000)
         let drops = drops(&ctx, rate: 110, plinkChance: 0.3, tickDecay: 0.0006...0.0025)
         return (0..<2).map { c in
@@ -60,14 +70,19 @@ enum WeatherRecipes {
         let sr = ctx.sampleRate
         // A roll lasts about 20 s; in a loop shorter than the library's minute (a test's) it shrinks to fit.
         let scale = min(1, ctx.seconds / 60)
-        let envelope = Grain.envelope(attack: scale * ctx.rng.uniform(0.8...1.6), hold: scale * ctx.rng.uniform(0.3...1.0),
-                                      decay: scale * ctx.rng.uniform(2.4...3.4), sampleRate: sr)
+        let envelope = Grain.envelope(
+            attack: scale * ctx.rng.uniform(0.8...1.6), hold: scale * ctx.rng.uniform(0.3...1.0),
+            decay: scale * ctx.rng.uniform(2.4...3.4), sampleRate: sr)
         let n = envelope.count
         var local = RenderContext(sampleRate: sr, frames: n, rng: SplitMix64(seed: ctx.rng.next()))
         let rolling = local.wander(perMinute: 20...150, tilt: 0.5).map { 0.35 + 0.65 * ($0 * 0.5 + 0.5) }
-        let tone = FilterChain([Biquad.lowPass(ctx.rng.uniform(140...220), sampleRate: sr),
-                                Biquad.lowPass(400, sampleRate: sr)])
-        let common = local.brownNoise(), a = local.brownNoise(), b = local.brownNoise()
+        let tone = FilterChain([
+            Biquad.lowPass(ctx.rng.uniform(140...220), sampleRate: sr),
+            Biquad.lowPass(400, sampleRate: sr),
+        ])
+        let common = local.brownNoise()
+        let a = local.brownNoise()
+        let b = local.brownNoise()
         let pan = ctx.pan(ctx.rng.uniform(-0.4...0.4))
         return local.blend(common: common, left: a, right: b, correlation: 0.6).enumerated().map { c, channel in
             var out = Loop.normalizedRMS(Loop.filtered(channel, tone))
@@ -80,11 +95,15 @@ enum WeatherRecipes {
         id: "storm", title: "Storm", category: "weather",
         description: "Heavy rain pouring down, with thunder rolling in the distance now and then.",
         seconds: 60, channels: 2, seed: 0x5354_4F52_4D01,
-        recipe: "storm/1: pink-noise bed 150 Hz-7 kHz with 600 Hz body + brown-noise roar < 800 Hz + 500 drops/s + 2 distant thunder rolls (brown noise < 220 Hz, 1-1.6 s swell, ~3 s decay constant, rolling bumps)") { ctx in
+        recipe:
+            "storm/1: pink-noise bed 150 Hz-7 kHz with 600 Hz body + brown-noise roar < 800 Hz + 500 drops/s + 2 distant thunder rolls (brown noise < 220 Hz, 1-1.6 s swell, ~3 s decay constant, rolling bumps)"
+    ) { ctx in
         let sr = ctx.sampleRate
         let bed = rainBed(&ctx, low: 150, high: 7_000, body: 600)
         let roarShape = Biquad.lowPass(800, sampleRate: sr)
-        let roar = [ctx.brownNoise(corner: 60), ctx.brownNoise(corner: 60)].map { Loop.normalizedRMS(Loop.filtered($0, roarShape)) }
+        let roar = [ctx.brownNoise(corner: 60), ctx.brownNoise(corner: 60)].map {
+            Loop.normalizedRMS(Loop.filtered($0, roarShape))
+        }
         let drops = drops(&ctx, rate: 500, plinkChance: 0.15, tickDecay: 0.0008...0.003)
         var out = (0..<2).map { c in
             var mix = Loop.scaled(bed[c], 0.6)
@@ -107,13 +126,17 @@ enum WeatherRecipes {
         id: "wind", title: "Wind", category: "weather",
         description: "Wind in gusts: swelling and easing, a low rush with the odd whistle at its height.",
         seconds: 60, channels: 2, seed: 0x5749_4E44_01,
-        recipe: "wind/1: pink noise through a band-pass swept 220-900 Hz by gusts (3-12 a minute), level following the gusts over 14 dB, brown rumble < 120 Hz, a Q-14 whistle 700-1400 Hz in the strongest gusts, leaf rustle > 3 kHz") { ctx in
+        recipe:
+            "wind/1: pink noise through a band-pass swept 220-900 Hz by gusts (3-12 a minute), level following the gusts over 14 dB, brown rumble < 120 Hz, a Q-14 whistle 700-1400 Hz in the strongest gusts, leaf rustle > 3 kHz"
+    ) { ctx in
         let sr = ctx.sampleRate
         let gust = ctx.wander(perMinute: 3...12)
         let whistleSweep = Loop.exponentialMap(ctx.wander(perMinute: 4...16), low: 700, high: 1_400)
         var channels: [[Float]] = []
-        let sources = ctx.blend(common: ctx.pinkNoise(), left: ctx.pinkNoise(), right: ctx.pinkNoise(), correlation: 0.5)
-        let rumbles = ctx.blend(common: ctx.brownNoise(), left: ctx.brownNoise(), right: ctx.brownNoise(), correlation: 0.7)
+        let sources = ctx.blend(
+            common: ctx.pinkNoise(), left: ctx.pinkNoise(), right: ctx.pinkNoise(), correlation: 0.5)
+        let rumbles = ctx.blend(
+            common: ctx.brownNoise(), left: ctx.brownNoise(), right: ctx.brownNoise(), correlation: 0.7)
         for c in 0..<2 {
             // Each side feels the gust a little differently.
             let own = ctx.wander(perMinute: 4...14)
@@ -127,9 +150,10 @@ enum WeatherRecipes {
             var out = Loop.modulated(Loop.normalizedRMS(band), by: level)
             let rumble = Loop.normalizedRMS(Loop.filtered(rumbles[c], Biquad.lowPass(120, sampleRate: sr)))
             Loop.mix(Loop.modulated(rumble, by: Loop.exponentialMap(g, low: 0.4, high: 0.9)), gain: 0.5, into: &out)
-            let whistle = Loop.normalizedRMS(Loop.filteredVarying(source, sampleRate: sr) { f, x, i in
-                f.process(x, cutoff: Double(whistleSweep[i]), q: 14).bandPass
-            })
+            let whistle = Loop.normalizedRMS(
+                Loop.filteredVarying(source, sampleRate: sr) { f, x, i in
+                    f.process(x, cutoff: Double(whistleSweep[i]), q: 14).bandPass
+                })
             let strong = g.map { Float(SynthMath.pow(Double(max(0, $0)), 3)) }
             Loop.mix(Loop.modulated(whistle, by: strong), gain: 0.25, into: &out)
             let rustle = Loop.normalizedRMS(Loop.filtered(ctx.noise(), Biquad.highPass(3_000, sampleRate: sr)))
