@@ -33,13 +33,16 @@ let package = Package(
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
         .target(name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumTerminal"], swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
+        // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships
+        // its in-memory handler: for tests only, never linked into hum.
+        .target(name: "HumTestSupport", dependencies: ["HumCore"], swiftSettings: strict),
         .executableTarget(name: "hum-soundgen", dependencies: ["HumCore", "HumAudio"], swiftSettings: strict),
 
-        .testTarget(name: "HumCoreTests", dependencies: ["HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumAudioTests", dependencies: ["HumAudio", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumStoreTests", dependencies: ["HumStore", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumTerminalTests", dependencies: ["HumTerminal", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumCLITests", dependencies: ["HumCLI", "HumCore", "HumAudio"], swiftSettings: strict),
+        .testTarget(name: "HumCoreTests", dependencies: ["HumTestSupport", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumAudioTests", dependencies: ["HumTestSupport", "HumAudio", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumStoreTests", dependencies: ["HumTestSupport", "HumStore", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumCLITests", dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import HumTestSupport
 import Testing
 
 @testable import HumCore
