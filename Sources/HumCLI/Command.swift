@@ -2,7 +2,7 @@ import HumCore
 
 /// How a command ends when it cannot do what was asked. The frontend maps each case to an exit code and prints
 /// the message as one line, `hum: ` then the message, on stderr.
-public enum HumError: Error, Equatable, Sendable {
+public enum HumError: UserFacingError, Equatable, Sendable {
     /// Bad input on the command line (exit 2). The message names the bad token and what to try.
     case usage(String)
     /// The command could not be carried out (exit 1).
@@ -10,11 +10,22 @@ public enum HumError: Error, Equatable, Sendable {
     /// The ledger's rules refused the request; nothing was changed (exit 3).
     case refused(String)
 
-    public var exitCode: Int32 {
+    public var kind: FailureKind {
         switch self {
-        case .usage: return ExitCode.usage
-        case .failure: return ExitCode.failure
-        case .refused: return ExitCode.refused
+        case .usage: return .usage
+        case .failure: return .failure
+        case .refused: return .refused
+        }
+    }
+
+    public var exitCode: Int32 { ExitCode.of(kind) }
+
+    /// The same error as a `HumError`, keeping its message and kind.
+    public init(_ error: any UserFacingError) {
+        switch error.kind {
+        case .usage: self = .usage(error.message)
+        case .failure: self = .failure(error.message)
+        case .refused: self = .refused(error.message)
         }
     }
 
@@ -31,6 +42,14 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     public static let usage: Int32 = 2
     public static let refused: Int32 = 3
+
+    public static func of(_ kind: FailureKind) -> Int32 {
+        switch kind {
+        case .usage: return usage
+        case .failure: return failure
+        case .refused: return refused
+        }
+    }
 }
 
 /// One option a command accepts. `value == nil` makes it a flag; otherwise `value` is the placeholder shown in help.

@@ -56,7 +56,7 @@ public enum HumMain {
             let suggestion =
                 Suggest.closest(to: name, in: CommandTable.commands.map { $0.name })
                 .map { "did you mean '\($0)'? " } ?? ""
-            return fail(.usage("unknown command \"\(name)\"; \(suggestion)see 'hum --help'"), context: context)
+            return fail(HumError.usage("unknown command \"\(name)\"; \(suggestion)see 'hum --help'"), context: context)
         }
         return execute(command, words: words, path: name, context: context)
     }
@@ -85,16 +85,18 @@ public enum HumMain {
                 throw HumError.usage("unknown command \"\(path) \(first)\"; \(hint)see 'hum \(path) --help'")
             }
             return try command.validateAndRun(parsed, context: context)
-        } catch let error as HumError {
+        } catch let error as any UserFacingError {
             return fail(error, context: context)
         } catch {
-            return fail(.failure("\(error)"), context: context)
+            // Every error hum throws says what to do; one that does not is a bug of hum's, and is named as one.
+            return fail(
+                HumError.failure("unexpected error (a bug in hum; please report it): \(error)"), context: context)
         }
     }
 
-    static func fail(_ error: HumError, context: CommandContext) -> Int32 {
+    static func fail(_ error: any UserFacingError, context: CommandContext) -> Int32 {
         context.stderr.write("hum: \(error.message)\n")
-        return error.exitCode
+        return ExitCode.of(error.kind)
     }
 
     static func overview() -> String {

@@ -1,0 +1,41 @@
+/// How a command that could not do what was asked ends. The frontend maps each kind to an exit code: usage 2,
+/// failure 1, refused 3.
+public enum FailureKind: Sendable, Equatable {
+    /// Bad input: the message names the bad word and what to write instead.
+    case usage
+    /// The work could not be carried out: the message says why and what to try.
+    case failure
+    /// The ledger's rules refused the request; nothing was changed.
+    case refused
+}
+
+/// An error written for the person at the terminal: one line, lower-case, that says what went wrong and what to
+/// try. Every error that can reach the frontend conforms, and the frontend prints `hum: ` and the message, then
+/// exits by its kind. This is the one mechanism for messages: no error is described by its Swift spelling.
+public protocol UserFacingError: Error {
+    var message: String { get }
+    var kind: FailureKind { get }
+}
+
+extension UserFacingError {
+    public var kind: FailureKind { .failure }
+}
+
+extension LedgerRefusal: UserFacingError {
+    public var kind: FailureKind { .refused }
+}
+
+extension LedgerConfig.ConfigError: UserFacingError {
+    public var kind: FailureKind { .usage }
+}
+
+extension MixSpec.ParseError: UserFacingError {
+    public var kind: FailureKind { .usage }
+}
+
+extension LedgerMerge.Conflict: UserFacingError {}
+
+extension FocusPlan.Problem: UserFacingError {
+    public var message: String { description }
+    public var kind: FailureKind { .usage }
+}
