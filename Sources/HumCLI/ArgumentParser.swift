@@ -1,40 +1,61 @@
 import HumCore
 
-/// A small table-driven command-line parser: `--name value`, `--name=value`, `-x value`, flags, positionals and
-/// `--`. A word that starts with `-` and a digit (`-5m`) is a positional, so negative amounts need no quoting.
+/// A small table-driven command-line parser over a command's declarations: `--name value`, `--name=value`,
+/// `-x value`, `-xVALUE`, clusters of short flags, positionals and `--`. A word that starts with `-` and a digit
+/// (`-5m`) is a positional, so negative amounts need no quoting. Values are kept as text; the declarations' kinds
+/// check them when the command reads them.
 public enum ArgumentParser {
-    public static func parse(
-        _ words: [String], options: [OptionSpec], commandName: String,
-        takesPositionals: Bool, takesCommandAfterDashes: Bool
-    ) throws -> ParsedArguments {
-        var result = ParsedArguments()
-        var index = 0
-        let help = "see 'hum \(commandName) --help'"
-        func spec(long: String) -> OptionSpec? { options.first { $0.long == long } }
-        func spec(short: Character) -> OptionSpec? { options.first { $0.short == short } }
+    /// One spelling the parser knows: the declaration it belongs to, and the value a flag alias stands for.
+    private struct Spelling {
+        var info: ArgumentInfo
+        var fixedValue: String?
+    }
 
-        func store(_ option: OptionSpec, _ value: String?, word: String) throws {
-            if let placeholder = option.value {
+    public static func parse(
+        _ words: [String], declarations: [ArgumentInfo], path: String, example: String? = nil
+    ) throws(HumError) -> ParsedArguments {
+        var result = ParsedArguments(path: path, example: example)
+        var long: [String: Spelling] = [:]
+        var short: [Character: ArgumentInfo] = [:]
+        for info in declarations where info.role == .option || info.role == .flag {
+            long[info.name] = Spelling(info: info)
+            for alias in info.aliases { long[alias] = Spelling(info: info) }
+            for alias in info.flagAliases { long[alias.flag] = Spelling(info: info, fixedValue: alias.value) }
+            if let s = info.short { short[s] = info }
+        }
+        let takesCommand = declarations.contains { $0.role == .commandAfterDashes }
+        let singles = declarations.filter { $0.role == .positional(variadic: false) }.count
+        let variadic = declarations.contains { $0.role == .positional(variadic: true) }
+        let help = "see 'hum \(path) --help'"
+
+        func store(_ info: ArgumentInfo, _ value: String?, spelling: String, word: String) throws(HumError) {
+            if info.role == .option {
                 guard let value else {
-                    throw HumError.usage("option --\(option.long) needs a value (\(placeholder)); \(help)")
+                    throw .usage("option \(spelling) needs a value (\(info.placeholder)); \(help)")
                 }
-                if !option.repeatable, result.values[option.long] != nil {
-                    throw HumError.usage("option --\(option.long) is given twice; give it once")
+                if !info.repeatable, result.values[info.name] != nil {
+                    let before = result.spelled[info.name] ?? "--\(info.name)"
+                    if before != spelling, info.flagAliases.contains(where: { "--\($0.flag)" == before }) {
+                        throw .usage("\(before) and \(spelling) cannot go together; choose one")
+                    }
+                    throw .usage("option \(spelling) is given twice; give it once")
                 }
-                result.values[option.long, default: []].append(value)
+                result.values[info.name, default: []].append(value)
+                result.spelled[info.name] = spelling
             } else {
                 if value != nil {
-                    throw HumError.usage("option --\(option.long) takes no value, but got \"\(word)\"; \(help)")
+                    throw .usage("option \(spelling) takes no value, but got \"\(word)\"; \(help)")
                 }
-                result.flags.insert(option.long)
+                result.flags.insert(info.name)
             }
         }
 
+        var index = 0
         while index < words.count {
             let word = words[index]
             index += 1
             if word == "--" {
-                if takesCommandAfterDashes {
+                if takesCommand {
                     result.command = Array(words[index...])
                 } else {
                     result.positionals.append(contentsOf: words[index...])
@@ -43,23 +64,31 @@ public enum ArgumentParser {
             }
             if word.hasPrefix("--") {
                 let body = word.dropFirst(2)
-                let name: Substring
+                var name = String(body)
                 var inline: String? = nil
                 if let eq = body.firstIndex(of: "=") {
-                    name = body[..<eq]
+                    name = String(body[..<eq])
                     inline = String(body[body.index(after: eq)...])
-                } else {
-                    name = body
                 }
-                guard let option = spec(long: String(name)) else {
-                    throw HumError.usage("unknown option --\(name); \(help)")
+                guard let spelling = long[name] else {
+                    let hint =
+                        Suggest.closest(to: "--" + name, in: long.keys.map { "--" + $0 })
+                        .map { "did you mean \($0)? " } ?? ""
+                    throw .usage("unknown option --\(name); \(hint)\(help)")
+                }
+                if let fixed = spelling.fixedValue {
+                    if inline != nil {
+                        throw .usage("option --\(name) takes no value, but got \"\(word)\"; \(help)")
+                    }
+                    try store(spelling.info, fixed, spelling: "--\(name)", word: word)
+                    continue
                 }
                 var value = inline
-                if option.value != nil, value == nil, index < words.count {
+                if spelling.info.role == .option, value == nil, index < words.count {
                     value = words[index]
                     index += 1
                 }
-                try store(option, value, word: word)
+                try store(spelling.info, value, spelling: "--\(name)", word: word)
                 continue
             }
             if word.count >= 2, word.hasPrefix("-"), !(word.dropFirst().first?.isNumber ?? false) {
@@ -67,28 +96,70 @@ public enum ArgumentParser {
                 var chars = Array(word.dropFirst())
                 while !chars.isEmpty {
                     let c = chars.removeFirst()
-                    guard let option = spec(short: c) else {
-                        throw HumError.usage("unknown option -\(c) in \"\(word)\"; \(help)")
+                    guard let info = short[c] else {
+                        throw .usage("unknown option -\(c) in \"\(word)\"; \(help)")
                     }
-                    if option.value != nil {
+                    if info.role == .option {
                         var value: String? = chars.isEmpty ? nil : String(chars)
                         chars.removeAll()
                         if value == nil, index < words.count {
                             value = words[index]
                             index += 1
                         }
-                        try store(option, value, word: word)
+                        try store(info, value, spelling: "-\(c)", word: word)
                     } else {
-                        try store(option, nil, word: word)
+                        try store(info, nil, spelling: "-\(c)", word: word)
                     }
                 }
                 continue
             }
             result.positionals.append(word)
         }
-        if !takesPositionals, let first = result.positionals.first {
-            throw HumError.usage("unexpected argument \"\(first)\"; \(help)")
+        if !variadic, result.positionals.count > singles {
+            throw .usage("unexpected argument \"\(result.positionals[singles])\"; \(help)")
         }
         return result
+    }
+}
+
+/// "Did you mean" for commands, options, sounds and settings: the closest candidate by edit distance (a swap of
+/// two neighbouring letters counts as one edit, so `rian` finds `rain` and `strom` finds `storm`), or a candidate
+/// the word begins (`--volum` finds `--volume`).
+public enum Suggest {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
+        let lower = word.lowercased()
+        guard !lower.isEmpty, lower != "--" else { return nil }
+        let scored = candidates.map { ($0, distance(lower, $0.lowercased())) }
+        // The nearest candidates; a tie is broken by the one that starts like the word, then by table order.
+        guard let best = scored.map(\.1).min() else { return nil }
+        let allowed = max(1, min(3, lower.count / 3))
+        let nearest = scored.filter { $0.1 == best }
+        if best <= allowed {
+            return (nearest.first { $0.0.lowercased().hasPrefix(String(lower.prefix(1))) } ?? nearest[0]).0
+        }
+        let prefixed = candidates.filter { $0.lowercased().hasPrefix(lower) && lower.count >= 3 }
+        return prefixed.count == 1 ? prefixed[0] : nil
+    }
+
+    /// The optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var twoBack = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d = min(d, twoBack[j - 2] + 1) }
+                current[j] = d
+            }
+            (twoBack, previous, current) = (previous, current, twoBack)
+        }
+        return previous[b.count]
     }
 }

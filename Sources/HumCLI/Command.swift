@@ -52,72 +52,45 @@ public enum ExitCode {
     }
 }
 
-/// One option a command accepts. `value == nil` makes it a flag; otherwise `value` is the placeholder shown in help.
-public struct OptionSpec: Sendable {
-    public var long: String
-    public var short: Character?
-    public var value: String?
-    public var repeatable: Bool
-    public var help: String
-
-    public init(_ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, help: String) {
-        self.long = long
-        self.short = short
-        self.value = value
-        self.repeatable = repeatable
-        self.help = help
-    }
-
-    public static let json = OptionSpec("json", help: "print JSON for scripts")
-}
-
-/// A command of `hum`: a type with a static description, validated on construction, then run.
+/// A command of `hum`, declared once: its name, its words for people, and its arguments as typed declarations.
+/// Usage lines, `--help`, the man page and the shell completions are all made from this declaration.
 ///
-/// `init(arguments:context:)` is `validate()`: it throws `HumError.usage` for bad input before anything happens.
-/// `run` returns the exit code, or throws `HumError` for a failure or a refusal.
+/// `init(_:)` is validation, in the style of swift-argument-parser's `validate()`: it reads every value through its
+/// declaration (so a bad value is a usage error before anything happens) and does no I/O. `run` returns the exit
+/// code, or throws a `UserFacingError`.
 public protocol HumCommand {
     static var name: String { get }
+    /// One line, lower-case, no full stop: what the command does.
     static var abstract: String { get }
-    /// Usage lines without the leading "hum "; the first is the synopsis.
-    static var usage: [String] { get }
-    /// Longer help: what it does and examples. May be empty.
+    /// What help adds after the options: how it behaves. May be empty.
     static var discussion: String { get }
-    static var options: [OptionSpec] { get }
-    /// Whether positional arguments are accepted (the parser rejects them otherwise).
-    static var takesPositionals: Bool { get }
-    /// Whether everything after `--` is passed through as a command line to run.
-    static var takesCommandAfterDashes: Bool { get }
-    /// Nested commands, chosen by the first positional argument (`hum ledger check`).
+    /// Whole command lines, each optionally followed by `  # a comment`; the first is quoted in errors about a
+    /// missing argument.
+    static var examples: [String] { get }
+    /// Options, flags, positionals and the command after `--`, in the order the usage line shows them.
+    static var arguments: [any Declared] { get }
+    /// Nested commands, chosen by the first word (`hum ledger check`).
     static var subcommands: [any HumCommand.Type] { get }
 
-    init(arguments: ParsedArguments, context: CommandContext) throws
+    init(_ arguments: ParsedArguments) throws
     func run(context: CommandContext) throws -> Int32
 }
 
 extension HumCommand {
     public static var discussion: String { "" }
-    public static var options: [OptionSpec] { [] }
-    public static var takesPositionals: Bool { false }
-    public static var takesCommandAfterDashes: Bool { false }
+    public static var examples: [String] { [] }
+    public static var arguments: [any Declared] { [] }
     public static var subcommands: [any HumCommand.Type] { [] }
 
-    /// `validate()` (the initializer) then `run()`.
-    static func validateAndRun(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
-        try Self(arguments: arguments, context: context).run(context: context)
+    static var infos: [ArgumentInfo] { arguments.map(\.info) }
+
+    /// The first example without its comment, for error messages.
+    static var firstExample: String? {
+        examples.first.map { line in
+            guard let hash = line.range(of: "  #") else { return line }
+            var head = line[..<hash.lowerBound]
+            while head.last == " " { head.removeLast() }
+            return String(head)
+        }
     }
-}
-
-/// The parsed command line of one command.
-public struct ParsedArguments: Sendable, Equatable {
-    public var positionals: [String] = []
-    public var values: [String: [String]] = [:]
-    public var flags: Set<String> = []
-    /// The words after `--`, when the command takes a command to run.
-    public var command: [String]? = nil
-
-    public init() {}
-
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
 }

@@ -14,9 +14,6 @@ import HumTerminal
 struct FocusCommand: HumCommand {
     static let name = "focus"
     static let abstract = "run focus rounds that fade the mix out at each round's end and back in the next"
-    static let usage = [
-        "focus [SOUND[=VOLUME]...] [--focus DUR] [--short-break DUR] [--long-break DUR] [--long-every N] [--rounds N] [--fade DUR] [--auto-advance MODE] [--goal TEXT] [--tag TAG]... [--no-sound] [--quiet] [--on-event CMD]"
-    ]
     static let discussion = """
         The mix plays through each focus round and fades to silence exactly at its end; a soft chime marks the
         change and the break is silent. The next focus round fades the same mix back in, unless you changed the
@@ -32,107 +29,86 @@ struct FocusCommand: HumCommand {
         --on-event runs a command (split on spaces, run directly, no shell) at every phase change, with
         HUM_EVENT, HUM_PHASE, HUM_ROUND, HUM_ROUNDS, HUM_REMAINING_SECONDS and HUM_SESSION_ID set; it is
         killed after 10 s.
-
-        Examples:
-          hum focus
-          hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal "draft chapter 2"
-          hum focus --no-sound --auto-advance none --tag writing
         """
-    static let options = [
-        OptionSpec("focus", value: "DUR", help: "length of a focus round (default 25m)"),
-        OptionSpec("short-break", value: "DUR", help: "length of a short break (default 5m)"),
-        OptionSpec("long-break", value: "DUR", help: "length of a long break (default 15m)"),
-        OptionSpec("long-every", value: "N", help: "a long break after every Nth focus round (default 4; 0: never)"),
-        OptionSpec("rounds", value: "N", help: "number of focus rounds (default 4)"),
-        OptionSpec(
-            "fade", value: "DUR", help: "fade out over the end of each focus round, in over its start (default 10s)"),
-        OptionSpec(
-            "auto-advance", value: "MODE",
-            help: "all (default), none, to-break or to-focus: which phases start by themselves"),
-        OptionSpec("goal", value: "TEXT", help: "what this session is for (kept in the history)"),
-        OptionSpec("tag", value: "TAG", repeatable: true, help: "a tag for the history (repeatable)"),
-        OptionSpec("no-sound", help: "no mix, no chime: the timer alone"),
-        OptionSpec("quiet", help: "no terminal bell and no desktop notification"),
-        OptionSpec("on-event", value: "CMD", help: "run CMD at every phase change (see below)"),
-        OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
-        OptionSpec("device", value: "PCM", help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')"),
-        MixSetup.rawOption,
+    static let examples = [
+        "hum focus",
+        "hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal \"draft chapter 2\"",
+        "hum focus --no-sound --auto-advance none --tag writing",
     ]
-    static let takesPositionals = true
+
+    static let sounds = PlayCommand.sounds
+    static let focus = Option("focus", .positiveDuration, help: "length of a focus round (default 25m)")
+    static let shortBreak = Option("short-break", .positiveDuration, help: "length of a short break (default 5m)")
+    static let longBreak = Option("long-break", .positiveDuration, help: "length of a long break (default 15m)")
+    static let longEvery = Option(
+        "long-every", .count(0...1000), help: "a long break after every Nth focus round (default 4; 0: never)")
+    static let rounds = Option("rounds", .count(1...1000), help: "number of focus rounds (default 4)")
+    static let fade = Option(
+        "fade", .duration, help: "fade out over the end of each focus round, in over its start (default 10s)")
+    static let autoAdvance = Option(
+        "auto-advance", ValueKind<FocusPlan.AutoAdvance>.choice("MODE"),
+        help: "which phases start by themselves: all (default), none, to-break or to-focus")
+    static let goal = Option("goal", .words("TEXT"), help: "what this session is for (kept in the history)")
+    static let tag = Option("tag", .words("TAG"), repeatable: true, help: "a tag for the history (repeatable)")
+    static let noSound = Flag("no-sound", help: "no mix, no chime: the timer alone")
+    static let quiet = Flag("quiet", short: "q", help: "no terminal bell and no desktop notification")
+    static let onEvent = Option(
+        "on-event", .words("CMD"), help: "run CMD at every phase change (see below)")
+    static let arguments: [any Declared] = [
+        sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, onEvent,
+        PlayCommand.master, PlayCommand.device, MixSetup.raw,
+    ]
 
     var plan: FocusPlan
-    var entries: [MixEntry]
+    var words: [String]
     var noSound: Bool
     var quiet: Bool
     var goal: String?
     var tags: [String]
     var onEvent: [String]?
     var master: Double
-    var device: String
+    var device: String?
     var raw: Bool
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        func duration(_ option: String) throws(HumError) -> Duration? {
-            guard let text = arguments.value(option) else { return nil }
-            return .milliseconds(try MixSetup.duration(text, option: option) * 1000)
-        }
-        func count(_ option: String) throws(HumError) -> Int? {
-            guard let text = arguments.value(option) else { return nil }
-            guard let n = Int(text), n >= 0, n <= 1000 else {
-                throw .usage("--\(option) \"\(text)\" is not a whole number from 0 to 1000")
-            }
-            return n
-        }
-        var mode = FocusPlan.AutoAdvance.all
-        if let text = arguments.value("auto-advance") {
-            guard let m = FocusPlan.AutoAdvance(rawValue: text) else {
-                throw HumError.usage("--auto-advance \"\(text)\" is not one of all, none, to-break, to-focus")
-            }
-            mode = m
+    init(_ arguments: ParsedArguments) throws {
+        func duration(_ option: Option<Double>) throws(HumError) -> Duration? {
+            try arguments.value(option).map { .milliseconds(($0 * 1000).rounded()) }
         }
         let defaults = try FocusPlan()
-        do {
-            plan = try FocusPlan(
-                focus: try duration("focus") ?? defaults.focus,
-                shortBreak: try duration("short-break") ?? defaults.shortBreak,
-                longBreak: try duration("long-break") ?? defaults.longBreak,
-                longBreakEvery: try count("long-every") ?? defaults.longBreakEvery,
-                rounds: try count("rounds") ?? defaults.rounds,
-                fade: try duration("fade") ?? defaults.fade,
-                autoAdvance: mode)
-        } catch let problem as FocusPlan.Problem {
-            throw HumError.usage(problem.message)
+        plan = try FocusPlan(
+            focus: try duration(Self.focus) ?? defaults.focus,
+            shortBreak: try duration(Self.shortBreak) ?? defaults.shortBreak,
+            longBreak: try duration(Self.longBreak) ?? defaults.longBreak,
+            longBreakEvery: try arguments.value(Self.longEvery) ?? defaults.longBreakEvery,
+            rounds: try arguments.value(Self.rounds) ?? defaults.rounds,
+            fade: try duration(Self.fade) ?? defaults.fade,
+            autoAdvance: try arguments.value(Self.autoAdvance) ?? .all)
+        noSound = arguments.flag(Self.noSound)
+        quiet = arguments.flag(Self.quiet)
+        goal = try arguments.value(Self.goal)
+        tags = try arguments.values(Self.tag)
+        master = try arguments.value(PlayCommand.master) ?? 100
+        device = try arguments.value(PlayCommand.device)
+        raw = arguments.flag(MixSetup.raw)
+        if let command = try arguments.value(Self.onEvent) {
+            onEvent = command.split(separator: " ").map(String.init)
         }
-        noSound = arguments.flag("no-sound")
-        quiet = arguments.flag("quiet")
-        goal = arguments.value("goal")
-        tags = arguments.all("tag")
-        master =
-            try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
-        device = PlaybackSession.device(option: arguments.value("device"), context: context)
-        raw = arguments.flag("raw")
-        if let command = arguments.value("on-event") {
-            let words = command.split(separator: " ").map(String.init)
-            guard !words.isEmpty else {
-                throw HumError.usage("--on-event needs a command, for example --on-event notify-me")
-            }
-            onEvent = words
-        }
-        if noSound {
-            if !arguments.positionals.isEmpty {
-                throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound")
-            }
-            entries = []
-        } else {
-            let catalog = MixSetup.catalog(context)
-            entries =
-                arguments.positionals.isEmpty
-                ? try MixSetup.remembered(context, catalog: catalog)
-                : try MixSetup.resolve(words: arguments.positionals, catalog: catalog, command: Self.name)
+        words = try arguments.positionals(Self.sounds)
+        if noSound, !words.isEmpty {
+            throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound")
         }
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        var entries: [MixEntry] = []
+        if !noSound {
+            let catalog = MixSetup.catalog(context)
+            entries =
+                words.isEmpty
+                ? try MixSetup.remembered(context, catalog: catalog)
+                : try MixSetup.resolve(words: words, catalog: catalog, command: Self.name)
+        }
+        let device = PlaybackSession.device(option: device, context: context)
         let database = try LedgerCLI.run { try LedgerCLI.open(context) }
         let calendar = database.calendar
         let startedAt = calendar.now()

@@ -1,37 +1,78 @@
 import HumCore
 
-/// Renders `--help` text from a command's static description, so help can never drift from the parser's table.
+/// `--help` text, made from a command's declaration, so it can never drift from what the parser accepts.
 enum Help {
+    /// The usage lines of a command path: its own, then its subcommands'.
+    static func usage(for command: any HumCommand.Type, path: String) -> [String] {
+        var lines = [(["hum", path] + command.infos.map(\.synopsis)).joined(separator: " ")]
+        for sub in command.subcommands {
+            lines += usage(for: sub, path: path + " " + sub.name)
+        }
+        return lines
+    }
+
     static func text(for command: any HumCommand.Type, path: String) -> String {
         var out = "\(command.abstract)\n\nUsage:\n"
-        for line in command.usage { out += "  hum \(line)\n" }
+        for line in usage(for: command, path: path) { out += wrap(line, indent: 4).map { "  " + $0 + "\n" }.joined() }
         if !command.subcommands.isEmpty {
             out += "\nCommands:\n"
-            let width = command.subcommands.map { $0.name.count }.max() ?? 0
-            for sub in command.subcommands {
-                out += "  \(sub.name.padding(width))  \(sub.abstract)\n"
-            }
+            out += table(command.subcommands.map { ($0.name, $0.abstract) })
         }
-        let options = command.options + [OptionSpec("help", short: "h", help: "show this help")]
+        let positionals = command.infos.filter { $0.role != .option && $0.role != .flag }
+        if !positionals.isEmpty {
+            out += "\nArguments:\n"
+            out += table(positionals.map { ($0.label, $0.fullHelp) })
+        }
+        let options = command.infos.filter { $0.role == .option || $0.role == .flag } + [helpFlag.info]
         out += "\nOptions:\n"
-        let labels = options.map(label)
-        let width = labels.map(\.count).max() ?? 0
-        for (option, label) in zip(options, labels) {
-            out += "  \(label.padding(width))  \(option.help)\n"
-        }
+        out += table(options.map { ($0.label, $0.fullHelp) })
         if !command.discussion.isEmpty {
             out += "\n" + command.discussion
             if !command.discussion.hasSuffix("\n") { out += "\n" }
         }
-        _ = path
+        if !command.examples.isEmpty {
+            out += "\nExamples:\n" + command.examples.map { "  \($0)\n" }.joined()
+        }
         return out
     }
 
-    static func label(_ option: OptionSpec) -> String {
-        var s = option.short.map { "-\($0), " } ?? "    "
-        s += "--\(option.long)"
-        if let v = option.value { s += " \(v)" }
-        return s
+    static let helpFlag = Flag("help", short: "h", help: "show this help")
+
+    /// Two columns, the second wrapped to 80 columns under itself.
+    static func table(_ rows: [(String, String)]) -> String {
+        let width = min(28, rows.map(\.0.count).max() ?? 0)
+        var out = ""
+        for (label, text) in rows {
+            let lines = wrap(text, width: max(30, 80 - 4 - width), indent: 0)
+            if label.count > width {
+                out += "  \(label)\n"
+                for line in lines { out += "  " + String(repeating: " ", count: width + 2) + line + "\n" }
+            } else {
+                for (i, line) in lines.enumerated() {
+                    out +=
+                        "  " + (i == 0 ? label.padding(width) : String(repeating: " ", count: width)) + "  " + line
+                        + "\n"
+                }
+            }
+        }
+        return out
+    }
+
+    /// Breaks a line at spaces to fit `width`; lines after the first are indented by `indent`.
+    static func wrap(_ text: String, width: Int = 78, indent: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if candidate.count > width, !line.isEmpty {
+                lines.append(line)
+                line = String(repeating: " ", count: indent) + word
+            } else {
+                line = candidate
+            }
+        }
+        lines.append(line)
+        return lines
     }
 }
 

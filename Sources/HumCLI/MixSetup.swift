@@ -156,22 +156,6 @@ enum MixSetup {
         entry.sound.path == entry.token.name ? error.reason : "\(error.path): \(error.reason)"
     }
 
-    static let rawOption = OptionSpec(
+    static let raw = Flag(
         "raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
-
-    /// Parses a duration option, or says which word was wrong.
-    static func duration(_ text: String, option: String) throws(HumError) -> Double {
-        do throws(DurationText.ParseError) {
-            return try DurationText.parseSeconds(text)
-        } catch {
-            throw .usage("--\(option) \"\(text)\" is not a duration; write for example 90s, 25m, 1h or 1h30m")
-        }
-    }
-
-    static func volume(_ text: String, option: String) throws(HumError) -> Double {
-        guard let v = Double(text), v.isFinite, Volume.range.contains(v) else {
-            throw .usage("--\(option) \"\(text)\" is not a volume from 0 to 100")
-        }
-        return v
-    }
 }

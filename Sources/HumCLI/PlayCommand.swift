@@ -10,52 +10,55 @@ import HumTerminal
 struct PlayCommand: HumCommand {
     static let name = "play"
     static let abstract = "play a mix of looping sounds"
-    static let usage = ["play [SOUND[=VOLUME]...] [--for DURATION] [--volume N] [--fade DURATION] [--device PCM]"]
     static let discussion = """
         A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds), or a
         path to an audio file. VOLUME is 0–100 (default 50). Without sounds, the last mix played is played again.
+        Without a command, hum plays: 'hum rain=40' is 'hum play rain=40'.
         Ctrl-C or SIGTERM fades out and exits. On a terminal: ↑/↓ select a sound, ←/→ change its volume, m mutes
         it, +/- change the master volume, q quits.
-
-        Examples:
-          hum play rain=40 brown=25
-          hum play rain --for 30m
-          hum play ~/sounds/cafe.flac=30 --device hw:0
         """
-    static let options = [
-        OptionSpec("for", value: "DURATION", help: "stop by itself after this long, with a fade (a sleep timer)"),
-        OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
-        OptionSpec("fade", value: "DURATION", help: "fade in at the start and out at the end (default 1s)"),
-        OptionSpec("device", value: "PCM", help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')"),
-        MixSetup.rawOption,
+    static let examples = [
+        "hum play rain=40 brown=25",
+        "hum play rain --for 30m",
+        "hum play ~/sounds/cafe.flac=30 --device hw:0",
     ]
-    static let takesPositionals = true
 
-    var entries: [MixEntry]
+    static let sounds = Positional(
+        "SOUND[=VOLUME]", .mixWord, variadic: true, required: false, help: "the sounds of the mix, each with its volume"
+    )
+    static let duration = Option(
+        "for", aliases: ["duration"], .positiveDuration,
+        help: "stop by itself after this long, with a fade (a sleep timer)")
+    static let master = Option("volume", .volume, help: "master volume 0–100 (default 100)")
+    static let fade = Option("fade", .duration, help: "fade in at the start and out at the end (default 1s)")
+    static let device = Option(
+        "device", .device, help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')")
+    static let raw = MixSetup.raw
+    static let arguments: [any Declared] = [sounds, duration, master, fade, device, raw]
+
+    var words: [String]
     var duration: Double?
     var master: Double
     var fade: Double
     var raw: Bool
-    var device: String
-    var fromCommandLine: Bool
+    var device: String?
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        let catalog = MixSetup.catalog(context)
-        duration = try arguments.value("for").map { v throws(HumError) in try MixSetup.duration(v, option: "for") }
-        if let d = duration, d <= 0 { throw HumError.usage("--for must be longer than 0s") }
-        master =
-            try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
-        raw = arguments.flag("raw")
-        fade = try arguments.value("fade").map { v throws(HumError) in try MixSetup.duration(v, option: "fade") } ?? 1
-        device = PlaybackSession.device(option: arguments.value("device"), context: context)
-        fromCommandLine = !arguments.positionals.isEmpty
-        entries =
-            fromCommandLine
-            ? try MixSetup.resolve(words: arguments.positionals, catalog: catalog, command: Self.name)
-            : try MixSetup.remembered(context, catalog: catalog)
+    init(_ arguments: ParsedArguments) throws {
+        words = try arguments.positionals(Self.sounds)
+        duration = try arguments.value(Self.duration)
+        master = try arguments.value(Self.master) ?? 100
+        fade = try arguments.value(Self.fade) ?? 1
+        device = try arguments.value(Self.device)
+        raw = arguments.flag(Self.raw)
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        let catalog = MixSetup.catalog(context)
+        let entries =
+            words.isEmpty
+            ? try MixSetup.remembered(context, catalog: catalog)
+            : try MixSetup.resolve(words: words, catalog: catalog, command: Self.name)
+        let device = PlaybackSession.device(option: device, context: context)
         let signals = SignalWatch()
         signals.block()  // before any thread starts, so all of them inherit it
         // A short run fades in over its first half at most, and out over its second.

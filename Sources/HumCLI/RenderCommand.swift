@@ -10,31 +10,38 @@ import HumCore
 struct RenderCommand: HumCommand {
     static let name = "render"
     static let abstract = "render a mix into an audio file, with the same engine as playback"
-    static let usage = [
-        "render SOUND[=VOLUME]... --duration DURATION -o FILE [--rate HZ] [--format s16|s24|f32] [--volume N] [--fade DURATION]"
-    ]
     static let discussion = """
         The file is exactly what 'hum play --for DURATION' plays, sample for sample: the same loops, ramps, fades
         and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. The file appears only
         when complete (it is written under a temporary name and renamed).
-
-        Examples:
-          hum render rain=40 brown=25 --duration 10m -o mix.wav
-          hum render storm --duration 1h --rate 44100 -o storm.flac
         """
-    static let options = [
-        OptionSpec("duration", short: "d", value: "DURATION", help: "length of the file (required)"),
-        OptionSpec("output", short: "o", value: "FILE", help: "file to write (required)"),
-        OptionSpec("rate", value: "HZ", help: "sample rate (default 48000)"),
-        OptionSpec(
-            "format", value: "FORMAT", help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)"),
-        OptionSpec("volume", value: "N", help: "master volume 0–100 (default 100)"),
-        OptionSpec("fade", value: "DURATION", help: "fade in at the start and out at the end (default 1s)"),
-        MixSetup.rawOption,
+    static let examples = [
+        "hum render rain=40 brown=25 --for 10m -o mix.wav",
+        "hum render storm --for 1h --rate 44100 -o storm.flac",
     ]
-    static let takesPositionals = true
 
-    var entries: [MixEntry]
+    static let sounds = Positional(
+        "SOUND[=VOLUME]", .mixWord, variadic: true, help: "the sounds of the mix, each with its volume")
+    static let duration = Option(
+        "for", short: "d", aliases: ["duration"], .positiveDuration, required: true, help: "length of the file")
+    static let output = Option("output", short: "o", .file, required: true, help: "the file to write")
+    static let rate = Option(
+        "rate",
+        ValueKind<Int>("HZ") { text in
+            guard let rate = Int(text), (8000...384_000).contains(rate) else {
+                return .failure(.init("is not a sample rate from 8000 to 384000 Hz"))
+            }
+            return .success(rate)
+        },
+        help: "sample rate (default 48000)")
+    static let sampleFormat = Option(
+        "sample-format", aliases: ["format"], ValueKind<SampleFormat>.choice("FORMAT"),
+        help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)")
+    static let master = PlayCommand.master
+    static let fade = PlayCommand.fade
+    static let arguments: [any Declared] = [sounds, duration, output, rate, sampleFormat, master, fade, MixSetup.raw]
+
+    var words: [String]
     var seconds: Double
     var output: String
     var rate: Int
@@ -43,49 +50,23 @@ struct RenderCommand: HumCommand {
     var fade: Double
     var raw: Bool
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        guard let durationText = arguments.value("duration") else {
-            throw HumError.usage("render needs --duration, for example --duration 10m")
-        }
-        seconds = try MixSetup.duration(durationText, option: "duration")
-        guard seconds > 0 else { throw HumError.usage("--duration must be longer than 0s") }
-        guard let output = arguments.value("output"), !output.isEmpty else {
-            throw HumError.usage("render needs -o FILE, for example -o mix.wav")
-        }
-        self.output = output
+    init(_ arguments: ParsedArguments) throws {
+        words = try arguments.positionals(Self.sounds)
+        seconds = try arguments.required(Self.duration)
+        output = try arguments.required(Self.output)
         let ext = (output as NSString).pathExtension.lowercased()
         guard AudioFileWriter.extensions.contains(ext) else {
             throw HumError.usage("cannot tell the format of \"\(output)\"; name it .wav, .flac, .ogg or .opus")
         }
-        if let text = arguments.value("rate") {
-            guard let r = Int(text), (8000...384_000).contains(r) else {
-                throw HumError.usage("--rate \"\(text)\" is not a sample rate from 8000 to 384000 Hz")
-            }
-            rate = r
-        } else {
-            rate = 48000
-        }
-        if let text = arguments.value("format") {
-            guard let f = SampleFormat(rawValue: text) else {
-                throw HumError.usage("--format \"\(text)\" is not one of s16, s24, f32")
-            }
-            sampleFormat = f
-        } else {
-            sampleFormat = .s16
-        }
-        master =
-            try arguments.value("volume").map { v throws(HumError) in try MixSetup.volume(v, option: "volume") } ?? 100
-        raw = arguments.flag("raw")
-        fade = try arguments.value("fade").map { v throws(HumError) in try MixSetup.duration(v, option: "fade") } ?? 1
-        guard !arguments.positionals.isEmpty else {
-            throw HumError.usage(
-                "render needs at least one sound, for example 'hum render rain=40 --duration 10m -o mix.wav'")
-        }
-        entries = try MixSetup.resolve(
-            words: arguments.positionals, catalog: MixSetup.catalog(context), command: Self.name)
+        rate = try arguments.value(Self.rate) ?? 48000
+        sampleFormat = try arguments.value(Self.sampleFormat) ?? .s16
+        master = try arguments.value(Self.master) ?? 100
+        fade = try arguments.value(Self.fade) ?? 1
+        raw = arguments.flag(MixSetup.raw)
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        let entries = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), command: Self.name)
         let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, context: context)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for

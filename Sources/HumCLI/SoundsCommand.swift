@@ -6,21 +6,24 @@ import HumCore
 struct SoundsCommand: HumCommand {
     static let name = "sounds"
     static let abstract = "list the sounds that can be played"
-    static let usage = ["sounds [--json]"]
     static let discussion = """
         Built-in sounds come with hum. User sounds are the audio files in $XDG_DATA_HOME/hum/sounds
         (usually ~/.local/share/hum/sounds), each named by its file name without the extension.
-
-        Examples:
-          hum sounds
-          hum sounds --json | jq -r '.[].name'
         """
-    static let options = [OptionSpec.json]
+    static let examples = [
+        "hum sounds",
+        "hum sounds --json | jq -r '.[].name'",
+    ]
+    static let names = Flag("names", help: "print only the names, one per line (for scripts and completions)")
+    static let arguments: [any Declared] = [Flag.json, names]
 
     var json: Bool
+    var namesOnly: Bool
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        json = arguments.flag("json")
+    init(_ arguments: ParsedArguments) throws {
+        json = arguments.flag(Flag.json)
+        namesOnly = arguments.flag(Self.names)
+        if json && namesOnly { throw HumError.usage("--json and --names cannot go together; choose one") }
     }
 
     struct Listing: Codable, Equatable {
@@ -44,6 +47,11 @@ struct SoundsCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)
+        if namesOnly {
+            // Names only: no file is opened, so a completion stays instant.
+            context.stdout.write(catalog.all.map { $0.name + "\n" }.joined())
+            return ExitCode.success
+        }
         if let problem = catalog.manifestProblem { context.warn(problem) }
         let listings = LibraryNoise.silenced {
             catalog.all.map { sound -> Listing in

@@ -1,40 +1,142 @@
 import Foundation
+import HumCore
 import Testing
 
 @testable import HumCLI
 
 @Suite struct DocsCommandTests {
-    @Test func bashCompletionOffersEveryCommandAndItsOptions() throws {
-        let script = runInProcess(["completions", "bash"])
-        #expect(script.status == 0)
-        let box = Sandbox()
-        let path = box.root + "/hum.bash"
-        try FileManager.default.createDirectory(atPath: box.root, withIntermediateDirectories: true)
-        try script.stdout.write(toFile: path, atomically: true, encoding: .utf8)
-        func complete(_ words: String, _ cword: Int) throws -> [String] {
-            let out = box.root + "/out"
-            let program =
-                "source \(path); COMP_WORDS=(\(words)); COMP_CWORD=\(cword); _hum; printf '%s\\n' \"${COMPREPLY[@]}\""
-            #expect(waitFor(try spawnAny("/bin/bash", ["-c", program], stdout: out)) == 0)
-            return try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
-        }
-        #expect(try complete("hum ''", 1).contains("focus"))
-        #expect(Set(try complete("hum ''", 1)).isSuperset(of: CommandTable.commands.map { $0.name }))
-        #expect(try complete("hum render --d", 2) == ["--duration"])
-        #expect(try complete("hum ledger ch", 2) == ["check"])
-        #expect(try complete("hum ledger check --", 3) == ["--help"])
-    }
+    /// Every command path of the table, with its declaration.
+    static let paths = ManpageCommand.paths()
 
-    @Test func otherShellsAndTheManPageCoverEveryCommand() {
-        let fish = runInProcess(["completions", "fish"]).stdout
-        let zsh = runInProcess(["completions", "zsh"]).stdout
+    /// The declaration is the one source: every option's every spelling, every positional and every subcommand is
+    /// named by `--help`, by the man page and by each shell's completion script.
+    @Test func helpManPageAndCompletionsNameEveryDeclaredArgument() {
         let man = runInProcess(["manpage"]).stdout
+        let scripts = ["bash", "zsh", "fish"].map { runInProcess(["completions", $0]).stdout }
         #expect(man.hasPrefix(".TH HUM 1"))
-        for command in CommandTable.commands {
-            #expect(fish.contains("-a \(command.name) "))
-            #expect(zsh.contains("'\(command.name)'*)"))
-            #expect(man.contains(".SS \"hum \(command.name)\""))
+        for (path, command) in Self.paths {
+            let help = runInProcess(path.split(separator: " ").map(String.init) + ["--help"]).stdout
+            #expect(help.hasPrefix(command.abstract + "\n\nUsage:\n  hum \(path)"), "\(path)")
+            #expect(man.contains(".SS \"hum \(ManpageCommand.escape(path))\""), "\(path)")
+            for sub in command.subcommands {
+                #expect(help.contains("  \(sub.name) "), "\(path) \(sub.name)")
+                for script in scripts { #expect(script.contains(sub.name), "\(path) \(sub.name)") }
+            }
+            for info in command.infos {
+                switch info.role {
+                case .option, .flag:
+                    for spelling in info.spellings {
+                        #expect(help.contains(spelling), "help of \(path) misses \(spelling)")
+                        #expect(man.contains(ManpageCommand.escape(spelling)), "man page misses \(path) \(spelling)")
+                        for script in scripts {
+                            let name = String(spelling.dropFirst(2))
+                            #expect(
+                                script.contains(spelling) || script.contains("-l \(name) "),
+                                "a completion script misses \(path) \(spelling)")
+                        }
+                    }
+                    // The usage line shows it, by its long or short name.
+                    let usage = Help.usage(for: command, path: path)[0]
+                    #expect(
+                        usage.contains("--\(info.name)") || info.short.map { usage.contains("-\($0) ") } == true,
+                        "usage of \(path) misses --\(info.name)")
+                case .positional, .commandAfterDashes:
+                    #expect(help.contains(info.label), "help of \(path) misses \(info.label)")
+                    #expect(Help.usage(for: command, path: path)[0].contains(info.synopsis), "\(path)")
+                }
+            }
         }
         #expect(runInProcess(["completions", "tcsh"]).status == 2)
+    }
+
+    /// What each shell offers for a command line, asked of the real shell with the generated script.
+    final class Shells {
+        let box = Sandbox()
+        let bin: String
+
+        init() throws {
+            bin = (humBinary as NSString).deletingLastPathComponent
+            for shell in ["bash", "zsh", "fish"] {
+                try runInProcess(["completions", shell]).stdout.write(
+                    toFile: box.root + "/hum.\(shell)", atomically: true, encoding: .utf8)
+            }
+            // zsh's completion builtins work only inside a completion widget: stand-ins print what they are given.
+            try """
+            compdef() { :; }
+            compadd() { local a skip=0; for a in "$@"; do
+                if [[ $a == -- ]]; then skip=1; elif ((skip)); then print -r -- "$a"; elif [[ $a != -* ]]; then print -rl -- "${(@P)a}"; fi
+            done; }
+            _describe() { local x; for x in "${(@P)4}"; do print -r -- "${x%%:*}"; done; }
+            _files() { print -r -- '<files>'; }
+            _command_names() { print -r -- '<commands>'; }
+            source \(box.root)/hum.zsh
+
+            """.write(toFile: box.root + "/stubs.zsh", atomically: true, encoding: .utf8)
+        }
+
+        func run(_ program: String, _ arguments: [String]) throws -> [String] {
+            let out = box.root + "/out"
+            let script = box.root + "/run.sh"
+            let path = "\(bin):" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            try "cd \(box.root) && PATH=\(path) HUM_SOUNDS_DIR=/nonexistent \(program) \"$@\"".write(
+                toFile: script, atomically: true, encoding: .utf8)
+            #expect(waitFor(try spawnAny("/bin/sh", [script] + arguments, stdout: out)) == 0)
+            return try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+
+        /// `line` is what was typed before the cursor; the last word is the one being completed.
+        func bash(_ line: String) throws -> [String] {
+            var words = line.split(separator: " ", omittingEmptySubsequences: false).map { "'\($0)'" }
+            if line.hasSuffix(" ") { words[words.count - 1] = "''" }
+            let program =
+                "source \(box.root)/hum.bash; COMP_WORDS=(\(words.joined(separator: " "))); "
+                + "COMP_CWORD=\(words.count - 1); _hum; printf '%s\\n' \"${COMPREPLY[@]}\""
+            return try run("/bin/bash", ["-c", program]).filter { !$0.isEmpty }
+        }
+
+        func zsh(_ line: String) throws -> [String] {
+            var words = line.split(separator: " ", omittingEmptySubsequences: false).map { "'\($0)'" }
+            if line.hasSuffix(" ") { words[words.count - 1] = "''" }
+            let program =
+                "source \(box.root)/stubs.zsh; words=(\(words.joined(separator: " "))); CURRENT=\(words.count); _hum"
+            let typed = String(line.split(separator: " ", omittingEmptySubsequences: false).last ?? "")
+            // zsh's compadd filters by what is typed; the stand-in does not, so filter here.
+            return try run("zsh", ["-f", "-c", program]).filter { $0.hasPrefix(typed) || $0.hasPrefix("<") }
+        }
+
+        func fish(_ line: String) throws -> [String] {
+            try run("fish", ["-c", "source \(box.root)/hum.fish; complete -C'\(line)'"]).map {
+                String($0.split(separator: "\t").first ?? "")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("hum ledger ch", ["check"]),
+        ("hum ledger check --", ["--help"]),
+        ("hum focus --auto-advance ", ["all", "none", "to-break", "to-focus"]),
+        ("hum focus --rounds 3 --auto-advance t", ["to-break", "to-focus"]),
+        ("hum config get ", ["earn.daily-cap", "earn.ratio", "emergency.weekly"]),
+        ("hum config set earn.ratio ", []),
+        ("hum completions ", ["bash", "fish", "zsh"]),
+        ("hum export --format ", ["csv", "json", "jsonl"]),
+        ("hum focus --goal ", []),
+        ("hum render --sample", ["--sample-format"]),
+        ("hum ledger --s", ["--since"]),
+    ])
+    func everyShellCompletesTheSameWords(line: String, expected: [String]) throws {
+        let shells = try Shells()
+        #expect(try shells.bash(line).sorted() == expected, "bash: \(line)")
+        #expect(try shells.zsh(line).sorted() == expected, "zsh: \(line)")
+        #expect(try shells.fish(line).sorted() == expected, "fish: \(line)")
+    }
+
+    @Test func commandsAndFilesWhereTheyBelong() throws {
+        let shells = try Shells()
+        #expect(Set(try shells.bash("hum ")).isSuperset(of: CommandTable.commands.map { $0.name }))
+        #expect(try shells.zsh("hum pass 5m -- ") == ["<commands>"])
+        #expect(try shells.zsh("hum render -o ") == ["<files>"])
+        #expect(try shells.bash("hum render --d") == ["--duration"])
+        #expect(try shells.fish("hum render --d").contains("--duration"))
     }
 }

@@ -162,15 +162,62 @@ import Testing
         #expect(r.code == 1 && r.err.contains("invalid"))
     }
 
-    @Test func dateBoundsNeverCrash() {
+    /// Dates and amounts as people type them, generated with their known meaning: each valid one reads back to
+    /// exactly that meaning, and each damaged one is refused as a usage problem (never a trap).
+    @Test func dateAndAmountWordsReadToTheirMeaning() {
         var rng = SplitMix64(seed: 9)
-        let alphabet = Array("0123456789-:T+Zyesterdaytoday ")
-        let calendar = LocalCalendar(clock: ManualClock(1_700_000_000), zone: FixedZone(offsetSeconds: 0))
-        for _ in 0..<5000 {
-            let text = String(
-                (0..<Int(rng.next() % 26)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
-            _ = try? LedgerCLI.bound(text, option: "since", endOfDay: rng.next() % 2 == 0, calendar: calendar)
-            _ = try? LedgerCLI.signedSeconds(text, what: "x")
+        let calendar = LocalCalendar(clock: ManualClock(1_700_000_000), zone: FixedZone(offsetSeconds: 3600))
+        func pad(_ v: Int, _ n: Int) -> String {
+            String(repeating: "0", count: max(0, n - String(v).count)) + String(v)
+        }
+        for _ in 0..<3000 {
+            let year = 1971 + Int(rng.next() % 100)
+            let month = 1 + Int(rng.next() % 12)
+            let day = 1 + Int(rng.next() % UInt64(CivilDate.daysIn(month: month, year: year)))
+            let text = "\(year)-\(pad(month, 2))-\(pad(day, 2))"
+            let date = CivilDate(year: year, month: month, day: day)!
+            guard case .success(let word) = ValueKind<DateWord>.date.read(text) else {
+                Issue.record("\(text) refused")
+                continue
+            }
+            #expect(word == .day(date))
+            #expect(word.epoch(endOfDay: false, calendar: calendar) == date.daysSinceEpoch * 86_400 - 3600)
+            #expect(word.epoch(endOfDay: true, calendar: calendar) == (date.daysSinceEpoch + 1) * 86_400 - 3600)
+            // Damaged: an impossible day or month, a stray character, a cut.
+            let damaged = [
+                "\(year)-\(pad(month, 2))-\(CivilDate.daysIn(month: month, year: year) + 1)",
+                "\(year)-13-\(pad(day, 2))", text + "x", String(text.dropLast()), " " + text,
+            ]
+            for bad in damaged {
+                guard case .failure(let problem) = ValueKind<DateWord>.date.read(bad) else {
+                    Issue.record("\(bad) accepted")
+                    continue
+                }
+                #expect(problem.text.hasPrefix("is not a date"))
+            }
+            // Amounts: h, m and s parts with a sign read back to their sum.
+            let h = Int64(rng.next() % 30)
+            let m = Int64(rng.next() % 60)
+            let s = Int64(rng.next() % 60)
+            let sign: Int64 = rng.next() % 2 == 0 ? 1 : -1
+            var amount = (sign < 0 ? "-" : "+") + (h > 0 ? "\(h)h" : "") + (m > 0 ? "\(m)m" : "")
+            amount += (s > 0 || (h == 0 && m == 0) ? "\(s)s" : "")
+            let total = h * 3600 + m * 60 + s
+            switch ValueKind<Int64>.signedSeconds.read(amount) {
+            case .success(let seconds): #expect(total >= 1 && seconds == sign * total, "\(amount)")
+            case .failure(let problem): #expect(total == 0 && problem.text.hasPrefix("is shorter than 1s"), "\(amount)")
+            }
+            #expect(throws: Never.self) { _ = ValueKind<Int64>.signedSeconds.read(amount + "h") }
+            if case .success = ValueKind<Int64>.signedSeconds.read(amount + "h") { Issue.record("\(amount)h accepted") }
+        }
+        for word in ["today", "yesterday"] {
+            guard case .success(let w) = ValueKind<DateWord>.date.read(word) else {
+                Issue.record("\(word) refused")
+                continue
+            }
+            let today = calendar.now().localDate
+            let expected = word == "today" ? today : today.adding(days: -1)
+            #expect(w.epoch(endOfDay: false, calendar: calendar) == calendar.startOfDay(expected))
         }
     }
 

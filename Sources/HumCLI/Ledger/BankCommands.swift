@@ -6,16 +6,15 @@ import HumStore
 struct BankCommand: HumCommand {
     static let name = "bank"
     static let abstract = "show the leisure time banked, today's earnings and the emergency reserve"
-    static let usage = ["bank [--json]"]
-    static let discussion = """
-        Examples:
-          hum bank
-          hum bank --json     # balance_seconds, earned_today_seconds, daily_cap_seconds, emergency_left_seconds, open_pass
-        """
-    static let options = [OptionSpec.json]
+    static let examples = [
+        "hum bank",
+        "hum bank --json     # balance_seconds, earned_today_seconds, daily_cap_seconds, emergency_left_seconds, open_pass",
+    ]
+    static let format = Option.format([.text, .json])
+    static let arguments: [any Declared] = [format]
 
     let json: Bool
-    init(arguments: ParsedArguments, context: CommandContext) throws { json = arguments.flag("json") }
+    init(_ arguments: ParsedArguments) throws { json = try arguments.value(Self.format) == .json }
 
     struct Output: Encodable {
         var status: BankStatus
@@ -67,35 +66,27 @@ struct BankCommand: HumCommand {
 struct SpendCommand: HumCommand {
     static let name = "spend"
     static let abstract = "take leisure time from the bank"
-    static let usage = ["spend DUR --on LABEL [--key KEY]"]
     static let discussion = """
         Refuses (exit 3, nothing taken) when too little is banked or the bank is in debt. With --key, running the
         same spend again changes nothing; the same key with another amount or label is refused.
-
-        Examples:
-          hum spend 15m --on youtube
-          hum spend 30m --on games --key games-2025-03-30
         """
-    static let options = [
-        OptionSpec("on", value: "LABEL", help: "what the time is spent on"),
-        OptionSpec("key", value: "KEY", help: "an idempotency key: the same spend is recorded once"),
+    static let examples = [
+        "hum spend 15m --on youtube",
+        "hum spend 30m --on games --key games-2025-03-30",
     ]
-    static let takesPositionals = true
+    static let amount = Positional("DURATION", .seconds, help: "how much time to take")
+    static let label = Option("on", .words("LABEL"), required: true, help: "what the time is spent on")
+    static let key = Option("key", .key, help: "an idempotency key: the same spend is recorded once")
+    static let arguments: [any Declared] = [amount, label, key]
 
     let seconds: Int64
     let label: String
     let key: String?
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        guard arguments.positionals.count == 1 else {
-            throw HumError.usage("spend needs one duration, like 'hum spend 15m --on youtube'")
-        }
-        seconds = try LedgerCLI.seconds(arguments.positionals[0], what: "duration")
-        guard let label = arguments.value("on"), !label.isEmpty else {
-            throw HumError.usage("spend needs --on LABEL, what the time is for; like 'hum spend 15m --on youtube'")
-        }
-        self.label = label
-        key = try LedgerCommand.key(arguments)
+    init(_ arguments: ParsedArguments) throws {
+        seconds = try arguments.positional(Self.amount, at: 0)!
+        label = try arguments.required(Self.label)
+        key = try arguments.value(Self.key)
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -120,31 +111,34 @@ struct SpendCommand: HumCommand {
 struct ConfigCommand: HumCommand {
     static let name = "config"
     static let abstract = "show or change settings (earn.ratio, earn.daily-cap, emergency.weekly)"
-    static let usage = ["config list", "config get KEY", "config set KEY VALUE"]
     static let discussion = """
         Settings live in the database ($XDG_DATA_HOME/hum/hum.db), shared by every hum process.
           earn.ratio        focused seconds per earned second (default 3: 25m of focus earns 8m20s)
           earn.daily-cap    the most a local calendar day can earn (default 3h)
           emergency.weekly  the emergency reserve per ISO week (default 10m)
-
-        Examples:
-          hum config set earn.ratio 4
-          hum config get earn.daily-cap
         """
+    static let examples = [
+        "hum config set earn.ratio 4",
+        "hum config get earn.daily-cap",
+    ]
     static var subcommands: [any HumCommand.Type] { [List.self, Get.self, Set.self] }
+    static let arguments: [any Declared] = List.arguments
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {}
-    func run(context: CommandContext) throws -> Int32 {
-        try List(arguments: ParsedArguments(), context: context).run(context: context)
-    }
+    let list: List
+    init(_ arguments: ParsedArguments) throws { list = try List(arguments) }
+    func run(context: CommandContext) throws -> Int32 { try list.run(context: context) }
+
+    /// A setting's name, completed by the shells.
+    static let key = Positional(
+        "KEY", ValueKind<String>.oneOf(LedgerConfig.keys, placeholder: "KEY"), help: "the setting")
 
     struct List: HumCommand {
         static let name = "list"
         static let abstract = "list every setting with its value"
-        static let usage = ["config list [--json]"]
-        static let options = [OptionSpec.json]
+        static let format = Option.format([.text, .json])
+        static let arguments: [any Declared] = [format]
         let json: Bool
-        init(arguments: ParsedArguments, context: CommandContext) throws { json = arguments.flag("json") }
+        init(_ arguments: ParsedArguments) throws { json = try arguments.value(Self.format) == .json }
         func run(context: CommandContext) throws -> Int32 {
             let config = try LedgerCLI.run { try LedgerCLI.open(context).config() }
             var pairs: [(String, String)] = []
@@ -165,18 +159,10 @@ struct ConfigCommand: HumCommand {
     struct Get: HumCommand {
         static let name = "get"
         static let abstract = "print one setting"
-        static let usage = ["config get KEY"]
-        static let takesPositionals = true
+        static let examples = ["hum config get earn.ratio"]
+        static let arguments: [any Declared] = [ConfigCommand.key]
         let key: String
-        init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard arguments.positionals.count == 1 else {
-                throw HumError.usage("config get needs one KEY; see 'hum config list'")
-            }
-            key = arguments.positionals[0]
-            guard LedgerConfig.keys.contains(key) else {
-                throw HumError.usage(LedgerConfig.ConfigError.unknownKey(key).message)
-            }
-        }
+        init(_ arguments: ParsedArguments) throws { key = try arguments.positional(ConfigCommand.key, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
             let value = try LedgerCLI.run { try LedgerCLI.open(context).config().text(for: key) }
             context.stdout.write(value + "\n")
@@ -187,18 +173,16 @@ struct ConfigCommand: HumCommand {
     struct Set: HumCommand {
         static let name = "set"
         static let abstract = "change one setting"
-        static let usage = ["config set KEY VALUE"]
-        static let takesPositionals = true
+        static let examples = ["hum config set earn.ratio 4"]
+        static let value = Positional("VALUE", .text, help: "the new value, in the form 'hum config get' prints")
+        static let arguments: [any Declared] = [ConfigCommand.key, value]
         let key: String
         let value: String
-        init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard arguments.positionals.count == 2 else {
-                throw HumError.usage("config set needs KEY and VALUE, like 'hum config set earn.ratio 4'")
-            }
-            key = arguments.positionals[0]
-            value = arguments.positionals[1]
+        init(_ arguments: ParsedArguments) throws {
+            key = try arguments.positional(ConfigCommand.key, at: 0)!
+            value = try arguments.positional(Self.value, at: 1)!
             var probe = LedgerConfig()
-            do { try probe.set(key, to: value) } catch { throw HumError.usage(error.message) }
+            try probe.set(key, to: value)
         }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)

@@ -6,28 +6,26 @@ import HumStore
 struct HistoryCommand: HumCommand {
     static let name = "history"
     static let abstract = "list every round (focus and break) with summaries per day and week"
-    static let usage = ["history [--since DATE] [--until DATE] [--json]", "history record --active DUR [options]"]
     static let discussion = """
         DATE is today, yesterday, 2025-03-30 (local day; --until includes the whole day) or an RFC 3339 instant.
-
-        Examples:
-          hum history --since 2025-03-24
-          hum history --since today --json
         """
-    static let options = [
-        OptionSpec("since", value: "DATE", help: "only rounds that started from DATE on"),
-        OptionSpec("until", value: "DATE", help: "only rounds that started up to DATE"),
-        OptionSpec.json,
+    static let examples = [
+        "hum history --since 2025-03-24",
+        "hum history --since today --json",
     ]
+    static let since = Option("since", .date, help: "only rounds that started from DATE on")
+    static let until = Option("until", .date, help: "only rounds that started up to DATE")
+    static let format = Option.format([.text, .json])
+    static let arguments: [any Declared] = [since, until, format]
     static var subcommands: [any HumCommand.Type] { [Record.self] }
 
-    let since: String?, until: String?, json: Bool
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        since = arguments.value("since")
-        until = arguments.value("until")
-        json = arguments.flag("json")
-        _ = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: .system)
-        _ = try LedgerCLI.bound(until, option: "until", endOfDay: true, calendar: .system)
+    let since: DateWord?
+    let until: DateWord?
+    let json: Bool
+    init(_ arguments: ParsedArguments) throws {
+        since = try arguments.value(Self.since)
+        until = try arguments.value(Self.until)
+        json = try arguments.value(Self.format) == .json
     }
 
     struct Output: Encodable {
@@ -38,8 +36,8 @@ struct HistoryCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
-        let from = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: db.calendar)
-        let to = try LedgerCLI.bound(until, option: "until", endOfDay: true, calendar: db.calendar)
+        let from = since?.epoch(endOfDay: false, calendar: db.calendar)
+        let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         let rounds = try LedgerCLI.run { try db.rounds(from: from, to: to) }
         let entries = try LedgerCLI.run { try db.entries(from: from, to: to).entries }
         let days = HistorySummary.days(rounds: rounds, entries: entries)
@@ -91,90 +89,70 @@ struct HistoryCommand: HumCommand {
     struct Record: HumCommand {
         static let name = "record"
         static let abstract = "record a round timed elsewhere; a completed focus round earns like one from the timer"
-        static let usage = [
-            "history record --active DUR [--kind focus|short-break|long-break] [--status STATUS] [--id ID] [--start TIME] [--planned DUR] [--paused DUR] [--goal TEXT] [--tag TAG]... [--sound NAME:VOLUME]..."
-        ]
         static let discussion = """
             The round's id is its idempotency key: recording the same id again changes nothing, and its earnings are
             never granted twice. The start defaults to now minus the active and paused time.
-
-            Examples:
-              hum history record --active 25m --goal "chapter 3" --tag writing
-              hum history record --id pomo-2025-03-30-1 --active 50m --planned 50m --sound rain:0.6
             """
-        static let options = [
-            OptionSpec("active", value: "DUR", help: "time focused (required)"),
-            OptionSpec("kind", value: "KIND", help: "focus (default), short-break or long-break"),
-            OptionSpec("status", value: "STATUS", help: "completed (default), interrupted or skipped"),
-            OptionSpec("id", value: "ID", help: "the round's id (default: a new random id)"),
-            OptionSpec("start", value: "TIME", help: "when it started, RFC 3339"),
-            OptionSpec("planned", value: "DUR", help: "planned length (default: the active time)"),
-            OptionSpec("paused", value: "DUR", help: "time paused (default 0)"),
-            OptionSpec("goal", value: "TEXT", help: "what the round was for"),
-            OptionSpec("tag", value: "TAG", repeatable: true, help: "a tag (repeatable)"),
-            OptionSpec(
-                "sound", value: "NAME:VOLUME", repeatable: true, help: "a sound of the mix, volume 0 to 1 (repeatable)"),
+        static let examples = [
+            "hum history record --active 25m --goal \"chapter 3\" --tag writing",
+            "hum history record --id pomo-2025-03-30-1 --active 50m --planned 50m --sound rain=60",
         ]
+        static let active = Option("active", .elapsedSeconds, required: true, help: "time focused")
+        static let kind = Option(
+            "kind", .oneOf(RoundKind.allCases.map(\.rawValue), placeholder: "KIND"),
+            help: "focus (default), short-break or long-break")
+        static let status = Option(
+            "status", .oneOf(["completed", "interrupted", "skipped"], placeholder: "STATUS"),
+            help: "completed (default), interrupted or skipped")
+        static let id = Option("id", .key.named("ID"), help: "the round's id (default: a new random id)")
+        static let start = Option("start", .instant, help: "when it started, RFC 3339")
+        static let planned = Option("planned", .elapsedSeconds, help: "planned length (default: the active time)")
+        static let paused = Option("paused", .elapsedSeconds, help: "time paused (default 0)")
+        static let goal = FocusCommand.goal
+        static let tag = FocusCommand.tag
+        static let sound = Option(
+            "sound", .mixItem, repeatable: true,
+            help: "a sound of the mix at its volume 0–100, like rain=60 (repeatable; rain:0.6 is read too)")
+        static let arguments: [any Declared] = [active, kind, status, id, start, planned, paused, goal, tag, sound]
 
-        let record: RoundRecord
-        init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard let activeText = arguments.value("active") else {
-                throw HumError.usage("history record needs --active DUR, like --active 25m")
-            }
-            func duration(_ text: String, _ what: String) throws -> Int64 {
-                guard let ms = try? DurationText.parseMilliseconds(text) else {
-                    throw HumError.usage("\(what) \"\(text)\" is not a duration; try 25m or 90s")
-                }
-                return (ms + 500) / 1000
-            }
-            let active = try duration(activeText, "--active")
-            let paused = try arguments.value("paused").map { try duration($0, "--paused") } ?? 0
-            let planned = try arguments.value("planned").map { try duration($0, "--planned") } ?? active
-            let kind =
-                try arguments.value("kind").map { text in
-                    guard let kind = RoundKind(rawValue: text) else {
-                        throw HumError.usage("--kind \"\(text)\" is not focus, short-break or long-break")
-                    }
-                    return kind
-                } ?? .focus
-            let status =
-                try arguments.value("status").map { text in
-                    guard let status = RoundStatus(rawValue: text), status != .running else {
-                        throw HumError.usage("--status \"\(text)\" is not completed, interrupted or skipped")
-                    }
-                    return status
-                } ?? .completed
-            let calendar = LocalCalendar.system
-            let start: Timestamp
-            if let text = arguments.value("start") {
-                guard let t = Timestamp(rfc3339: text) else {
-                    throw HumError.usage("--start \"\(text)\" is not an RFC 3339 time like 2025-03-30T09:00:00+01:00")
-                }
-                start = t
-            } else {
-                start = calendar.stamp(calendar.clock.nowEpochSeconds() - active - paused)
-            }
-            let mix = try arguments.all("sound").map { text -> MixItem in
-                guard let colon = text.lastIndex(of: ":"), let volume = Double(text[text.index(after: colon)...]),
-                    volume.isFinite, (0...1).contains(volume), colon != text.startIndex
-                else {
-                    throw HumError.usage(
-                        "--sound \"\(text)\" is not NAME:VOLUME with a volume from 0 to 1, like rain:0.6")
-                }
-                return MixItem(sound: String(text[..<colon]), volume: volume)
-            }
+        let active: Int64
+        let paused: Int64
+        let planned: Int64
+        let kind: RoundKind
+        let status: RoundStatus
+        let id: String?
+        let start: Timestamp?
+        let mix: [MixItem]
+        let goal: String?
+        let tags: [String]
+
+        init(_ arguments: ParsedArguments) throws {
+            active = try arguments.required(Self.active)
+            paused = try arguments.value(Self.paused) ?? 0
+            planned = try arguments.value(Self.planned) ?? active
+            kind = try arguments.value(Self.kind).flatMap(RoundKind.init(rawValue:)) ?? .focus
+            status = try arguments.value(Self.status).flatMap(RoundStatus.init(rawValue:)) ?? .completed
+            id = try arguments.value(Self.id)
+            start = try arguments.value(Self.start)
+            mix = try arguments.values(Self.sound)
+            goal = try arguments.value(Self.goal)
+            tags = try arguments.values(Self.tag)
+        }
+
+        /// The round to record: the start defaults to now minus the time it took.
+        func record(calendar: LocalCalendar) -> RoundRecord {
+            let start = self.start ?? calendar.stamp(calendar.clock.nowEpochSeconds() - active - paused)
             var rng = SystemRandomNumberGenerator()
-            let id = arguments.value("id") ?? Identifier.make(using: &rng)
-            guard !id.isEmpty, id.utf8.count <= 200 else { throw HumError.usage("--id must be 1 to 200 bytes") }
-            record = RoundRecord(
-                id: id, kind: kind, status: status, start: start,
+            return RoundRecord(
+                id: id ?? Identifier.make(using: &rng), kind: kind, status: status, start: start,
                 end: calendar.stamp(start.epochSeconds + active + paused), plannedSeconds: planned,
-                activeSeconds: active, pausedSeconds: paused, mix: mix, goal: arguments.value("goal"),
-                tags: arguments.all("tag"))
+                activeSeconds: active, pausedSeconds: paused, mix: mix, goal: goal, tags: tags)
         }
 
         func run(context: CommandContext) throws -> Int32 {
-            let outcome = try LedgerCLI.run { try LedgerCLI.open(context).recordRound(record) }
+            let db = try LedgerCLI.open(context)
+            let record = record(calendar: db.calendar)
+            let outcome = try LedgerCLI.run { try db.recordRound(record) }
             let f = LedgerCLI.format
             var out =
                 "recorded \(record.kind.rawValue) round \(record.id): \(record.status.rawValue), \(f(record.activeSeconds)) active"
@@ -197,39 +175,32 @@ struct HistoryCommand: HumCommand {
 struct ExportCommand: HumCommand {
     static let name = "export"
     static let abstract = "export the history and the ledger as JSON, JSON lines or CSV"
-    static let usage = ["export [--since DATE] [--until DATE] [--format json|jsonl|csv] [-o FILE]"]
     static let discussion = """
         json is one document, {"schema": "hum.export/1", "exported_at", "sessions", "ledger"}, described by
         docs/export.schema.json; jsonl is a header line then one typed line per session and entry; csv lists the
         sessions (the ledger's CSV is 'hum ledger --csv'). With -o the file is written atomically. An export is
         also a backup: 'hum ledger import FILE' restores it.
-
-        Examples:
-          hum export -o ~/hum-backup.json
-          hum export --since 2025-03-01 --format csv -o march.csv
         """
-    static let options = [
-        OptionSpec("since", value: "DATE", help: "only what happened from DATE on"),
-        OptionSpec("until", value: "DATE", help: "only what happened up to DATE"),
-        OptionSpec("format", value: "FORMAT", help: "json (default), jsonl or csv"),
-        OptionSpec("output", short: "o", value: "FILE", help: "write to FILE atomically instead of stdout"),
+    static let examples = [
+        "hum export -o ~/hum-backup.json",
+        "hum export --since 2025-03-01 --format csv -o march.csv",
     ]
+    static let since = Option("since", .date, help: "only what happened from DATE on")
+    static let until = Option("until", .date, help: "only what happened up to DATE")
+    static let format = Option.format([.json, .jsonl, .csv])
+    static let output = LedgerCommand.Export.output
+    static let arguments: [any Declared] = [since, until, format, output]
 
-    enum Format: String { case json, jsonl, csv }
-    let since: String?, until: String?, format: Format, output: String?
+    let since: DateWord?
+    let until: DateWord?
+    let format: OutputFormat
+    let output: String?
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        since = arguments.value("since")
-        until = arguments.value("until")
-        let text = arguments.value("format") ?? "json"
-        guard let format = Format(rawValue: text) else {
-            throw HumError.usage("--format \"\(text)\" is not json, jsonl or csv")
-        }
-        self.format = format
-        output = arguments.value("output")
-        if output?.isEmpty == true { throw HumError.usage("-o needs a file name") }
-        _ = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: .system)
-        _ = try LedgerCLI.bound(until, option: "until", endOfDay: true, calendar: .system)
+    init(_ arguments: ParsedArguments) throws {
+        since = try arguments.value(Self.since)
+        until = try arguments.value(Self.until)
+        format = try arguments.value(Self.format) ?? .json
+        output = try arguments.value(Self.output)
     }
 
     struct Header: Encodable {
@@ -259,8 +230,8 @@ struct ExportCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
-        let from = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: db.calendar)
-        let to = try LedgerCLI.bound(until, option: "until", endOfDay: true, calendar: db.calendar)
+        let from = since?.epoch(endOfDay: false, calendar: db.calendar)
+        let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         let rounds = try LedgerCLI.run { try db.rounds(from: from, to: to) }
         let now = db.calendar.now()
         let format = self.format
@@ -272,7 +243,7 @@ struct ExportCommand: HumCommand {
                 return bytes
             }
             switch format {
-            case .json:
+            case .json, .text:
                 // The same bytes as encoding an ExportDocument (keys in its order), written as it goes.
                 var buffer: [UInt8] = Array(
                     "{\"schema\":\"\(ExportDocument.schemaName)\",\"exported_at\":\"\(now.rfc3339)\",\"sessions\":["

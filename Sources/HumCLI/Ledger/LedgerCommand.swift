@@ -6,46 +6,29 @@ import HumStore
 struct LedgerCommand: HumCommand {
     static let name = "ledger"
     static let abstract = "list the ledger with a running balance; check, adjust, export, import"
-    static let usage = [
-        "ledger [--since DATE] [--json|--csv]", "ledger check", "ledger adjust ±DUR --reason TEXT [--key KEY]",
-        "ledger export [--jsonl] [-o FILE]", "ledger import FILE",
-    ]
     static let discussion = """
         One line per entry, oldest first: date, kind, what it was, the amount and the balance after it.
         Corrections (ledger adjust) are marked with * and totalled apart. DATE is today, yesterday, 2025-03-30
-        or an RFC 3339 instant.
-
-        Examples:
-          hum ledger --since 2025-03-01
-          hum ledger --csv > ledger.csv
+        (a local day; --until includes the whole day) or an RFC 3339 instant.
         """
-    static let options = [
-        OptionSpec("since", value: "DATE", help: "only entries from DATE on"),
-        OptionSpec.json,
-        OptionSpec("csv", help: "print CSV with a stable header"),
+    static let examples = [
+        "hum ledger --since 2025-03-01",
+        "hum ledger --csv > ledger.csv",
     ]
+    static let since = Option("since", .date, help: "only entries from DATE on")
+    static let until = Option("until", .date, help: "only entries up to DATE")
+    static let format = Option.format([.text, .json, .csv])
+    static let arguments: [any Declared] = [since, until, format]
     static var subcommands: [any HumCommand.Type] { [Check.self, Adjust.self, Export.self, Import.self] }
 
-    enum Format { case text, json, csv }
-    let since: String?
-    let format: Format
+    let since: DateWord?
+    let until: DateWord?
+    let format: OutputFormat
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        if arguments.flag("json") && arguments.flag("csv") { throw HumError.usage("choose one of --json and --csv") }
-        format = arguments.flag("json") ? .json : arguments.flag("csv") ? .csv : .text
-        since = arguments.value("since")
-        _ = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: .system)
-    }
-
-    static func key(_ arguments: ParsedArguments) throws -> String? {
-        guard let key = arguments.value("key") else { return nil }
-        guard !key.isEmpty, key.utf8.count <= 200, !key.contains(where: { $0.isNewline }) else {
-            throw HumError.usage("--key must be 1 to 200 bytes on one line")
-        }
-        for reserved in ["round:", "pass:", "settle:"] where key.hasPrefix(reserved) {
-            throw HumError.usage("--key must not start with \"\(reserved)\", which hum uses itself")
-        }
-        return key
+    init(_ arguments: ParsedArguments) throws {
+        since = try arguments.value(Self.since)
+        until = try arguments.value(Self.until)
+        format = try arguments.value(Self.format) ?? .text
     }
 
     /// One entry with the balance after it, as the register's JSON prints it.
@@ -87,8 +70,9 @@ struct LedgerCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
-        let from = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: db.calendar)
-        let (opening, entries) = try LedgerCLI.run { try db.entries(from: from, to: nil) }
+        let from = since?.epoch(endOfDay: false, calendar: db.calendar)
+        let to = until?.epoch(endOfDay: true, calendar: db.calendar)
+        let (opening, entries) = try LedgerCLI.run { try db.entries(from: from, to: to) }
         var balance = opening
         switch format {
         case .json:
@@ -98,7 +82,7 @@ struct LedgerCommand: HumCommand {
                 lines.append(Line(entry: e, balance: balance))
             }
             context.stdout.write(try LedgerCLI.json(lines) + "\n")
-        case .csv:
+        case .csv, .jsonl:
             var out = LedgerCommand.csvHeader + "\n"
             let c = LedgerCLI.csv
             func n(_ v: Int64?) -> String { v.map(String.init) ?? "" }
@@ -165,10 +149,9 @@ struct LedgerCommand: HumCommand {
     struct Check: HumCommand {
         static let name = "check"
         static let abstract = "verify every invariant of the ledger and the database's integrity"
-        static let usage = ["ledger check"]
         static let discussion =
             "Prints nothing and exits 0 when all holds; names each failure on stderr and exits 1 otherwise.\n"
-        init(arguments: ParsedArguments, context: CommandContext) throws {}
+        init(_ arguments: ParsedArguments) throws {}
         func run(context: CommandContext) throws -> Int32 {
             let failures = try LedgerCLI.run { try LedgerCLI.open(context).check() }
             for failure in failures { context.stderr.write("hum: ledger check: \(failure)\n") }
@@ -180,31 +163,25 @@ struct LedgerCommand: HumCommand {
     struct Adjust: HumCommand {
         static let name = "adjust"
         static let abstract = "record a correction by hand, with its reason"
-        static let usage = ["ledger adjust ±DUR --reason TEXT [--key KEY]"]
         static let discussion = """
             A correction is recorded as such and shown apart in every listing. A negative correction cannot take the
             bank below zero.
-
-            Examples:
-              hum ledger adjust +25m --reason "focused on paper, timer was off"
-              hum ledger adjust -10m --reason "double-counted" --key fix-42
             """
-        static let options = [
-            OptionSpec("reason", value: "TEXT", help: "why (required)"),
-            OptionSpec("key", value: "KEY", help: "an idempotency key"),
+        static let examples = [
+            "hum ledger adjust +25m --reason \"focused on paper, timer was off\"",
+            "hum ledger adjust -10m --reason \"double-counted\" --key fix-42",
         ]
-        static let takesPositionals = true
-        let seconds: Int64, reason: String, key: String?
-        init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard arguments.positionals.count == 1 else {
-                throw HumError.usage("ledger adjust needs one amount, like 'hum ledger adjust +10m --reason \"why\"'")
-            }
-            seconds = try LedgerCLI.signedSeconds(arguments.positionals[0], what: "amount")
-            guard let reason = arguments.value("reason"), reason.contains(where: { !$0.isWhitespace }) else {
-                throw HumError.usage("ledger adjust needs --reason TEXT, saying why")
-            }
-            self.reason = reason
-            key = try LedgerCommand.key(arguments)
+        static let amount = Positional("±DURATION", .signedSeconds, help: "the correction, +25m or -10m")
+        static let reason = Option("reason", .words("TEXT"), required: true, help: "why")
+        static let key = SpendCommand.key
+        static let arguments: [any Declared] = [amount, reason, key]
+        let seconds: Int64
+        let reason: String
+        let key: String?
+        init(_ arguments: ParsedArguments) throws {
+            seconds = try arguments.positional(Self.amount, at: 0)!
+            reason = try arguments.required(Self.reason)
+            key = try arguments.value(Self.key)
         }
         func run(context: CommandContext) throws -> Int32 {
             let (decision, status) = try LedgerCLI.run {
@@ -226,17 +203,19 @@ struct LedgerCommand: HumCommand {
     struct Export: HumCommand {
         static let name = "export"
         static let abstract = "print every entry as JSON lines, to merge into another machine's ledger"
-        static let usage = ["ledger export [--jsonl] [-o FILE]"]
-        static let discussion = """
-            Examples:
-              hum ledger export --jsonl > laptop.jsonl      # then, on the other machine: hum ledger import laptop.jsonl
-            """
-        static let options = [
-            OptionSpec("jsonl", help: "JSON lines, one entry per line (the only format, and the default)"),
-            OptionSpec("output", short: "o", value: "FILE", help: "write to FILE atomically instead of stdout"),
+        static let examples = [
+            "hum ledger export --jsonl > laptop.jsonl  # then, on the other machine: hum ledger import laptop.jsonl"
         ]
+        static let format = Option.format([.jsonl])
+        static let output = Option(
+            "output", short: "o", .file, help: "write to FILE (atomically, when it is a regular file) instead of stdout"
+        )
+        static let arguments: [any Declared] = [format, output]
         let output: String?
-        init(arguments: ParsedArguments, context: CommandContext) throws { output = arguments.value("output") }
+        init(_ arguments: ParsedArguments) throws {
+            _ = try arguments.value(Self.format)
+            output = try arguments.value(Self.output)
+        }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
             let encoder = CompactJSONEncoder()
@@ -270,24 +249,19 @@ struct LedgerCommand: HumCommand {
     struct Import: HumCommand {
         static let name = "import"
         static let abstract = "merge entries (and sessions) from an export, by id: idempotent, in any order"
-        static let usage = ["ledger import FILE"]
         static let discussion = """
             FILE is the output of 'hum ledger export --jsonl' or of 'hum export' (json or jsonl), or - for stdin.
             Entries already present are skipped; an entry that disagrees with one here stops the import and nothing
             is imported. An overdraft the merge creates shows as debt.
-
-            Examples:
-              hum ledger import laptop.jsonl
-              hum ledger import backup.json       # restore into a new database
             """
-        static let takesPositionals = true
+        static let examples = [
+            "hum ledger import laptop.jsonl",
+            "hum ledger import backup.json       # restore into a new database",
+        ]
+        static let file = Positional("FILE", .file, help: "the export to read, or - for stdin")
+        static let arguments: [any Declared] = [file]
         let file: String
-        init(arguments: ParsedArguments, context: CommandContext) throws {
-            guard arguments.positionals.count == 1 else {
-                throw HumError.usage("ledger import needs one FILE (or - for stdin)")
-            }
-            file = arguments.positionals[0]
-        }
+        init(_ arguments: ParsedArguments) throws { file = try arguments.positional(Self.file, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
             let data = try ImportReader.read(file)
             let parsed = try ImportReader.parse(data, name: file)

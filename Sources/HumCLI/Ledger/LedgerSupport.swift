@@ -9,36 +9,17 @@ import HumStore
 /// What the ledger commands share: opening the database, mapping its errors to exit codes, parsing amounts and
 /// dates, and printing.
 enum LedgerCLI {
-    /// The last database opened, so the reconciliation's connection is reused by the command (one open per process).
-    /// In-process tests run commands on several threads, each on its own path; the lock guards the reference only.
-    private final class LastOpened: @unchecked Sendable {
-        private var lock = pthread_mutex_t()
-        private var db: HumDatabase? = nil
-        init() { pthread_mutex_init(&lock, nil) }
-        func get(_ path: String) -> HumDatabase? {
-            pthread_mutex_lock(&lock)
-            defer { pthread_mutex_unlock(&lock) }
-            return db?.path == path ? db : nil
-        }
-        func set(_ value: HumDatabase) {
-            pthread_mutex_lock(&lock)
-            db = value
-            pthread_mutex_unlock(&lock)
-        }
-    }
-    private static let lastOpened = LastOpened()
-
-    /// Opens the database at `$XDG_DATA_HOME/hum/hum.db`.
+    /// Opens the database at `$XDG_DATA_HOME/hum/hum.db`, then settles what dead processes left behind (see
+    /// `LedgerHook`). Only the commands that use the ledger or the history open it, once each.
     static func open(_ context: CommandContext) throws -> HumDatabase {
-        let path = context.paths.databasePath
-        if let db = lastOpened.get(path) { return db }
+        let db: HumDatabase
         do {
-            let db = try HumDatabase(path: path)
-            lastOpened.set(db)
-            return db
+            db = try HumDatabase(path: context.paths.databasePath)
         } catch {
             throw map(error)
         }
+        LedgerHook.reconcile(db, context: context)
+        return db
     }
 
     /// Runs `body`, mapping refusals to exit 3, bad settings to exit 2 and everything else to exit 1.
@@ -54,47 +35,6 @@ enum LedgerCLI {
         case let e as LedgerConfig.ConfigError: return .usage(e.message)
         default: return .failure(error.message)
         }
-    }
-
-    /// A positive amount of time in whole seconds (`25m`, `90s`, `1h30m`; a bare number is minutes).
-    static func seconds(_ text: String, what: String) throws -> Int64 {
-        let ms: Int64
-        do { ms = try DurationText.parseMilliseconds(text) } catch {
-            throw HumError.usage("\(what) \"\(text)\" is not a duration; try 25m, 90s or 1h30m")
-        }
-        let s = (ms + 500) / 1000
-        guard s >= 1 else { throw HumError.usage("\(what) must be at least 1s, got \"\(text)\"") }
-        return s
-    }
-
-    /// A signed amount (`+5m`, `-90s`, `5m`).
-    static func signedSeconds(_ text: String, what: String) throws -> Int64 {
-        var body = Substring(text)
-        var sign: Int64 = 1
-        if body.first == "+" {
-            body.removeFirst()
-        } else if body.first == "-" {
-            body.removeFirst()
-            sign = -1
-        }
-        return sign * (try seconds(String(body), what: what))
-    }
-
-    /// `--since`/`--until`: `today`, `yesterday`, `YYYY-MM-DD` (local midnight) or an RFC 3339 instant. An `--until`
-    /// date means the end of that day.
-    static func bound(_ text: String?, option: String, endOfDay: Bool, calendar: LocalCalendar) throws -> Int64? {
-        guard let text else { return nil }
-        let today = calendar.now().localDate
-        var date: CivilDate? = nil
-        switch text {
-        case "today": date = today
-        case "yesterday": date = today.adding(days: -1)
-        default: date = CivilDate(text: text)
-        }
-        if let date { return calendar.startOfDay(endOfDay ? date.adding(days: 1) : date) }
-        if let t = Timestamp(rfc3339: text) { return t.epochSeconds }
-        throw HumError.usage(
-            "--\(option) \"\(text)\" is not a date; try 2025-03-30, today, yesterday or 2025-03-30T09:00:00+01:00")
     }
 
     static func format(_ seconds: Int64) -> String { DurationText.format(seconds: seconds) }
@@ -140,15 +80,12 @@ enum LedgerCLI {
     }
 }
 
-/// The reconciliation every hum command runs first: passes and rounds whose process died are settled and
-/// interrupted, and commands left running by a dead pass are stopped.
-public enum LedgerHook {
-    /// Call on the start of any hum command. Does nothing when there is no database yet; never fails the command
-    /// (a damaged database is reported by the ledger commands themselves).
-    public static func reconcileAtStart(context: CommandContext) {
-        var info = stat()
-        guard stat(context.paths.databasePath, &info) == 0, info.st_size > 0 else { return }
-        guard let db = try? LedgerCLI.open(context), let report = try? db.reconcile(), !report.isEmpty else { return }
+/// The reconciliation that every opening of the ledger runs first: passes and rounds whose process died are
+/// settled and interrupted, and commands left running by a dead pass are stopped.
+enum LedgerHook {
+    /// Never fails the command: what cannot be settled now is settled by the next command.
+    static func reconcile(_ db: HumDatabase, context: CommandContext) {
+        guard let report = try? db.reconcile(), !report.isEmpty else { return }
         for pass in report.settledPasses {
             let on = pass.label.map { " on \($0)" } ?? ""
             context.warn(

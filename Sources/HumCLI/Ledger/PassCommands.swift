@@ -9,24 +9,22 @@ import HumStore
 struct PassCommand: HumCommand {
     static let name = "pass"
     static let abstract = "hold banked time and run a command for at most that long"
-    static let usage = ["pass DUR [--forfeit] [--on LABEL] -- COMMAND [ARGS...]"]
     static let discussion = """
         Holds DUR from the bank when it starts (refused, exit 3, if too little is banked or another pass is open),
         runs COMMAND directly (no shell), and stops it when the time is used: SIGTERM, then SIGKILL 5s later.
         Then it settles: the time used is spent and the rest goes back to the bank, or is forfeited with
         --forfeit. If hum dies, the next hum command settles the pass from its last heartbeat.
         hum exits with the command's exit code (0 when hum stopped it because the time was up).
-
-        Examples:
-          hum pass 30m --on games -- steam
-          hum pass 15m --forfeit -- firefox https://news.ycombinator.com
         """
-    static let options = [
-        OptionSpec("on", value: "LABEL", help: "what the pass is for (default: the command's name)"),
-        OptionSpec("forfeit", help: "unused time is not returned to the bank"),
+    static let examples = [
+        "hum pass 30m --on games -- steam",
+        "hum pass 15m --forfeit -- firefox https://news.ycombinator.com",
     ]
-    static let takesPositionals = true
-    static let takesCommandAfterDashes = true
+    static let amount = Positional("DURATION", .seconds, help: "how much time to hold")
+    static let label = Option("on", .words("LABEL"), help: "what the pass is for (default: the command's name)")
+    static let forfeit = Flag("forfeit", help: "unused time is not returned to the bank")
+    static let command = CommandAfterDashes(required: true, help: "the command to run (directly, no shell)")
+    static let arguments: [any Declared] = [amount, label, forfeit, command]
 
     /// Seconds between heartbeats: what a crash can cost at most in unrecorded use.
     static let heartbeatInterval = 2.0
@@ -39,17 +37,12 @@ struct PassCommand: HumCommand {
     let label: String
     let command: [String]
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        guard arguments.positionals.count == 1 else {
-            throw HumError.usage("pass needs one duration, then -- and a command, like 'hum pass 30m -- steam'")
-        }
-        seconds = try LedgerCLI.seconds(arguments.positionals[0], what: "duration")
-        guard let command = arguments.command, let first = command.first, !first.isEmpty else {
-            throw HumError.usage("pass needs a command after --, like 'hum pass 30m -- steam'")
-        }
-        self.command = command
-        forfeit = arguments.flag("forfeit")
-        label = arguments.value("on") ?? String(first.split(separator: "/").last ?? Substring(first))
+    init(_ arguments: ParsedArguments) throws {
+        seconds = try arguments.positional(Self.amount, at: 0)!
+        command = try arguments.command(Self.command)!
+        forfeit = arguments.flag(Self.forfeit)
+        label =
+            try arguments.value(Self.label) ?? String(command[0].split(separator: "/").last ?? Substring(command[0]))
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -123,41 +116,28 @@ struct PassCommand: HumCommand {
 struct EmergencyCommand: HumCommand {
     static let name = "emergency"
     static let abstract = "draw on this week's emergency reserve, even with nothing banked"
-    static let usage = ["emergency DUR --reason TEXT [-- COMMAND [ARGS...]]"]
     static let discussion = """
         The reserve (emergency.weekly, default 10m) refills each ISO week, on Monday. The draw is recorded with its
         reason. With a command, it runs for at most DUR, then is stopped like a pass; the draw is not returned
         when the command ends early.
-
-        Examples:
-          hum emergency 5m --reason "bank transfer due today"
-          hum emergency 10m --reason "call the plumber" -- firefox https://example.com
         """
-    static let options = [OptionSpec("reason", value: "TEXT", help: "why (required)")]
-    static let takesPositionals = true
-    static let takesCommandAfterDashes = true
+    static let examples = [
+        "hum emergency 5m --reason \"bank transfer due today\"",
+        "hum emergency 10m --reason \"call the plumber\" -- firefox https://example.com",
+    ]
+    static let amount = Positional("DURATION", .seconds, help: "how much of the reserve to draw")
+    static let reason = Option("reason", .words("TEXT"), required: true, help: "why")
+    static let command = CommandAfterDashes(required: false, help: "a command to run for at most DURATION")
+    static let arguments: [any Declared] = [amount, reason, command]
 
     let seconds: Int64
     let reason: String
     let command: [String]?
 
-    init(arguments: ParsedArguments, context: CommandContext) throws {
-        guard arguments.positionals.count == 1 else {
-            throw HumError.usage("emergency needs one duration, like 'hum emergency 5m --reason \"why\"'")
-        }
-        seconds = try LedgerCLI.seconds(arguments.positionals[0], what: "duration")
-        guard let reason = arguments.value("reason"), reason.contains(where: { !$0.isWhitespace }) else {
-            throw HumError.usage("emergency needs --reason TEXT, saying why")
-        }
-        self.reason = reason
-        if let command = arguments.command {
-            guard let first = command.first, !first.isEmpty else {
-                throw HumError.usage("a command is needed after --")
-            }
-            self.command = command
-        } else {
-            command = nil
-        }
+    init(_ arguments: ParsedArguments) throws {
+        seconds = try arguments.positional(Self.amount, at: 0)!
+        reason = try arguments.required(Self.reason)
+        command = try arguments.command(Self.command)
     }
 
     func run(context: CommandContext) throws -> Int32 {
