@@ -9,8 +9,6 @@
 struct SignalWatch {
     private var set = sigset_t()
 
-    static let names: [Int32: String] = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP"]
-
     init() {
         sigemptyset(&set)
         sigaddset(&set, SIGINT)

@@ -25,15 +25,53 @@ import Testing
         #expect(decoder.decode([0x03]) == [.interrupt])
     }
 
-    @Test func fuzzNeverCrashes() {
-        var decoder = KeyDecoder()
-        var state: UInt64 = 99
-        for _ in 0..<5000 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let bytes = (0..<Int(state >> 60)).map { UInt8(truncatingIfNeeded: state >> UInt64(8 * ($0 % 7))) }
-            _ = decoder.decode(bytes)
+    /// Keys encoded in every form a terminal sends (arrows with and without parameters, in CSI and SS3 form,
+    /// characters, Ctrl-C, Enter as CR or LF), mixed with bytes that mean nothing here (other function keys, other
+    /// control bytes, UTF-8), then cut into reads at random places: the decoder gives back exactly the keys.
+    @Test func decodesGeneratedInputCutAnywhere() {
+        var rng: UInt64 = 99
+        func next() -> UInt64 {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return rng >> 33
         }
-        _ = decoder.flushEscape()
+        for _ in 0..<2000 {
+            var bytes: [UInt8] = []
+            var expected: [Key] = []
+            for _ in 0..<Int(next() % 12) {
+                switch next() % 7 {
+                case 0, 1:
+                    let arrows: [(UInt8, Key)] = [(0x41, .up), (0x42, .down), (0x43, .right), (0x44, .left)]
+                    let (final, key) = arrows[Int(next() % 4)]
+                    let parameters: [UInt8] = next() % 2 == 0 ? [] : Array("1;\(next() % 9)".utf8)
+                    bytes += [0x1B, next() % 3 == 0 ? 0x4F : 0x5B] + parameters + [final]
+                    expected.append(key)
+                case 2:
+                    let c = UInt8(0x20 + next() % 95)
+                    bytes.append(c)
+                    expected.append(.character(Character(UnicodeScalar(c))))
+                case 3:
+                    bytes.append(0x03)
+                    expected.append(.interrupt)
+                case 4:
+                    bytes.append(next() % 2 == 0 ? 0x0A : 0x0D)
+                    expected.append(.enter)
+                case 5:
+                    bytes += [0x1B, 0x5B] + Array("\(next() % 30)".utf8) + [0x7E]  // F5, Insert, …: no key
+                default:
+                    bytes.append([0x01, 0x7F, 0xC3, 0xA9, 0x1F][Int(next() % 5)])  // no key either
+                }
+            }
+            var decoder = KeyDecoder()
+            var keys: [Key] = []
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + 1 + Int(next() % 5))
+                keys += decoder.decode(Array(bytes[start..<end]))
+                start = end
+            }
+            keys += decoder.flushEscape()
+            #expect(keys == expected, "\(bytes)")
+        }
     }
 }
 
