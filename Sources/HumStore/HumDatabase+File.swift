@@ -44,7 +44,7 @@ extension HumDatabase {
             probe = try Connection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
             try probe.check(sqlite3_busy_timeout(probe.handle, busyTimeoutMilliseconds), "sqlite3_busy_timeout")
         } catch {
-            throw StoreError.notADatabase(path: path, detail: error.message)
+            throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
         }
         do {
             let appID = try probe.scalarInt("PRAGMA application_id") ?? 0
@@ -61,7 +61,7 @@ extension HumDatabase {
                     ? "a SQLite database with \(objects) objects and no hum marker"
                     : "a SQLite database with application id \(appID)")
         } catch let error as SQLiteError {
-            throw StoreError.notADatabase(path: path, detail: error.message)
+            throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
         }
     }
 

@@ -20,7 +20,7 @@ extension HumDatabase {
                             try insert(e)
                         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
                             throw LedgerMerge.Conflict(
-                                id: e.id, reason: "breaks a rule of the ledger here (\(error.message))")
+                                id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
                         }
                         added += 1
                     }

@@ -5,7 +5,8 @@ import HumCore
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public var code: Int32
     public var call: String
-    public var message: String
+    /// What SQLite said (`sqlite3_errmsg`); `message` is the sentence for people.
+    public var sqliteMessage: String
     public var sql: String?
 
     /// The primary result code (`SQLITE_BUSY` for `SQLITE_BUSY_SNAPSHOT`, …).
@@ -16,7 +17,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let name = String(cString: sqlite3_errstr(code))
-        var out = "\(call) failed with code \(code) (\(name)): \(message)"
+        var out = "\(call) failed with code \(code) (\(name)): \(sqliteMessage)"
         if let sql { out += " in \"\(sql.split(whereSeparator: \.isNewline).joined(separator: " "))\"" }
         return out
     }
@@ -46,7 +47,7 @@ final class Connection {
         guard rc == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(pointer)  // a half-opened handle is closed before the error is thrown
-            throw SQLiteError(code: rc, call: "sqlite3_open_v2", message: message, sql: nil)
+            throw SQLiteError(code: rc, call: "sqlite3_open_v2", sqliteMessage: message, sql: nil)
         }
         handle = pointer
         self.path = path
@@ -63,7 +64,8 @@ final class Connection {
         switch rc & 0xFF {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return rc
         default:
-            throw SQLiteError(code: rc, call: call, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+            throw SQLiteError(
+                code: rc, call: call, sqliteMessage: String(cString: sqlite3_errmsg(handle)), sql: sql)
         }
     }
 
@@ -83,7 +85,8 @@ final class Connection {
             sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil),
             "sqlite3_prepare_v3", sql: sql)
         guard let pointer else {
-            throw SQLiteError(code: SQLITE_MISUSE, call: "sqlite3_prepare_v3", message: "empty statement", sql: sql)
+            throw SQLiteError(
+                code: SQLITE_MISUSE, call: "sqlite3_prepare_v3", sqliteMessage: "empty statement", sql: sql)
         }
         let statement = Statement(connection: self, pointer: pointer, sql: sql)
         cache[sql] = statement

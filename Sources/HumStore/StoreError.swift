@@ -26,7 +26,7 @@ public enum StoreError: Error, Sendable {
         let restore = "move it aside, then restore from an export with 'hum ledger import FILE'"
         switch self {
         case .sqlite(let e) where e.isCorruption:
-            return "the database is damaged (\(e.message)); it was left as it is: \(restore)"
+            return "the database is damaged (\(e.sqliteMessage)); it was left as it is: \(restore)"
         case .sqlite(let e):
             return "database error: \(e.description)"
         case .notADatabase(let path, let detail):
@@ -51,16 +51,16 @@ public enum StoreError: Error, Sendable {
     }
 }
 
-extension Error {
-    /// A one-line message for any error of the store.
-    public var message: String {
-        switch self {
-        case let e as StoreError: return e.message
-        case let e as SQLiteError: return StoreError.sqlite(e).message
-        case let e as LedgerRefusal: return e.message
-        case let e as LedgerMerge.Conflict: return e.message
-        case let e as LedgerConfig.ConfigError: return e.message
-        default: return "\(self)"
-        }
+extension StoreError: UserFacingError {
+    /// A round reused or finished again differently is a refusal (nothing changed); every other store error is a
+    /// failure.
+    public var kind: FailureKind {
+        if case .roundConflict = self { return .refused }
+        return .failure
     }
+}
+
+/// A SQLite error that escaped `StoreError.wrap` reads as the store's own.
+extension SQLiteError: UserFacingError {
+    public var message: String { StoreError.sqlite(self).message }
 }

@@ -41,7 +41,7 @@ struct BankCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let status = try LedgerCLI.run { try LedgerCLI.open(context).bankStatus() }
+        let status = try LedgerCLI.open(context).bankStatus()
         if json {
             context.stdout.write(try LedgerCLI.json(Output(status: status)) + "\n")
             return ExitCode.success
@@ -99,10 +99,8 @@ struct SpendCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let (decision, status) = try LedgerCLI.run {
-            let db = try LedgerCLI.open(context)
-            return (try db.record(.spend(seconds: seconds, label: label, key: key)), try db.bankStatus())
-        }
+        let db = try LedgerCLI.open(context)
+        let (decision, status) = (try db.record(.spend(seconds: seconds, label: label, key: key)), try db.bankStatus())
         let f = LedgerCLI.format
         switch decision {
         case .record:
@@ -146,9 +144,9 @@ struct ConfigCommand: HumCommand {
         let json: Bool
         init(arguments: ParsedArguments, context: CommandContext) throws { json = arguments.flag("json") }
         func run(context: CommandContext) throws -> Int32 {
-            let config = try LedgerCLI.run { try LedgerCLI.open(context).config() }
+            let config = try LedgerCLI.open(context).config()
             var pairs: [(String, String)] = []
-            for key in LedgerConfig.keys { pairs.append((key, try LedgerCLI.run { try config.text(for: key) })) }
+            for key in LedgerConfig.keys { pairs.append((key, try config.text(for: key))) }
             if json {
                 var object: [String: String] = [:]
                 for (k, v) in pairs { object[k] = v }
@@ -178,7 +176,7 @@ struct ConfigCommand: HumCommand {
             }
         }
         func run(context: CommandContext) throws -> Int32 {
-            let value = try LedgerCLI.run { try LedgerCLI.open(context).config().text(for: key) }
+            let value = try LedgerCLI.open(context).config().text(for: key)
             context.stdout.write(value + "\n")
             return ExitCode.success
         }
@@ -202,8 +200,8 @@ struct ConfigCommand: HumCommand {
         }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
-            try LedgerCLI.run { try db.setConfig(key, to: value) }
-            context.stdout.write("\(key) = \(try LedgerCLI.run { try db.config().text(for: key) })\n")
+            try db.setConfig(key, to: value)
+            context.stdout.write("\(key) = \(try db.config().text(for: key))\n")
             return ExitCode.success
         }
     }

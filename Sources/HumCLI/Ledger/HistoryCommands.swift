@@ -40,8 +40,8 @@ struct HistoryCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: db.calendar)
         let to = try LedgerCLI.bound(until, option: "until", endOfDay: true, calendar: db.calendar)
-        let rounds = try LedgerCLI.run { try db.rounds(from: from, to: to) }
-        let entries = try LedgerCLI.run { try db.entries(from: from, to: to).entries }
+        let rounds = try db.rounds(from: from, to: to)
+        let entries = try db.entries(from: from, to: to).entries
         let days = HistorySummary.days(rounds: rounds, entries: entries)
         let weeks = HistorySummary.weeks(rounds: rounds, entries: entries)
         if json {
@@ -174,7 +174,7 @@ struct HistoryCommand: HumCommand {
         }
 
         func run(context: CommandContext) throws -> Int32 {
-            let outcome = try LedgerCLI.run { try LedgerCLI.open(context).recordRound(record) }
+            let outcome = try LedgerCLI.open(context).recordRound(record)
             let f = LedgerCLI.format
             var out =
                 "recorded \(record.kind.rawValue) round \(record.id): \(record.status.rawValue), \(f(record.activeSeconds)) active"
@@ -261,7 +261,7 @@ struct ExportCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = try LedgerCLI.bound(since, option: "since", endOfDay: false, calendar: db.calendar)
         let to = try LedgerCLI.bound(until, option: "until", endOfDay: true, calendar: db.calendar)
-        let rounds = try LedgerCLI.run { try db.rounds(from: from, to: to) }
+        let rounds = try db.rounds(from: from, to: to)
         let now = db.calendar.now()
         let format = self.format
         let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
@@ -287,15 +287,13 @@ struct ExportCommand: HumCommand {
                 }
                 buffer.append(contentsOf: Array("],\"ledger\":[".utf8))
                 var first = true
-                try LedgerCLI.run {
-                    try db.forEachEntry(from: from, to: to) { e in
-                        if !first { buffer.append(0x2C) }
-                        first = false
-                        try encoder.encode(e, into: &buffer)
-                        if buffer.count >= 1 << 20 {
-                            try write(buffer)
-                            buffer.removeAll(keepingCapacity: true)
-                        }
+                try db.forEachEntry(from: from, to: to) { e in
+                    if !first { buffer.append(0x2C) }
+                    first = false
+                    try encoder.encode(e, into: &buffer)
+                    if buffer.count >= 1 << 20 {
+                        try write(buffer)
+                        buffer.removeAll(keepingCapacity: true)
                     }
                 }
                 buffer.append(contentsOf: Array("]}\n".utf8))
@@ -303,9 +301,7 @@ struct ExportCommand: HumCommand {
             case .jsonl:
                 try write(try line(Header(exportedAt: now)))
                 for r in rounds { try write(try line(Typed(type: "session", value: r))) }
-                try LedgerCLI.run {
-                    try db.forEachEntry(from: from, to: to) { e in try write(try line(Typed(type: "entry", value: e))) }
-                }
+                try db.forEachEntry(from: from, to: to) { e in try write(try line(Typed(type: "entry", value: e))) }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
                 let c = LedgerCLI.csv

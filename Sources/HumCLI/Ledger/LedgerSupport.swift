@@ -6,8 +6,8 @@ import HumStore
     import Glibc
 #endif
 
-/// What the ledger commands share: opening the database, mapping its errors to exit codes, parsing amounts and
-/// dates, and printing.
+/// What the ledger commands share: opening the database, parsing amounts and dates, and printing. Their errors
+/// reach the frontend as they are: every error of the store is a `UserFacingError`.
 enum LedgerCLI {
     /// The last database opened, so the reconciliation's connection is reused by the command (one open per process).
     /// In-process tests run commands on several threads, each on its own path; the lock guards the reference only.
@@ -32,28 +32,9 @@ enum LedgerCLI {
     static func open(_ context: CommandContext) throws -> HumDatabase {
         let path = context.paths.databasePath
         if let db = lastOpened.get(path) { return db }
-        do {
-            let db = try HumDatabase(path: path)
-            lastOpened.set(db)
-            return db
-        } catch {
-            throw map(error)
-        }
-    }
-
-    /// Runs `body`, mapping refusals to exit 3, bad settings to exit 2 and everything else to exit 1.
-    static func run<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw map(error) }
-    }
-
-    static func map(_ error: any Error) -> HumError {
-        switch error {
-        case let e as HumError: return e
-        case let e as LedgerRefusal: return .refused(e.message)
-        case StoreError.roundConflict(let why): return .refused(why)
-        case let e as LedgerConfig.ConfigError: return .usage(e.message)
-        default: return .failure(error.message)
-        }
+        let db = try HumDatabase(path: path)
+        lastOpened.set(db)
+        return db
     }
 
     /// A positive amount of time in whole seconds (`25m`, `90s`, `1h30m`; a bare number is minutes).
