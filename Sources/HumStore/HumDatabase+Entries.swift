@@ -2,27 +2,31 @@ import HumCore
 
 /// The ledger's entries: deciding, writing and reading them.
 extension HumDatabase {
+    /// The columns `entry(_:)` reads, by name.
     static let entryColumns = """
         id, key, kind, amount, at_epoch, at_offset, device, payload, label, reason, round_id, pass_id, requested, cut, \
         cap, used, forfeit, reserve, allowance
         """
 
-    static func entry(_ row: Statement) -> LedgerEntry {
+    /// An entry from a row that selects `entryColumns`, in any order.
+    static func entry(_ row: Statement) throws -> LedgerEntry {
         var e = LedgerEntry(
-            id: row.text(0), key: row.optionalText(1), kind: EntryKind(rawValue: row.text(2)) ?? .adjustment,
-            amount: row.int(3), at: Timestamp(epochSeconds: row.int(4), offsetSeconds: Int32(clamping: row.int(5))),
-            device: row.text(6), payload: row.text(7))
-        e.label = row.optionalText(8)
-        e.reason = row.optionalText(9)
-        e.roundID = row.optionalText(10)
-        e.passID = row.optionalText(11)
-        e.requested = row.optionalInt(12)
-        e.cut = row.optionalInt(13)
-        e.cap = row.optionalInt(14)
-        e.used = row.optionalInt(15)
-        e.forfeit = row.optionalBool(16)
-        e.reserve = row.optionalInt(17)
-        e.allowance = row.optionalInt(18)
+            id: try row.text("id"), key: try row.optionalText("key"),
+            kind: EntryKind(rawValue: try row.text("kind")) ?? .adjustment, amount: try row.int("amount"),
+            at: Timestamp(
+                epochSeconds: try row.int("at_epoch"), offsetSeconds: Int32(clamping: try row.int("at_offset"))),
+            device: try row.text("device"), payload: try row.text("payload"))
+        e.label = try row.optionalText("label")
+        e.reason = try row.optionalText("reason")
+        e.roundID = try row.optionalText("round_id")
+        e.passID = try row.optionalText("pass_id")
+        e.requested = try row.optionalInt("requested")
+        e.cut = try row.optionalInt("cut")
+        e.cap = try row.optionalInt("cap")
+        e.used = try row.optionalInt("used")
+        e.forfeit = try row.optionalBool("forfeit")
+        e.reserve = try row.optionalInt("reserve")
+        e.allowance = try row.optionalInt("allowance")
         return e
     }
 
@@ -46,7 +50,7 @@ extension HumDatabase {
     func entry(where clause: String, _ arguments: [SQLValue]) throws -> LedgerEntry? {
         var found: LedgerEntry? = nil
         try db.query("SELECT \(HumDatabase.entryColumns) FROM entries WHERE \(clause) LIMIT 1", arguments) {
-            found = HumDatabase.entry($0)
+            found = try HumDatabase.entry($0)
         }
         return found
     }
@@ -119,7 +123,7 @@ extension HumDatabase {
         try guarded {
             var all: [LedgerEntry] = []
             try db.query("SELECT \(HumDatabase.entryColumns) FROM entries ORDER BY seq") {
-                all.append(HumDatabase.entry($0))
+                all.append(try HumDatabase.entry($0))
             }
             return all
         }
@@ -137,7 +141,7 @@ extension HumDatabase {
                     SELECT \(HumDatabase.entryColumns) FROM entries WHERE at_epoch >= ? AND at_epoch < ?
                     ORDER BY at_epoch, seq
                     """, [.int(lower), .int(upper)]
-                ) { list.append(HumDatabase.entry($0)) }
+                ) { list.append(try HumDatabase.entry($0)) }
                 let after =
                     try db.scalarInt("SELECT COALESCE(SUM(amount), 0) FROM entries WHERE at_epoch >= ?", [.int(lower)])
                     ?? 0
@@ -155,7 +159,7 @@ extension HumDatabase {
                     SELECT \(HumDatabase.entryColumns) FROM entries WHERE at_epoch >= ? AND at_epoch < ?
                     ORDER BY at_epoch, seq
                     """, [.int(from ?? Int64.min), .int(to ?? Int64.max)]
-                ) { try body(HumDatabase.entry($0)) }
+                ) { try body(try HumDatabase.entry($0)) }
             }
         }
     }

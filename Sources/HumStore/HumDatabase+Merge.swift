@@ -39,29 +39,11 @@ extension HumDatabase {
                 var added = 0
                 for r in records {
                     if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil { continue }
-                    let status: RoundStatus = r.status == .running ? .interrupted : r.status
-                    let end = r.end ?? r.start
-                    try db.run(
-                        """
-                        INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, end_at, end_epoch, end_offset,
-                            planned, active, paused, goal, earned, heartbeat_epoch)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(r.id), .text(r.kind.rawValue), .text(status.rawValue), .text(r.start.rfc3339),
-                            .int(r.start.epochSeconds), .int(Int64(r.start.offsetSeconds)), .text(end.rfc3339),
-                            .int(end.epochSeconds), .int(Int64(end.offsetSeconds)), .int(max(0, r.plannedSeconds)),
-                            .int(max(0, r.activeSeconds)), .int(max(0, r.pausedSeconds)), .optional(r.goal),
-                            .int(status == .completed && r.kind == .focus ? max(0, r.earnedSeconds) : 0),
-                            .int(end.epochSeconds),
-                        ])
-                    let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(r.id)]) ?? 0
-                    try writeMix(seq: seq, r.mix)
-                    for (i, tag) in r.tags.enumerated() {
-                        try db.run(
-                            "INSERT INTO round_tags(round_seq, position, tag) VALUES (?, ?, ?)",
-                            [.int(seq), .int(Int64(i)), .text(tag)])
-                    }
+                    var round = r
+                    round.status = r.status == .running ? .interrupted : r.status
+                    round.end = r.end ?? r.start
+                    if round.status != .completed || round.kind != .focus { round.earnedSeconds = 0 }
+                    try insertRound(round, deadline: nil, heartbeat: (r.end ?? r.start).epochSeconds, owner: nil)
                     added += 1
                 }
                 return added

@@ -55,11 +55,13 @@ extension HumDatabase {
             FROM passes WHERE state = 'open' LIMIT 1
             """
         ) { row in
-            let started = Timestamp(epochSeconds: row.int(5), offsetSeconds: Int32(clamping: row.int(6)))
+            let started = Timestamp(
+                epochSeconds: try row.int("started_epoch"),
+                offsetSeconds: Int32(clamping: try row.int("started_offset")))
             pass = OpenPass(
-                id: row.text(0), holdEntryID: row.text(1), heldSeconds: row.int(2), forfeit: row.int(3) != 0,
-                label: row.optionalText(4), started: started, deadline: calendar.stamp(row.int(7)),
-                usedSeconds: row.int(8))
+                id: try row.text("id"), holdEntryID: try row.text("hold_entry_id"), heldSeconds: try row.int("held"),
+                forfeit: try row.int("forfeit") != 0, label: try row.optionalText("label"), started: started,
+                deadline: calendar.stamp(try row.int("deadline_epoch")), usedSeconds: try row.int("used"))
         }
         return pass
     }

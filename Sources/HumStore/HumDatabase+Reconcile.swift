@@ -29,12 +29,15 @@ extension HumDatabase {
             SELECT id, used, owner_pid, owner_start, owner_boot, child_pid, child_start FROM passes WHERE state = 'open'
             """
         ) { row in
-            let owner = ProcessOwner(pid: Int32(clamping: row.int(2)), startTicks: row.int(3), bootID: row.text(4))
+            let owner = ProcessOwner(
+                pid: Int32(clamping: try row.int("owner_pid")), startTicks: try row.int("owner_start"),
+                bootID: try row.text("owner_boot"))
             guard !probe.isAlive(owner) else { return }
-            let child = row.optionalInt(5).map {
-                ProcessOwner(pid: Int32(clamping: $0), startTicks: row.optionalInt(6) ?? 0, bootID: owner.bootID)
+            let childStart = try row.optionalInt("child_start") ?? 0
+            let child = try row.optionalInt("child_pid").map {
+                ProcessOwner(pid: Int32(clamping: $0), startTicks: childStart, bootID: owner.bootID)
             }
-            deadPasses.append(Dead(id: row.text(0), used: row.int(1), child: child))
+            deadPasses.append(Dead(id: try row.text("id"), used: try row.int("used"), child: child))
         }
         for dead in deadPasses {
             let decision = try recordLocked(
@@ -48,8 +51,10 @@ extension HumDatabase {
         try db.query(
             "SELECT id, owner_pid, owner_start, owner_boot, heartbeat_epoch FROM rounds WHERE status = 'running'"
         ) { row in
-            let owner = ProcessOwner(pid: Int32(clamping: row.int(1)), startTicks: row.int(2), bootID: row.text(3))
-            if !probe.isAlive(owner) { deadRounds.append((row.text(0), row.int(4))) }
+            let owner = ProcessOwner(
+                pid: Int32(clamping: try row.int("owner_pid")), startTicks: try row.int("owner_start"),
+                bootID: try row.text("owner_boot"))
+            if !probe.isAlive(owner) { deadRounds.append((try row.text("id"), try row.int("heartbeat_epoch"))) }
         }
         for (id, heartbeat) in deadRounds {
             let end = calendar.stamp(heartbeat)

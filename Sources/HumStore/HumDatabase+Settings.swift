@@ -9,7 +9,9 @@ extension HumDatabase {
     func loadConfig() throws -> LedgerConfig {
         var config = LedgerConfig()
         try db.query("SELECT key, value FROM config") { row in
-            try? config.set(row.text(0), to: row.text(1))  // a bad value written by hand falls back to the default
+            let key = try row.text("key")
+            let value = try row.text("value")
+            try? config.set(key, to: value)  // a bad value written by hand falls back to the default
         }
         return config
     }

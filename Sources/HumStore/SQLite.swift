@@ -147,6 +147,8 @@ final class Statement {
     let connection: Connection
     let pointer: OpaquePointer
     let sql: String
+    /// Result column names to indexes, filled on the first read by name.
+    private var columnIndexes: [String: Int32] = [:]
 
     init(connection: Connection, pointer: OpaquePointer, sql: String) {
         self.connection = connection
@@ -184,14 +186,41 @@ final class Statement {
         return false
     }
 
-    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(pointer, i) == SQLITE_NULL }
-    func int(_ i: Int32) -> Int64 { sqlite3_column_int64(pointer, i) }
-    func double(_ i: Int32) -> Double { sqlite3_column_double(pointer, i) }
-    func text(_ i: Int32) -> String {
+    /// The index of the result column called `name`, from a map of the names made once per statement: rows are
+    /// read by name, so a column added to a query cannot shift the others. A name the query does not select is an
+    /// error naming it.
+    func column(_ name: String) throws(SQLiteError) -> Int32 {
+        if columnIndexes.isEmpty {
+            for i in 0..<sqlite3_column_count(pointer) {
+                guard let c = sqlite3_column_name(pointer, i) else { continue }
+                let column = String(cString: c)
+                if columnIndexes[column] == nil { columnIndexes[column] = i }  // the leftmost of a repeated name
+            }
+        }
+        guard let index = columnIndexes[name] else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, call: "sqlite3_column_name", sqliteMessage: "no result column named \(name)",
+                sql: sql)
+        }
+        return index
+    }
+
+    func int(_ name: String) throws(SQLiteError) -> Int64 { int(try column(name)) }
+    func double(_ name: String) throws(SQLiteError) -> Double { double(try column(name)) }
+    func text(_ name: String) throws(SQLiteError) -> String { text(try column(name)) }
+    func optionalInt(_ name: String) throws(SQLiteError) -> Int64? { optionalInt(try column(name)) }
+    func optionalText(_ name: String) throws(SQLiteError) -> String? { optionalText(try column(name)) }
+    func optionalBool(_ name: String) throws(SQLiteError) -> Bool? { optionalBool(try column(name)) }
+
+    // By position: for the single column of a scalar query only.
+    fileprivate func isNull(_ i: Int32) -> Bool { sqlite3_column_type(pointer, i) == SQLITE_NULL }
+    fileprivate func int(_ i: Int32) -> Int64 { sqlite3_column_int64(pointer, i) }
+    fileprivate func double(_ i: Int32) -> Double { sqlite3_column_double(pointer, i) }
+    fileprivate func text(_ i: Int32) -> String {
         guard let c = sqlite3_column_text(pointer, i) else { return "" }
         return String(cString: c)
     }
-    func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
-    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
-    func optionalBool(_ i: Int32) -> Bool? { isNull(i) ? nil : int(i) != 0 }
+    fileprivate func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
+    fileprivate func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+    fileprivate func optionalBool(_ i: Int32) -> Bool? { isNull(i) ? nil : int(i) != 0 }
 }

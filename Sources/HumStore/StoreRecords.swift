@@ -42,6 +42,15 @@ public struct RoundStart: Sendable, Equatable {
     }
 }
 
+extension RoundStart {
+    /// The round as its row begins: running, with nothing active, paused or earned yet.
+    var running: RoundRecord {
+        RoundRecord(
+            id: id, kind: kind, status: .running, start: start, end: nil, plannedSeconds: plannedSeconds,
+            activeSeconds: 0, pausedSeconds: 0, mix: mix, goal: goal, tags: tags, earnedSeconds: 0)
+    }
+}
+
 /// How a round finished, and what it earned.
 public struct RoundOutcome: Sendable, Equatable {
     public var round: RoundRecord
