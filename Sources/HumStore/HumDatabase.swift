@@ -22,8 +22,10 @@ public final class HumDatabase: LedgerStore {
     public static let busyTimeoutMilliseconds: Int32 = 15_000
 
     /// Opens (creating when absent) the database at `path`. A file there that is not hum's is left byte for byte as
-    /// it was, and the error says how to restore.
-    public init(path: String, calendar: LocalCalendar = .system, probe: any ProcessProbe = LinuxProcessProbe()) throws {
+    /// it was, and the error says how to restore. The calendar gives the instants and local days written in entries
+    /// and rounds; the probe names this process as the owner of a pass or a round and tells whether an owner is
+    /// alive. The machine's own are in HumSystem (`LocalCalendar.system`, `LinuxProcessProbe`).
+    public init(path: String, calendar: LocalCalendar, probe: any ProcessProbe) throws {
         self.path = path
         self.calendar = calendar
         self.probe = probe
@@ -39,11 +41,6 @@ public final class HumDatabase: LedgerStore {
         } catch {
             throw StoreError.wrap(error)
         }
-    }
-
-    /// Opens the database at the XDG path.
-    public convenience init(paths: HumPaths, calendar: LocalCalendar = .system) throws {
-        try self.init(path: paths.databasePath, calendar: calendar)
     }
 
     func retryingBusy(_ body: () throws -> Void) throws {

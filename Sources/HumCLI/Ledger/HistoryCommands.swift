@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 /// `hum history`: every round with its status, times, mix and earnings, and summaries per day and week.
 struct HistoryCommand: HumCommand {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 /// `hum ledger`: the register, and the subcommands that check, correct, export and merge the ledger.
 struct LedgerCommand: HumCommand {

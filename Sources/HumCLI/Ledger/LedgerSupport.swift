@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import HumCore
 import HumStore
+import HumSystem
 
 #if canImport(Glibc)
     import Glibc
