@@ -30,8 +30,12 @@ let package = Package(
         .target(name: "HumCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
         .target(name: "HumStore", dependencies: ["HumCore", "CSQLite"], swiftSettings: strict),
+        // The machine's clocks, time zone and /proc, behind HumCore's seams (WallClock, TimeZoneSeam, ProcessProbe).
+        .target(name: "HumSystem", dependencies: ["HumCore"], swiftSettings: strict),
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
-        .target(name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumTerminal"], swiftSettings: strict),
+        .target(
+            name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumTerminal"],
+            swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships
         // its in-memory handler: for tests only, never linked into hum.
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "HumCoreTests", dependencies: ["HumTestSupport", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumAudioTests", dependencies: ["HumTestSupport", "HumAudio", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumStoreTests", dependencies: ["HumTestSupport", "HumStore", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumSystemTests", dependencies: ["HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumCLITests", dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio"], swiftSettings: strict),
     ],

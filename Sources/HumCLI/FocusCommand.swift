@@ -109,7 +109,7 @@ struct FocusCommand: HumCommand {
                 : try MixSetup.resolve(words: words, catalog: catalog, command: Self.name)
         }
         let device = PlaybackSession.device(option: device, context: context)
-        let database = try LedgerCLI.run { try LedgerCLI.open(context) }
+        let database = try LedgerCLI.open(context)
         let calendar = database.calendar
         let startedAt = calendar.now()
         let lock = try FocusLock(paths: context.paths, startedAt: startedAt)
@@ -357,13 +357,11 @@ final class FocusRunner {
         let id = UUID().uuidString.lowercased()
         let start = wall(machine.phaseStart ?? .zero)
         let planned = Int64(FocusTime.seconds(machine.countdown.planned).rounded())
-        try LedgerCLI.run {
-            try database.startRound(
-                RoundStart(
-                    id: id, kind: FocusRunner.kind(phase.kind), start: start, plannedSeconds: planned,
-                    deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
-                    goal: goal, tags: tags))
-        }
+        try database.startRound(
+            RoundStart(
+                id: id, kind: FocusRunner.kind(phase.kind), start: start, plannedSeconds: planned,
+                deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
+                goal: goal, tags: tags))
         current = (id, phase.kind, phase.round)
         lastHeartbeat = FocusRunner.seconds()
     }
@@ -376,13 +374,11 @@ final class FocusRunner {
             case .interrupted: .interrupted
             case .skipped: .skipped
             }
-        let outcome = try LedgerCLI.run {
-            try database.finishRound(
-                id: current.id, status: status,
-                activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
-                pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
-                end: wall(record.end))
-        }
+        let outcome = try database.finishRound(
+            id: current.id, status: status,
+            activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
+            pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
+            end: wall(record.end))
         self.current = nil
         // On a terminal only: a script reading stdout gets exactly one line per phase change.
         if terminal != nil, outcome.round.earnedSeconds > 0 {

@@ -13,29 +13,37 @@ extension HumDatabase {
                     }
                     return
                 }
-                let owner = probe.current()
-                try db.run(
-                    """
-                    INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, deadline_epoch, planned, goal,
-                        heartbeat_epoch, owner_pid, owner_start, owner_boot)
-                    VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(round.id), .text(round.kind.rawValue), .text(round.start.rfc3339),
-                        .int(round.start.epochSeconds),
-                        .int(Int64(round.start.offsetSeconds)), .optional(round.deadline?.epochSeconds),
-                        .int(max(0, round.plannedSeconds)), .optional(round.goal),
-                        .int(calendar.clock.nowEpochSeconds()),
-                        .int(Int64(owner.pid)), .int(owner.startTicks), .text(owner.bootID),
-                    ])
-                let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(round.id)]) ?? 0
-                try writeMix(seq: seq, round.mix)
-                for (i, tag) in round.tags.enumerated() {
-                    try db.run(
-                        "INSERT INTO round_tags(round_seq, position, tag) VALUES (?, ?, ?)",
-                        [.int(seq), .int(Int64(i)), .text(tag)])
-                }
+                try insertRound(
+                    round.running, deadline: round.deadline, heartbeat: calendar.clock.nowEpochSeconds(),
+                    owner: probe.current())
             }
+        }
+    }
+
+    /// Writes a new round with its mix and tags, as `round` says (times and counts below zero as zero), owned by
+    /// `owner` (nil for a round that no process runs). The one place a round is inserted.
+    func insertRound(_ round: RoundRecord, deadline: Timestamp?, heartbeat: Int64, owner: ProcessOwner?) throws {
+        try db.run(
+            """
+            INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, end_at, end_epoch, end_offset,
+                deadline_epoch, planned, active, paused, goal, earned, heartbeat_epoch, owner_pid, owner_start, owner_boot)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(round.id), .text(round.kind.rawValue), .text(round.status.rawValue), .text(round.start.rfc3339),
+                .int(round.start.epochSeconds), .int(Int64(round.start.offsetSeconds)), .optional(round.end?.rfc3339),
+                .optional(round.end?.epochSeconds), .optional(round.end.map { Int64($0.offsetSeconds) }),
+                .optional(deadline?.epochSeconds), .int(max(0, round.plannedSeconds)),
+                .int(max(0, round.activeSeconds)), .int(max(0, round.pausedSeconds)), .optional(round.goal),
+                .int(max(0, round.earnedSeconds)), .int(heartbeat), .optional(owner.map { Int64($0.pid) }),
+                .optional(owner?.startTicks), .optional(owner?.bootID),
+            ])
+        let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(round.id)]) ?? 0
+        try writeMix(seq: seq, round.mix)
+        for (i, tag) in round.tags.enumerated() {
+            try db.run(
+                "INSERT INTO round_tags(round_seq, position, tag) VALUES (?, ?, ?)",
+                [.int(seq), .int(Int64(i)), .text(tag)])
         }
     }
 
@@ -141,27 +149,12 @@ extension HumDatabase {
         return try guarded {
             try db.immediate {
                 if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(record.id)]) == nil {
-                    let owner = probe.current()
-                    try db.run(
-                        """
-                        INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, planned, goal,
-                            heartbeat_epoch, owner_pid, owner_start, owner_boot)
-                        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(record.id), .text(record.kind.rawValue), .text(record.start.rfc3339),
-                            .int(record.start.epochSeconds), .int(Int64(record.start.offsetSeconds)),
-                            .int(max(0, record.plannedSeconds)), .optional(record.goal),
-                            .int(calendar.clock.nowEpochSeconds()), .int(Int64(owner.pid)), .int(owner.startTicks),
-                            .text(owner.bootID),
-                        ])
-                    let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(record.id)]) ?? 0
-                    try writeMix(seq: seq, record.mix)
-                    for (i, tag) in record.tags.enumerated() {
-                        try db.run(
-                            "INSERT INTO round_tags(round_seq, position, tag) VALUES (?, ?, ?)",
-                            [.int(seq), .int(Int64(i)), .text(tag)])
-                    }
+                    let start = RoundStart(
+                        id: record.id, kind: record.kind, start: record.start, plannedSeconds: record.plannedSeconds,
+                        mix: record.mix, goal: record.goal, tags: record.tags)
+                    try insertRound(
+                        start.running, deadline: nil, heartbeat: calendar.clock.nowEpochSeconds(),
+                        owner: probe.current())
                 }
                 return try finishLocked(
                     id: record.id, status: record.status, active: record.activeSeconds,
@@ -195,17 +188,21 @@ extension HumDatabase {
             FROM rounds r WHERE \(clause) ORDER BY r.start_epoch, r.seq
             """, arguments
         ) { row in
-            seqs.append(row.int(0))
-            let end: Timestamp? = row.optionalInt(6).map {
-                Timestamp(epochSeconds: $0, offsetSeconds: Int32(clamping: row.int(7)))
+            seqs.append(try row.int("seq"))
+            let endOffset = Int32(clamping: try row.int("end_offset"))
+            let end: Timestamp? = try row.optionalInt("end_epoch").map {
+                Timestamp(epochSeconds: $0, offsetSeconds: endOffset)
             }
             records.append(
                 RoundRecord(
-                    id: row.text(1), kind: RoundKind(rawValue: row.text(2)) ?? .focus,
-                    status: RoundStatus(rawValue: row.text(3)) ?? .interrupted,
-                    start: Timestamp(epochSeconds: row.int(4), offsetSeconds: Int32(clamping: row.int(5))), end: end,
-                    plannedSeconds: row.int(8), activeSeconds: row.int(9), pausedSeconds: row.int(10),
-                    goal: row.optionalText(11), earnedSeconds: row.int(12)))
+                    id: try row.text("id"), kind: RoundKind(rawValue: try row.text("kind")) ?? .focus,
+                    status: RoundStatus(rawValue: try row.text("status")) ?? .interrupted,
+                    start: Timestamp(
+                        epochSeconds: try row.int("start_epoch"),
+                        offsetSeconds: Int32(clamping: try row.int("start_offset"))),
+                    end: end, plannedSeconds: try row.int("planned"), activeSeconds: try row.int("active"),
+                    pausedSeconds: try row.int("paused"), goal: try row.optionalText("goal"),
+                    earnedSeconds: try row.int("earned")))
         }
         guard let low = seqs.min(), let high = seqs.max() else { return records }
         var index: [Int64: Int] = [:]
@@ -215,56 +212,17 @@ extension HumDatabase {
             SELECT round_seq, sound, volume FROM round_mix WHERE round_seq BETWEEN ? AND ? ORDER BY round_seq, position
             """, [.int(low), .int(high)]
         ) { row in
-            if let i = index[row.int(0)] { records[i].mix.append(MixItem(sound: row.text(1), volume: row.double(2))) }
+            if let i = index[try row.int("round_seq")] {
+                records[i].mix.append(MixItem(sound: try row.text("sound"), volume: try row.double("volume")))
+            }
         }
         try db.query(
             """
             SELECT round_seq, tag FROM round_tags WHERE round_seq BETWEEN ? AND ? ORDER BY round_seq, position
             """, [.int(low), .int(high)]
         ) { row in
-            if let i = index[row.int(0)] { records[i].tags.append(row.text(1)) }
+            if let i = index[try row.int("round_seq")] { records[i].tags.append(try row.text("tag")) }
         }
         return records
-    }
-}
-
-extension HumDatabase {
-    /// Adds rounds from an export that are not here yet (by id), as they were recorded; grants come with the ledger's
-    /// entries, not from here. A round exported while running is added as interrupted. Returns how many were added.
-    public func importRounds(_ records: [RoundRecord]) throws -> Int {
-        guard !records.isEmpty else { return 0 }
-        return try guarded {
-            try db.immediate {
-                var added = 0
-                for r in records {
-                    if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil { continue }
-                    let status: RoundStatus = r.status == .running ? .interrupted : r.status
-                    let end = r.end ?? r.start
-                    try db.run(
-                        """
-                        INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, end_at, end_epoch, end_offset,
-                            planned, active, paused, goal, earned, heartbeat_epoch)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            .text(r.id), .text(r.kind.rawValue), .text(status.rawValue), .text(r.start.rfc3339),
-                            .int(r.start.epochSeconds), .int(Int64(r.start.offsetSeconds)), .text(end.rfc3339),
-                            .int(end.epochSeconds), .int(Int64(end.offsetSeconds)), .int(max(0, r.plannedSeconds)),
-                            .int(max(0, r.activeSeconds)), .int(max(0, r.pausedSeconds)), .optional(r.goal),
-                            .int(status == .completed && r.kind == .focus ? max(0, r.earnedSeconds) : 0),
-                            .int(end.epochSeconds),
-                        ])
-                    let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(r.id)]) ?? 0
-                    try writeMix(seq: seq, r.mix)
-                    for (i, tag) in r.tags.enumerated() {
-                        try db.run(
-                            "INSERT INTO round_tags(round_seq, position, tag) VALUES (?, ?, ?)",
-                            [.int(seq), .int(Int64(i)), .text(tag)])
-                    }
-                    added += 1
-                }
-                return added
-            }
-        }
     }
 }

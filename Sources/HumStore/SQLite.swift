@@ -5,7 +5,8 @@ import HumCore
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public var code: Int32
     public var call: String
-    public var message: String
+    /// What SQLite said (`sqlite3_errmsg`); `message` is the sentence for people.
+    public var sqliteMessage: String
     public var sql: String?
 
     /// The primary result code (`SQLITE_BUSY` for `SQLITE_BUSY_SNAPSHOT`, …).
@@ -16,7 +17,7 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let name = String(cString: sqlite3_errstr(code))
-        var out = "\(call) failed with code \(code) (\(name)): \(message)"
+        var out = "\(call) failed with code \(code) (\(name)): \(sqliteMessage)"
         if let sql { out += " in \"\(sql.split(whereSeparator: \.isNewline).joined(separator: " "))\"" }
         return out
     }
@@ -46,7 +47,7 @@ final class Connection {
         guard rc == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(pointer)  // a half-opened handle is closed before the error is thrown
-            throw SQLiteError(code: rc, call: "sqlite3_open_v2", message: message, sql: nil)
+            throw SQLiteError(code: rc, call: "sqlite3_open_v2", sqliteMessage: message, sql: nil)
         }
         handle = pointer
         self.path = path
@@ -63,7 +64,8 @@ final class Connection {
         switch rc & 0xFF {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return rc
         default:
-            throw SQLiteError(code: rc, call: call, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+            throw SQLiteError(
+                code: rc, call: call, sqliteMessage: String(cString: sqlite3_errmsg(handle)), sql: sql)
         }
     }
 
@@ -83,7 +85,8 @@ final class Connection {
             sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil),
             "sqlite3_prepare_v3", sql: sql)
         guard let pointer else {
-            throw SQLiteError(code: SQLITE_MISUSE, call: "sqlite3_prepare_v3", message: "empty statement", sql: sql)
+            throw SQLiteError(
+                code: SQLITE_MISUSE, call: "sqlite3_prepare_v3", sqliteMessage: "empty statement", sql: sql)
         }
         let statement = Statement(connection: self, pointer: pointer, sql: sql)
         cache[sql] = statement
@@ -144,6 +147,8 @@ final class Statement {
     let connection: Connection
     let pointer: OpaquePointer
     let sql: String
+    /// Result column names to indexes, filled on the first read by name.
+    private var columnIndexes: [String: Int32] = [:]
 
     init(connection: Connection, pointer: OpaquePointer, sql: String) {
         self.connection = connection
@@ -181,14 +186,41 @@ final class Statement {
         return false
     }
 
-    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(pointer, i) == SQLITE_NULL }
-    func int(_ i: Int32) -> Int64 { sqlite3_column_int64(pointer, i) }
-    func double(_ i: Int32) -> Double { sqlite3_column_double(pointer, i) }
-    func text(_ i: Int32) -> String {
+    /// The index of the result column called `name`, from a map of the names made once per statement: rows are
+    /// read by name, so a column added to a query cannot shift the others. A name the query does not select is an
+    /// error naming it.
+    func column(_ name: String) throws(SQLiteError) -> Int32 {
+        if columnIndexes.isEmpty {
+            for i in 0..<sqlite3_column_count(pointer) {
+                guard let c = sqlite3_column_name(pointer, i) else { continue }
+                let column = String(cString: c)
+                if columnIndexes[column] == nil { columnIndexes[column] = i }  // the leftmost of a repeated name
+            }
+        }
+        guard let index = columnIndexes[name] else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, call: "sqlite3_column_name", sqliteMessage: "no result column named \(name)",
+                sql: sql)
+        }
+        return index
+    }
+
+    func int(_ name: String) throws(SQLiteError) -> Int64 { int(try column(name)) }
+    func double(_ name: String) throws(SQLiteError) -> Double { double(try column(name)) }
+    func text(_ name: String) throws(SQLiteError) -> String { text(try column(name)) }
+    func optionalInt(_ name: String) throws(SQLiteError) -> Int64? { optionalInt(try column(name)) }
+    func optionalText(_ name: String) throws(SQLiteError) -> String? { optionalText(try column(name)) }
+    func optionalBool(_ name: String) throws(SQLiteError) -> Bool? { optionalBool(try column(name)) }
+
+    // By position: for the single column of a scalar query only.
+    fileprivate func isNull(_ i: Int32) -> Bool { sqlite3_column_type(pointer, i) == SQLITE_NULL }
+    fileprivate func int(_ i: Int32) -> Int64 { sqlite3_column_int64(pointer, i) }
+    fileprivate func double(_ i: Int32) -> Double { sqlite3_column_double(pointer, i) }
+    fileprivate func text(_ i: Int32) -> String {
         guard let c = sqlite3_column_text(pointer, i) else { return "" }
         return String(cString: c)
     }
-    func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
-    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
-    func optionalBool(_ i: Int32) -> Bool? { isNull(i) ? nil : int(i) != 0 }
+    fileprivate func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
+    fileprivate func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+    fileprivate func optionalBool(_ i: Int32) -> Bool? { isNull(i) ? nil : int(i) != 0 }
 }

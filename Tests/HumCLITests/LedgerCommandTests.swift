@@ -48,6 +48,14 @@ import Testing
         #expect(s.run("ledger", "bogus").code == 2)
     }
 
+    @Test func aRoundRecordedAgainDifferentlyIsRefused() {
+        let s = Sandbox()
+        #expect(s.run("history", "record", "--active", "25m", "--id", "r1").code == 0)
+        #expect(s.run("history", "record", "--active", "25m", "--id", "r1").code == 0)  // a replay
+        let again = s.run("history", "record", "--active", "20m", "--id", "r1")
+        #expect(again.code == 3 && again.err.hasPrefix("hum: round r1 already finished as completed"), "\(again.err)")
+    }
+
     @Test func registerShowsRunningBalanceAndCorrectionsApart() throws {
         let s = Sandbox()
         _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")

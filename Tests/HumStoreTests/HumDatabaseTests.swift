@@ -233,6 +233,65 @@ func open(
         #expect(try b.entries().count == 3)
     }
 
+    /// Rows are read by column name: the same entries come back from a query that selects the columns in another
+    /// order, with another column in front, and a name the query does not select is an error that names it.
+    @Test func rowsAreDecodedByColumnName() throws {
+        let dir = TempDirectory()
+        let clock = ManualClock(1_700_000_000)
+        let db = try open(dir, clock: clock)
+        _ = try db.record(.adjust(seconds: 3600, reason: "seed", key: "k1"))
+        _ = try db.openPass(id: "p1", seconds: 600, label: "video", forfeit: true, command: ["true"])
+        clock.advance(60)
+        _ = try db.settlePass(id: "p1", usedSeconds: 60)
+        let columns = HumDatabase.entryColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(columns.count == 19)
+        var shuffled: [LedgerEntry] = []
+        try db.db.query("SELECT seq, \(columns.reversed().joined(separator: ", ")) FROM entries ORDER BY seq") {
+            shuffled.append(try HumDatabase.entry($0))
+        }
+        let entries = try db.entries()
+        #expect(entries.count == 3 && shuffled == entries)
+        #expect(entries[2].forfeit == true && entries[2].used == 60 && entries[2].passID == "p1")
+        #expect(throws: SQLiteError.self) {
+            try db.db.query("SELECT id, kind FROM entries") { _ = try HumDatabase.entry($0) }
+        }
+        do {
+            try db.db.query("SELECT id FROM entries LIMIT 1") { _ = try $0.int("amount") }
+            Issue.record("reading a column the query does not select did not throw")
+        } catch {
+            #expect((error as? SQLiteError)?.sqliteMessage == "no result column named amount")
+        }
+    }
+
+    /// The frontend prints any `UserFacingError` and exits by its kind: a round reused or finished differently is a
+    /// refusal (exit 3), every other store error a failure, and a bare SQLite error reads as the store's.
+    @Test func storeErrorsAreUserFacingWithTheirKind() throws {
+        let dir = TempDirectory()
+        let db = try open(dir, clock: ManualClock(1_700_000_000))
+        let start = Timestamp(epochSeconds: 1_700_000_000, offsetSeconds: 3600)
+        try db.startRound(RoundStart(id: "r1", kind: .focus, start: start, plannedSeconds: 1500))
+        _ = try db.finishRound(id: "r1", status: .completed, activeSeconds: 1500, pausedSeconds: 0)
+        func failure(_ body: () throws -> Void) -> (any UserFacingError)? {
+            do { try body() } catch { return error as? any UserFacingError }
+            return nil
+        }
+        let again = failure { _ = try db.finishRound(id: "r1", status: .skipped, activeSeconds: 1, pausedSeconds: 0) }
+        #expect(again?.kind == .refused && again?.message.hasPrefix("round r1 already finished as completed") == true)
+        let reused = failure {
+            try db.startRound(RoundStart(id: "r1", kind: .longBreak, start: start, plannedSeconds: 1))
+        }
+        #expect(reused?.kind == .refused && reused?.message.contains("already exists") == true)
+        let unknown = failure {
+            _ = try db.finishRound(id: "nope", status: .completed, activeSeconds: 1, pausedSeconds: 0)
+        }
+        #expect(unknown?.kind == .failure && unknown?.message == "no round nope was started")
+        let sqlite = failure { try db.db.execute("DELETE FROM entries") }
+        #expect(sqlite?.kind == .failure)
+        #expect(
+            sqlite?.message.hasPrefix("database error: sqlite3_exec failed") == true, "\(String(describing: sqlite))")
+        #expect(sqlite?.message.contains("ledger entries are append-only") == true)
+    }
+
     @Test(arguments: ["garbage", "sqlite-foreign", "truncated"])
     func aForeignOrCorruptFileIsLeftByteForByte(kind: String) throws {
         let dir = TempDirectory()
@@ -266,7 +325,7 @@ func open(
             message = try db.check().joined(separator: "; ")
             _ = try db.record(.adjust(seconds: 60, reason: "x", key: nil))
         } catch {
-            message = error.message
+            message = try #require(error as? any UserFacingError, "\(error)").message
         }
         #expect(!message.isEmpty)
         #expect(

@@ -40,7 +40,7 @@ struct BankCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let status = try LedgerCLI.run { try LedgerCLI.open(context).bankStatus() }
+        let status = try LedgerCLI.open(context).bankStatus()
         if json {
             context.stdout.write(try LedgerCLI.json(Output(status: status)) + "\n")
             return ExitCode.success
@@ -90,10 +90,8 @@ struct SpendCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let (decision, status) = try LedgerCLI.run {
-            let db = try LedgerCLI.open(context)
-            return (try db.record(.spend(seconds: seconds, label: label, key: key)), try db.bankStatus())
-        }
+        let db = try LedgerCLI.open(context)
+        let (decision, status) = (try db.record(.spend(seconds: seconds, label: label, key: key)), try db.bankStatus())
         let f = LedgerCLI.format
         switch decision {
         case .record:
@@ -140,9 +138,9 @@ struct ConfigCommand: HumCommand {
         let json: Bool
         init(_ arguments: ParsedArguments) throws { json = try arguments.value(Self.format) == .json }
         func run(context: CommandContext) throws -> Int32 {
-            let config = try LedgerCLI.run { try LedgerCLI.open(context).config() }
+            let config = try LedgerCLI.open(context).config()
             var pairs: [(String, String)] = []
-            for key in LedgerConfig.keys { pairs.append((key, try LedgerCLI.run { try config.text(for: key) })) }
+            for key in LedgerConfig.keys { pairs.append((key, try config.text(for: key))) }
             if json {
                 var object: [String: String] = [:]
                 for (k, v) in pairs { object[k] = v }
@@ -164,7 +162,7 @@ struct ConfigCommand: HumCommand {
         let key: String
         init(_ arguments: ParsedArguments) throws { key = try arguments.positional(ConfigCommand.key, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
-            let value = try LedgerCLI.run { try LedgerCLI.open(context).config().text(for: key) }
+            let value = try LedgerCLI.open(context).config().text(for: key)
             context.stdout.write(value + "\n")
             return ExitCode.success
         }
@@ -186,8 +184,8 @@ struct ConfigCommand: HumCommand {
         }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
-            try LedgerCLI.run { try db.setConfig(key, to: value) }
-            context.stdout.write("\(key) = \(try LedgerCLI.run { try db.config().text(for: key) })\n")
+            try db.setConfig(key, to: value)
+            context.stdout.write("\(key) = \(try db.config().text(for: key))\n")
             return ExitCode.success
         }
     }

@@ -1,4 +1,4 @@
-import HumStore
+import HumSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 /// `hum history`: every round with its status, times, mix and earnings, and summaries per day and week.
 struct HistoryCommand: HumCommand {
@@ -38,8 +39,8 @@ struct HistoryCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
-        let rounds = try LedgerCLI.run { try db.rounds(from: from, to: to) }
-        let entries = try LedgerCLI.run { try db.entries(from: from, to: to).entries }
+        let rounds = try db.rounds(from: from, to: to)
+        let entries = try db.entries(from: from, to: to).entries
         let days = HistorySummary.days(rounds: rounds, entries: entries)
         let weeks = HistorySummary.weeks(rounds: rounds, entries: entries)
         if json {
@@ -152,7 +153,7 @@ struct HistoryCommand: HumCommand {
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
             let record = record(calendar: db.calendar)
-            let outcome = try LedgerCLI.run { try db.recordRound(record) }
+            let outcome = try db.recordRound(record)
             let f = LedgerCLI.format
             var out =
                 "recorded \(record.kind.rawValue) round \(record.id): \(record.status.rawValue), \(f(record.activeSeconds)) active"
@@ -232,7 +233,7 @@ struct ExportCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
-        let rounds = try LedgerCLI.run { try db.rounds(from: from, to: to) }
+        let rounds = try db.rounds(from: from, to: to)
         let now = db.calendar.now()
         let format = self.format
         let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
@@ -258,15 +259,13 @@ struct ExportCommand: HumCommand {
                 }
                 buffer.append(contentsOf: Array("],\"ledger\":[".utf8))
                 var first = true
-                try LedgerCLI.run {
-                    try db.forEachEntry(from: from, to: to) { e in
-                        if !first { buffer.append(0x2C) }
-                        first = false
-                        try encoder.encode(e, into: &buffer)
-                        if buffer.count >= 1 << 20 {
-                            try write(buffer)
-                            buffer.removeAll(keepingCapacity: true)
-                        }
+                try db.forEachEntry(from: from, to: to) { e in
+                    if !first { buffer.append(0x2C) }
+                    first = false
+                    try encoder.encode(e, into: &buffer)
+                    if buffer.count >= 1 << 20 {
+                        try write(buffer)
+                        buffer.removeAll(keepingCapacity: true)
                     }
                 }
                 buffer.append(contentsOf: Array("]}\n".utf8))
@@ -274,9 +273,7 @@ struct ExportCommand: HumCommand {
             case .jsonl:
                 try write(try line(Header(exportedAt: now)))
                 for r in rounds { try write(try line(Typed(type: "session", value: r))) }
-                try LedgerCLI.run {
-                    try db.forEachEntry(from: from, to: to) { e in try write(try line(Typed(type: "entry", value: e))) }
-                }
+                try db.forEachEntry(from: from, to: to) { e in try write(try line(Typed(type: "entry", value: e))) }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
                 let c = LedgerCLI.csv

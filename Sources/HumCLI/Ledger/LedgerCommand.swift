@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 /// `hum ledger`: the register, and the subcommands that check, correct, export and merge the ledger.
 struct LedgerCommand: HumCommand {
@@ -72,7 +73,7 @@ struct LedgerCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
-        let (opening, entries) = try LedgerCLI.run { try db.entries(from: from, to: to) }
+        let (opening, entries) = try db.entries(from: from, to: to)
         var balance = opening
         switch format {
         case .json:
@@ -153,7 +154,7 @@ struct LedgerCommand: HumCommand {
             "Prints nothing and exits 0 when all holds; names each failure on stderr and exits 1 otherwise.\n"
         init(_ arguments: ParsedArguments) throws {}
         func run(context: CommandContext) throws -> Int32 {
-            let failures = try LedgerCLI.run { try LedgerCLI.open(context).check() }
+            let failures = try LedgerCLI.open(context).check()
             for failure in failures { context.stderr.write("hum: ledger check: \(failure)\n") }
             return failures.isEmpty ? ExitCode.success : ExitCode.failure
         }
@@ -184,10 +185,10 @@ struct LedgerCommand: HumCommand {
             key = try arguments.value(Self.key)
         }
         func run(context: CommandContext) throws -> Int32 {
-            let (decision, status) = try LedgerCLI.run {
-                let db = try LedgerCLI.open(context)
-                return (try db.record(.adjust(seconds: seconds, reason: reason, key: key)), try db.bankStatus())
-            }
+            let db = try LedgerCLI.open(context)
+            let (decision, status) = (
+                try db.record(.adjust(seconds: seconds, reason: reason, key: key)), try db.bankStatus()
+            )
             if case .exists = decision {
                 context.stdout.write("already recorded with key \(key ?? ""); nothing changed\n")
             } else {
@@ -220,12 +221,10 @@ struct LedgerCommand: HumCommand {
             let db = try LedgerCLI.open(context)
             let encoder = CompactJSONEncoder()
             let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
-                try LedgerCLI.run {
-                    try db.forEachEntry(from: nil, to: nil) { e in
-                        var bytes = try encoder.encode(e)
-                        bytes.append(10)
-                        try write(bytes)
-                    }
+                try db.forEachEntry(from: nil, to: nil) { e in
+                    var bytes = try encoder.encode(e)
+                    bytes.append(10)
+                    try write(bytes)
                 }
             }
             if let output {
@@ -266,14 +265,14 @@ struct LedgerCommand: HumCommand {
             let data = try ImportReader.read(file)
             let parsed = try ImportReader.parse(data, name: file)
             let db = try LedgerCLI.open(context)
-            let (added, present) = try LedgerCLI.run { try db.merge(parsed.entries) }
-            let rounds = try LedgerCLI.run { try db.importRounds(parsed.sessions) }
+            let (added, present) = try db.merge(parsed.entries)
+            let rounds = try db.importRounds(parsed.sessions)
             var out = "imported \(added) entr\(added == 1 ? "y" : "ies") (\(present) already here)"
             if !parsed.sessions.isEmpty {
                 out +=
                     " and \(rounds) session\(rounds == 1 ? "" : "s") (\(parsed.sessions.count - rounds) already here)"
             }
-            let status = try LedgerCLI.run { try db.bankStatus() }
+            let status = try db.bankStatus()
             out += "; \(LedgerCLI.format(status.balance)) in the bank"
             if status.debt > 0 {
                 out += ", in debt by \(LedgerCLI.format(status.debt)): spending is blocked until earnings cover it"

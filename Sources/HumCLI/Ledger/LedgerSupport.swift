@@ -1,40 +1,21 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// What the ledger commands share: opening the database, mapping its errors to exit codes, parsing amounts and
-/// dates, and printing.
+/// What the ledger commands share: opening the database, parsing amounts and dates, and printing. Their errors
+/// reach the frontend as they are: every error of the store is a `UserFacingError`.
 enum LedgerCLI {
     /// Opens the database at `$XDG_DATA_HOME/hum/hum.db`, then settles what dead processes left behind (see
     /// `LedgerHook`). Only the commands that use the ledger or the history open it, once each.
     static func open(_ context: CommandContext) throws -> HumDatabase {
-        let db: HumDatabase
-        do {
-            db = try HumDatabase(path: context.paths.databasePath)
-        } catch {
-            throw map(error)
-        }
+        let db = try HumDatabase(path: context.paths.databasePath)
         LedgerHook.reconcile(db, context: context)
         return db
-    }
-
-    /// Runs `body`, mapping refusals to exit 3, bad settings to exit 2 and everything else to exit 1.
-    static func run<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw map(error) }
-    }
-
-    static func map(_ error: any Error) -> HumError {
-        switch error {
-        case let e as HumError: return e
-        case let e as LedgerRefusal: return .refused(e.message)
-        case StoreError.roundConflict(let why): return .refused(why)
-        case let e as LedgerConfig.ConfigError: return .usage(e.message)
-        default: return .failure(error.message)
-        }
     }
 
     static func format(_ seconds: Int64) -> String { DurationText.format(seconds: seconds) }

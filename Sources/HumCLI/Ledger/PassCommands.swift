@@ -1,5 +1,6 @@
 import HumCore
 import HumStore
+import HumSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -53,9 +54,7 @@ struct PassCommand: HumCommand {
         ChildProcess.installSignalHandlers()
         var rng = SystemRandomNumberGenerator()
         let passID = Identifier.make(using: &rng)
-        let hold = try LedgerCLI.run {
-            try db.openPass(id: passID, seconds: seconds, label: label, forfeit: forfeit, command: command)
-        }
+        let hold = try db.openPass(id: passID, seconds: seconds, label: label, forfeit: forfeit, command: command)
         let f = LedgerCLI.format
         let deadline = db.calendar.stamp(hold.entry.at.epochSeconds + seconds)
         let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
@@ -104,8 +103,6 @@ struct PassCommand: HumCommand {
             let existing = try? db.settlement(ofPass: passID)
             context.warn(
                 "the pass was already settled (\(existing.map { f($0.used ?? 0) } ?? "?") used): \(refusal.message)")
-        } catch {
-            throw LedgerCLI.map(error)
         }
         if reason == .timeUp { return ExitCode.success }
         return child.exitCode
@@ -145,9 +142,9 @@ struct EmergencyCommand: HumCommand {
             throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was drawn")
         }
         let db = try LedgerCLI.open(context)
-        let (decision, status) = try LedgerCLI.run {
-            (try db.record(.emergency(seconds: seconds, reason: reason, key: nil)), try db.bankStatus())
-        }
+        let (decision, status) = (
+            try db.record(.emergency(seconds: seconds, reason: reason, key: nil)), try db.bankStatus()
+        )
         let f = LedgerCLI.format
         context.stderr.write(
             "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason)); \(f(status.emergencyLeft)) of the reserve left this week\n"

@@ -1,0 +1,166 @@
+import HumCore
+
+/// The ledger's entries: deciding, writing and reading them.
+extension HumDatabase {
+    /// The columns `entry(_:)` reads, by name.
+    static let entryColumns = """
+        id, key, kind, amount, at_epoch, at_offset, device, payload, label, reason, round_id, pass_id, requested, cut, \
+        cap, used, forfeit, reserve, allowance
+        """
+
+    /// An entry from a row that selects `entryColumns`, in any order.
+    static func entry(_ row: Statement) throws -> LedgerEntry {
+        var e = LedgerEntry(
+            id: try row.text("id"), key: try row.optionalText("key"),
+            kind: EntryKind(rawValue: try row.text("kind")) ?? .adjustment, amount: try row.int("amount"),
+            at: Timestamp(
+                epochSeconds: try row.int("at_epoch"), offsetSeconds: Int32(clamping: try row.int("at_offset"))),
+            device: try row.text("device"), payload: try row.text("payload"))
+        e.label = try row.optionalText("label")
+        e.reason = try row.optionalText("reason")
+        e.roundID = try row.optionalText("round_id")
+        e.passID = try row.optionalText("pass_id")
+        e.requested = try row.optionalInt("requested")
+        e.cut = try row.optionalInt("cut")
+        e.cap = try row.optionalInt("cap")
+        e.used = try row.optionalInt("used")
+        e.forfeit = try row.optionalBool("forfeit")
+        e.reserve = try row.optionalInt("reserve")
+        e.allowance = try row.optionalInt("allowance")
+        return e
+    }
+
+    func insert(_ e: LedgerEntry) throws {
+        try db.run(
+            """
+            INSERT INTO entries(id, key, kind, amount, at, at_epoch, at_offset, local_day, iso_week, device, payload, label,
+                reason, round_id, pass_id, requested, cut, cap, used, forfeit, reserve, allowance)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(e.id), .optional(e.key), .text(e.kind.rawValue), .int(e.amount), .text(e.at.rfc3339),
+                .int(e.at.epochSeconds), .int(Int64(e.at.offsetSeconds)), .text(e.localDay.description),
+                .text(e.isoWeek.description), .text(e.device), .text(e.payload), .optional(e.label),
+                .optional(e.reason),
+                .optional(e.roundID), .optional(e.passID), .optional(e.requested), .optional(e.cut), .optional(e.cap),
+                .optional(e.used), .optional(e.forfeit), .optional(e.reserve), .optional(e.allowance),
+            ])
+    }
+
+    func entry(where clause: String, _ arguments: [SQLValue]) throws -> LedgerEntry? {
+        var found: LedgerEntry? = nil
+        try db.query("SELECT \(HumDatabase.entryColumns) FROM entries WHERE \(clause) LIMIT 1", arguments) {
+            found = try HumDatabase.entry($0)
+        }
+        return found
+    }
+
+    func rawBalance() throws -> Int64 { try db.scalarInt("SELECT balance FROM totals WHERE id = 1") ?? 0 }
+
+    func earned(on day: CivilDate) throws -> Int64 {
+        try db.scalarInt(
+            "SELECT COALESCE(SUM(amount), 0) FROM entries WHERE kind = 'grant' AND local_day = ?",
+            [.text(day.description)]) ?? 0
+    }
+
+    func reserveUsed(in week: IsoWeek) throws -> Int64 {
+        try db.scalarInt(
+            "SELECT COALESCE(SUM(reserve), 0) FROM entries WHERE kind = 'emergency' AND iso_week = ?",
+            [.text(week.description)]) ?? 0
+    }
+
+    func snapshot(for request: LedgerRequest, now: Timestamp) throws -> LedgerSnapshot {
+        var s = LedgerSnapshot()
+        s.rawBalance = try rawBalance()
+        switch request {
+        case .grant: s.earnedToday = try earned(on: now.localDate)
+        case .emergency: s.emergencyUsedThisWeek = try reserveUsed(in: now.localDate.isoWeek)
+        case .openPass: s.openPass = try loadOpenPass()
+        case .settlePass(let passID, _): s.hold = try entry(where: "kind = 'hold' AND pass_id = ?", [.text(passID)])
+        case .spend, .adjust: break
+        }
+        if let key = request.key { s.existing = try entry(where: "key = ?", [.text(key)]) }
+        return s
+    }
+
+    public func record(_ request: LedgerRequest) throws -> LedgerDecision {
+        try guarded { try db.immediate { try recordLocked(request, command: nil, settledBy: "owner") } }
+    }
+
+    /// Decides and writes one request; the caller holds the write lock.
+    func recordLocked(_ request: LedgerRequest, command: String?, settledBy: String) throws -> LedgerDecision {
+        let now = calendar.now()
+        let snapshot = try snapshot(for: request, now: now)
+        let decision = try LedgerRules.decide(
+            request, snapshot: snapshot, config: loadConfig(), now: now,
+            newID: newID(), device: device)
+        guard case .record(let entry) = decision else { return decision }
+        try insert(entry)
+        switch entry.kind {
+        case .hold: try insertPass(holding: entry, now: now, command: command)
+        case .settle: try markPassSettled(by: entry, settledBy: settledBy)
+        default: break
+        }
+        return decision
+    }
+
+    public func bankStatus() throws -> BankStatus {
+        try guarded {
+            try db.reading {
+                let now = calendar.now()
+                let config = try loadConfig()
+                return BankStatus(
+                    rawBalance: try rawBalance(), earnedToday: try earned(on: now.localDate),
+                    dailyCap: config.dailyCapSeconds,
+                    emergencyLeft: max(0, config.emergencyWeeklySeconds - (try reserveUsed(in: now.localDate.isoWeek))),
+                    emergencyWeekly: config.emergencyWeeklySeconds, openPass: try loadOpenPass())
+            }
+        }
+    }
+
+    /// Every entry in the order written.
+    public func entries() throws -> [LedgerEntry] {
+        try guarded {
+            var all: [LedgerEntry] = []
+            try db.query("SELECT \(HumDatabase.entryColumns) FROM entries ORDER BY seq") {
+                all.append(try HumDatabase.entry($0))
+            }
+            return all
+        }
+    }
+
+    /// Entries written in [from, to) (epoch seconds; nil is open), by time, and the balance just before `from`.
+    public func entries(from: Int64?, to: Int64?) throws -> (opening: Int64, entries: [LedgerEntry]) {
+        try guarded {
+            try db.reading {
+                let lower = from ?? Int64.min
+                let upper = to ?? Int64.max
+                var list: [LedgerEntry] = []
+                try db.query(
+                    """
+                    SELECT \(HumDatabase.entryColumns) FROM entries WHERE at_epoch >= ? AND at_epoch < ?
+                    ORDER BY at_epoch, seq
+                    """, [.int(lower), .int(upper)]
+                ) { list.append(try HumDatabase.entry($0)) }
+                let after =
+                    try db.scalarInt("SELECT COALESCE(SUM(amount), 0) FROM entries WHERE at_epoch >= ?", [.int(lower)])
+                    ?? 0
+                return (try rawBalance() - after, list)
+            }
+        }
+    }
+
+    /// Calls `body` with every entry, by time, without holding them all in memory.
+    public func forEachEntry(from: Int64?, to: Int64?, _ body: (LedgerEntry) throws -> Void) throws {
+        try guarded {
+            try db.reading {
+                try db.query(
+                    """
+                    SELECT \(HumDatabase.entryColumns) FROM entries WHERE at_epoch >= ? AND at_epoch < ?
+                    ORDER BY at_epoch, seq
+                    """, [.int(from ?? Int64.min), .int(to ?? Int64.max)]
+                ) { try body(try HumDatabase.entry($0)) }
+            }
+        }
+    }
+}

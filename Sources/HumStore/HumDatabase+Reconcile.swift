@@ -1,0 +1,70 @@
+import HumCore
+
+/// Settling what processes that died left open.
+extension HumDatabase {
+    /// Settles open passes and interrupts running rounds whose process died. Cheap when there is nothing to do
+    /// (two indexed reads). Call on the start of any hum command.
+    public func reconcile() throws -> ReconcileReport {
+        try guarded {
+            let pending =
+                try db.scalarInt(
+                    """
+                    SELECT (SELECT count(*) FROM passes WHERE state = 'open') + (SELECT count(*) FROM rounds WHERE status = 'running')
+                    """) ?? 0
+            guard pending > 0 else { return ReconcileReport() }
+            return try db.immediate { try reconcileLocked() }
+        }
+    }
+
+    func reconcileLocked() throws -> ReconcileReport {
+        var report = ReconcileReport()
+        struct Dead {
+            var id: String
+            var used: Int64
+            var child: ProcessOwner?
+        }
+        var deadPasses: [Dead] = []
+        try db.query(
+            """
+            SELECT id, used, owner_pid, owner_start, owner_boot, child_pid, child_start FROM passes WHERE state = 'open'
+            """
+        ) { row in
+            let owner = ProcessOwner(
+                pid: Int32(clamping: try row.int("owner_pid")), startTicks: try row.int("owner_start"),
+                bootID: try row.text("owner_boot"))
+            guard !probe.isAlive(owner) else { return }
+            let childStart = try row.optionalInt("child_start") ?? 0
+            let child = try row.optionalInt("child_pid").map {
+                ProcessOwner(pid: Int32(clamping: $0), startTicks: childStart, bootID: owner.bootID)
+            }
+            deadPasses.append(Dead(id: try row.text("id"), used: try row.int("used"), child: child))
+        }
+        for dead in deadPasses {
+            let decision = try recordLocked(
+                .settlePass(passID: dead.id, usedSeconds: dead.used), command: nil,
+                settledBy: "reconcile")
+            let e = decision.entry
+            report.settledPasses.append(.init(id: dead.id, label: e.label, used: e.used ?? 0, returned: e.amount))
+            if let child = dead.child, probe.isAlive(child) { report.orphans.append(child) }
+        }
+        var deadRounds: [(String, Int64)] = []
+        try db.query(
+            "SELECT id, owner_pid, owner_start, owner_boot, heartbeat_epoch FROM rounds WHERE status = 'running'"
+        ) { row in
+            let owner = ProcessOwner(
+                pid: Int32(clamping: try row.int("owner_pid")), startTicks: try row.int("owner_start"),
+                bootID: try row.text("owner_boot"))
+            if !probe.isAlive(owner) { deadRounds.append((try row.text("id"), try row.int("heartbeat_epoch"))) }
+        }
+        for (id, heartbeat) in deadRounds {
+            let end = calendar.stamp(heartbeat)
+            try db.run(
+                """
+                UPDATE rounds SET status = 'interrupted', end_at = ?, end_epoch = ?, end_offset = ?
+                WHERE id = ? AND status = 'running'
+                """, [.text(end.rfc3339), .int(end.epochSeconds), .int(Int64(end.offsetSeconds)), .text(id)])
+            report.interruptedRounds.append(id)
+        }
+        return report
+    }
+}

@@ -1,0 +1,59 @@
+import HumCore
+
+/// What a reconciliation did: passes and rounds whose process had died.
+public struct ReconcileReport: Sendable, Equatable {
+    public struct SettledPass: Sendable, Equatable {
+        public var id: String
+        public var label: String?
+        public var used: Int64
+        public var returned: Int64
+    }
+    public var settledPasses: [SettledPass] = []
+    public var interruptedRounds: [String] = []
+    /// Commands of dead passes that are still running: the caller stops them.
+    public var orphans: [ProcessOwner] = []
+    public var isEmpty: Bool { settledPasses.isEmpty && interruptedRounds.isEmpty && orphans.isEmpty }
+}
+
+/// A round as the timer starts it.
+public struct RoundStart: Sendable, Equatable {
+    public var id: String
+    public var kind: RoundKind
+    public var start: Timestamp
+    public var plannedSeconds: Int64
+    /// The instant it is due to end (start + planned), persisted so a dead process leaves a record.
+    public var deadline: Timestamp?
+    public var mix: [MixItem]
+    public var goal: String?
+    public var tags: [String]
+
+    public init(
+        id: String, kind: RoundKind, start: Timestamp, plannedSeconds: Int64, deadline: Timestamp? = nil,
+        mix: [MixItem] = [], goal: String? = nil, tags: [String] = []
+    ) {
+        self.id = id
+        self.kind = kind
+        self.start = start
+        self.plannedSeconds = plannedSeconds
+        self.deadline = deadline
+        self.mix = mix
+        self.goal = goal
+        self.tags = tags
+    }
+}
+
+extension RoundStart {
+    /// The round as its row begins: running, with nothing active, paused or earned yet.
+    var running: RoundRecord {
+        RoundRecord(
+            id: id, kind: kind, status: .running, start: start, end: nil, plannedSeconds: plannedSeconds,
+            activeSeconds: 0, pausedSeconds: 0, mix: mix, goal: goal, tags: tags, earnedSeconds: 0)
+    }
+}
+
+/// How a round finished, and what it earned.
+public struct RoundOutcome: Sendable, Equatable {
+    public var round: RoundRecord
+    /// The grant of a completed focus round (`.exists` on a replay); nil for other rounds.
+    public var grant: LedgerDecision?
+}
