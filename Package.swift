@@ -25,13 +25,15 @@ let package = Package(
         system("CEbur128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CCurses", pkgConfig: "ncursesw", apt: "libncurses-dev"),
+        // The C library's Linux headers that the Glibc module leaves out (timerfd, signalfd, eventfd, prctl).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // HumCore imports no C module; it links libm only because the standard library's rounding and math need it.
         .target(name: "HumCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
         .target(name: "HumStore", dependencies: ["HumCore", "CSQLite"], swiftSettings: strict),
         // The machine's clocks, time zone and /proc, behind HumCore's seams (WallClock, TimeZoneSeam, ProcessProbe).
-        .target(name: "HumSystem", dependencies: ["HumCore"], swiftSettings: strict),
+        .target(name: "HumSystem", dependencies: ["HumCore", "CLinux"], swiftSettings: strict),
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
         .target(
             name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumTerminal"],
