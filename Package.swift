@@ -35,8 +35,11 @@ let package = Package(
         // The machine's clocks, time zone and /proc, behind HumCore's seams (WallClock, TimeZoneSeam, ProcessProbe).
         .target(name: "HumSystem", dependencies: ["HumCore", "CLinux"], swiftSettings: strict),
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
+        // The control socket: the player's server and its clients (hum status, hum ctl, an attached screen).
+        .target(name: "HumControl", dependencies: ["HumCore", "HumSystem", "CLinux"], swiftSettings: strict),
         .target(
-            name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumTerminal"],
+            name: "HumCLI",
+            dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal"],
             swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships
@@ -48,6 +51,8 @@ let package = Package(
         .testTarget(name: "HumAudioTests", dependencies: ["HumTestSupport", "HumAudio", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumStoreTests", dependencies: ["HumTestSupport", "HumStore", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumSystemTests", dependencies: ["HumSystem", "HumCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HumControlTests", dependencies: ["HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumCLITests", dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio"], swiftSettings: strict),
     ],

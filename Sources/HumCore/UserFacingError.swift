@@ -39,3 +39,7 @@ extension FocusPlan.Problem: UserFacingError {
     public var message: String { description }
     public var kind: FailureKind { .usage }
 }
+
+extension Mix.Problem: UserFacingError {
+    public var kind: FailureKind { .usage }
+}

@@ -91,7 +91,7 @@ public final class EventLoop {
     public final class Timer {
         public let fd: Int32
         private var token: Token?
-        private unowned let loop: EventLoop
+        private let loop: EventLoop  // kept alive: its handler is what reads this descriptor
 
         init(loop: EventLoop, clock: Int32, handler: @escaping () -> Void) throws(EventLoopError) {
             let fd = timerfd_create(clock, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
@@ -168,7 +168,7 @@ public final class EventLoop {
         // @unchecked: `notify` only writes to an eventfd, which the kernel makes thread-safe.
         public let fd: Int32
         private var token: Token?
-        private unowned let loop: EventLoop
+        private let loop: EventLoop  // kept alive: its handler is what reads this descriptor
 
         init(loop: EventLoop, handler: @escaping () -> Void) throws(EventLoopError) {
             let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))

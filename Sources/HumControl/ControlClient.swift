@@ -1,0 +1,193 @@
+import CLinux
+import FoundationEssentials
+import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the player sends a client.
+public enum ServerMessage: Equatable, Sendable {
+    case reply(ControlReply)
+    case event(ControlEvent)
+}
+
+/// A client's end of the control socket: `hum status`, `hum ctl`, a second `hum play`, an attached screen. Blocking
+/// calls take a timeout; an event loop can instead watch `fd` and call `readAvailable()`.
+public final class ControlClient {
+    public enum Problem: UserFacingError, Equatable {
+        /// The player closed the connection.
+        case closed
+        /// No answer in time.
+        case timeout
+        /// The player sent something that is not a message of the protocol.
+        case garbled(String)
+        case system(call: String, code: Int32)
+        case path(ControlSocketPath.Problem)
+
+        public var message: String {
+            switch self {
+            case .closed: return "the hum player closed the connection"
+            case .timeout: return "the hum player did not answer in time"
+            case .garbled(let what): return "the hum player sent something this hum does not understand (\(what))"
+            case .system(let call, let code):
+                return "cannot talk to the hum player: \(call): \(String(cString: strerror(code)))"
+            case .path(let p): return p.message
+            }
+        }
+    }
+
+    public let fd: Int32
+    private var framing = LineFraming(limit: 4 * ControlProtocol.maximumMessageBytes)
+    /// Messages read but not yet handed out.
+    private var inbox: [ServerMessage] = []
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+    private var nextID: Int64 = 1
+
+    private init(fd: Int32) {
+        self.fd = fd
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    deinit { close(fd) }
+
+    static func fill(_ address: inout sockaddr_un, _ path: String) -> Bool {
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return true
+    }
+
+    private static func open(_ path: String) -> (fd: Int32, error: Int32) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return (-1, errno) }
+        var address = sockaddr_un()
+        guard fill(&address, path) else {
+            close(fd)
+            return (-1, ENAMETOOLONG)
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if rc != 0 {
+            let code = errno
+            close(fd)
+            return (-1, code)
+        }
+        return (fd, 0)
+    }
+
+    /// Whether a player answers at `path` (a socket nobody listens on, left by a killed player, does not).
+    static func isAnswering(_ path: String) -> Bool {
+        let (fd, _) = open(path)
+        if fd >= 0 { close(fd) }
+        return fd >= 0
+    }
+
+    /// Connects to this user's player; nil when none runs (no socket, or a stale one).
+    public static func connect(to path: ControlSocketPath) throws(Problem) -> ControlClient? {
+        var info = stat()
+        if lstat(path.directory, &info) != 0 { return nil }
+        do { try path.check() } catch { throw .path(error) }
+        let (fd, code) = open(path.socket)
+        if fd < 0 {
+            if code == ENOENT || code == ECONNREFUSED { return nil }
+            throw .system(call: "connect", code: code)
+        }
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        return ControlClient(fd: fd)
+    }
+
+    /// Sends a request; returns its id.
+    @discardableResult
+    public func send(_ command: PlayerCommand) throws(Problem) -> Int64 {
+        let id = nextID
+        nextID += 1
+        guard var bytes = try? encoder.encode(ControlRequest(id: id, command: command)) else {
+            throw .garbled("a request that cannot be encoded")
+        }
+        bytes.append(10)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN {
+                    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    if poll(&p, 1, 2000) <= 0 { throw .timeout }
+                    continue
+                }
+                throw errno == EPIPE || errno == ECONNRESET ? .closed : .system(call: "send", code: errno)
+            }
+            offset += n
+        }
+        return id
+    }
+
+    /// Reads what has arrived without waiting (and what an earlier call kept). Throws `.closed` when the player
+    /// went away.
+    public func readAvailable() throws(Problem) -> [ServerMessage] {
+        try fill()
+        defer { inbox.removeAll() }
+        return inbox
+    }
+
+    private func fill() throws(Problem) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n == 0 { throw .closed }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { return }
+                throw errno == ECONNRESET ? .closed : .system(call: "read", code: errno)
+            }
+            let pieces = buffer.withUnsafeBytes { framing.add(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            for piece in pieces {
+                guard case .line(let line) = piece else { throw .garbled("a message over the size limit") }
+                inbox.append(try decode(line))
+            }
+            if n < buffer.count { return }
+        }
+    }
+
+    private func decode(_ line: [UInt8]) throws(Problem) -> ServerMessage {
+        if let event = try? decoder.decode(ControlEvent.self, from: Data(line)) { return .event(event) }
+        if let reply = try? decoder.decode(ControlReply.self, from: Data(line)) { return .reply(reply) }
+        throw .garbled(String(decoding: line.prefix(80), as: UTF8.self))
+    }
+
+    /// Waits up to `timeoutMilliseconds` (-1: for ever) for the next message.
+    public func receive(timeoutMilliseconds: Int32) throws(Problem) -> ServerMessage {
+        while inbox.isEmpty {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, timeoutMilliseconds)
+            if ready < 0, errno == EINTR { continue }
+            if ready <= 0 { throw .timeout }
+            try fill()
+        }
+        return inbox.removeFirst()
+    }
+
+    /// Sends a request and waits for its reply (events that arrive first are kept for later).
+    public func request(_ command: PlayerCommand, timeoutMilliseconds: Int32 = 5000) throws(Problem) -> ControlReply {
+        let id = try send(command)
+        var held: [ServerMessage] = []
+        defer { inbox = held + inbox }
+        while true {
+            let message = try receive(timeoutMilliseconds: timeoutMilliseconds)
+            if case .reply(let reply) = message, reply.id == id || reply.id == nil { return reply }
+            held.append(message)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// A request to a player, whoever sends it: a key on its own terminal, `hum ctl`, another `hum play`, a status
+/// bar, the desktop's media keys. Every client speaks these and the player runs them through one interpreter.
+public enum PlayerCommand: Equatable, Sendable {
+    /// Reply with the status.
+    case status
+    /// Reply with the status, then send an event at every change until the client leaves.
+    case subscribe
+    case pause
+    case resume
+    case toggle
+    /// Skip to the next focus phase.
+    case skip
+    /// Extend the focus phase (by the plan's step when nil).
+    case extend(seconds: Int64?)
+    /// Fade out and stop the player.
+    case stop
+    case volume(sound: String, volume: Double)
+    case add(sound: String, volume: Double)
+    case remove(sound: String)
+    /// Mute, unmute, or toggle (nil).
+    case mute(sound: String, muted: Bool?)
+    case master(volume: Double)
+    /// Play these sounds instead of the mix (the name of a saved mix, when it is one).
+    case play(Mix)
+    /// Start focus rounds on the playing mix.
+    case focus(FocusRequest)
+    /// Stop the focus rounds; the mix plays on.
+    case endFocus
+
+    /// The word on the wire and on the `hum ctl` command line.
+    public var name: String {
+        switch self {
+        case .status: "status"
+        case .subscribe: "subscribe"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .toggle: "toggle"
+        case .skip: "skip"
+        case .extend: "extend"
+        case .stop: "stop"
+        case .volume: "volume"
+        case .add: "add"
+        case .remove: "remove"
+        case .mute: "mute"
+        case .master: "master"
+        case .play: "play"
+        case .focus: "focus"
+        case .endFocus: "end-focus"
+        }
+    }
+}
+
+/// Focus rounds asked of a player: the plan and what the history keeps with them.
+public struct FocusRequest: Equatable, Sendable, Codable {
+    public var focusSeconds: Double
+    public var shortBreakSeconds: Double
+    public var longBreakSeconds: Double
+    public var longBreakEvery: Int
+    public var rounds: Int
+    public var fadeSeconds: Double
+    public var autoAdvance: String
+    public var goal: String?
+    public var tags: [String]
+    public var quiet: Bool
+    /// The `--on-event` command line, split into words.
+    public var onEvent: [String]?
+
+    public init(plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?) {
+        focusSeconds = FocusTime.seconds(plan.focus)
+        shortBreakSeconds = FocusTime.seconds(plan.shortBreak)
+        longBreakSeconds = FocusTime.seconds(plan.longBreak)
+        longBreakEvery = plan.longBreakEvery
+        rounds = plan.rounds
+        fadeSeconds = FocusTime.seconds(plan.fade)
+        autoAdvance = plan.autoAdvance.rawValue
+        self.goal = goal
+        self.tags = tags
+        self.quiet = quiet
+        self.onEvent = onEvent
+    }
+
+    /// The plan, validated again: a request may come from any client.
+    public func plan() throws(FocusPlan.Problem) -> FocusPlan {
+        func d(_ s: Double) -> Duration { .milliseconds(Int64((s.isFinite ? min(max(s, 0), 4e7) : 0) * 1000)) }
+        return try FocusPlan(
+            focus: d(focusSeconds), shortBreak: d(shortBreakSeconds), longBreak: d(longBreakSeconds),
+            longBreakEvery: longBreakEvery, rounds: rounds, fade: d(fadeSeconds),
+            autoAdvance: FocusPlan.AutoAdvance(rawValue: autoAdvance) ?? .all)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rounds, goal, tags, quiet
+        case focusSeconds = "focus_seconds"
+        case shortBreakSeconds = "short_break_seconds"
+        case longBreakSeconds = "long_break_seconds"
+        case longBreakEvery = "long_break_every"
+        case fadeSeconds = "fade_seconds"
+        case autoAdvance = "auto_advance"
+        case onEvent = "on_event"
+    }
+}

@@ -1,0 +1,82 @@
+/// What a running player is doing, as `hum status`, status bars, the full screen and MPRIS see it. Sent whole in
+/// every reply and event of the control protocol (docs/control.md), so a client never assembles state from pieces.
+public struct PlayerStatus: Equatable, Sendable, Codable {
+    public enum State: String, Equatable, Sendable, Codable {
+        /// Sound is playing (or, during a break, would play: the mix is kept, faded out).
+        case playing
+        /// Paused by the user: the mix is faded out and focus time does not run.
+        case paused
+        /// Fading out to stop.
+        case stopping
+    }
+
+    /// The focus rounds, when the session carries a plan.
+    public struct Focus: Equatable, Sendable, Codable {
+        public var phase: FocusPhase
+        public var round: Int
+        public var rounds: Int
+        /// Seconds left in the phase (at the moment the status was made).
+        public var remainingSeconds: Int64
+        /// The phase's length, extensions included.
+        public var plannedSeconds: Int64
+        /// When the phase ends on the wall clock (RFC 3339); nil while paused or waiting.
+        public var deadline: Timestamp?
+        public var paused: Bool
+        /// The phase waits for the user to start it (`--auto-advance`), by space or `hum ctl resume`.
+        public var waiting: Bool
+        public var goal: String?
+        public var tags: [String]
+
+        public init(
+            phase: FocusPhase, round: Int, rounds: Int, remainingSeconds: Int64, plannedSeconds: Int64,
+            deadline: Timestamp?, paused: Bool, waiting: Bool, goal: String?, tags: [String]
+        ) {
+            self.phase = phase
+            self.round = round
+            self.rounds = rounds
+            self.remainingSeconds = remainingSeconds
+            self.plannedSeconds = plannedSeconds
+            self.deadline = deadline
+            self.paused = paused
+            self.waiting = waiting
+            self.goal = goal
+            self.tags = tags
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case phase, round, rounds, deadline, paused, waiting, goal, tags
+            case remainingSeconds = "remaining_seconds"
+            case plannedSeconds = "planned_seconds"
+        }
+    }
+
+    public var pid: Int32
+    public var session: String
+    public var state: State
+    public var mix: Mix
+    public var focus: Focus?
+    /// Seconds until a timed play (`--for`) ends.
+    public var endsInSeconds: Int64?
+    /// A note the player wants seen (the audio device went away, waiting for `hum ctl resume`).
+    public var note: String?
+
+    public init(
+        pid: Int32, session: String, state: State, mix: Mix, focus: Focus? = nil, endsInSeconds: Int64? = nil,
+        note: String? = nil
+    ) {
+        self.pid = pid
+        self.session = session
+        self.state = state
+        self.mix = mix
+        self.focus = focus
+        self.endsInSeconds = endsInSeconds
+        self.note = note
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pid, session, state, mix, focus, note
+        case endsInSeconds = "ends_in_seconds"
+    }
+}
+
+extension FocusPhase: Codable {}

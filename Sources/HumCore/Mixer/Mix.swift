@@ -1,0 +1,121 @@
+/// The mix a player plays: its sounds in order, each at a volume and maybe muted, and the master volume. A player
+/// has exactly one, and it is the only owner of the mix: the mixer's controls are set from it, every view (the
+/// live line, the full screen, `hum status`, MPRIS) renders it, and every way of changing it (keys, `hum ctl`,
+/// the bus) goes through the operations below.
+public struct Mix: Equatable, Sendable, Codable {
+    public struct Track: Equatable, Sendable, Codable {
+        /// The sound as it is named: a built-in or user sound's name, or a path.
+        public var sound: String
+        /// The volume on hum's 0–100 scale, kept while muted.
+        public var volume: Double
+        public var muted: Bool
+
+        public init(sound: String, volume: Double, muted: Bool = false) {
+            self.sound = sound
+            self.volume = volume
+            self.muted = muted
+        }
+
+        /// What the track sounds at: 0 when muted.
+        public var audibleVolume: Double { muted ? 0 : volume }
+    }
+
+    public var tracks: [Track]
+    /// The master volume, 0–100.
+    public var master: Double
+    /// The saved mix it came from (`hum play @night`), until it is changed.
+    public var name: String?
+
+    public init(tracks: [Track], master: Double = 100, name: String? = nil) {
+        self.tracks = tracks
+        self.master = master
+        self.name = name
+    }
+
+    public init(tokens: [MixToken], master: Double = 100, name: String? = nil) {
+        self.init(tracks: tokens.map { Track(sound: $0.name, volume: $0.volume) }, master: master, name: name)
+    }
+
+    /// The mix as words a person would type again (`rain=40 brown=25`), mutes left out.
+    public var tokens: [MixToken] { tracks.map { MixToken(name: $0.sound, volume: $0.volume) } }
+
+    /// Why a change could not be made. Messages name the sound and what to do.
+    public enum Problem: Error, Equatable, Sendable {
+        case noSuchSound(String, inMix: [String])
+        case volumeOutOfRange(Double)
+        case alreadyThere(String)
+        case empty
+
+        public var message: String {
+            switch self {
+            case .noSuchSound(let sound, let names):
+                let list = names.isEmpty ? "the mix is empty" : "the mix has " + names.joined(separator: ", ")
+                return "\"\(sound)\" is not in the mix; \(list)"
+            case .volumeOutOfRange(let v): return "volume \(v) is outside 0–100"
+            case .alreadyThere(let sound): return "\"\(sound)\" is already in the mix; change its volume instead"
+            case .empty: return "a mix needs at least one sound"
+            }
+        }
+    }
+
+    /// The track a name refers to: the exact name, else the only one that matches ignoring case.
+    public func index(of sound: String) -> Int? {
+        if let exact = tracks.firstIndex(where: { $0.sound == sound }) { return exact }
+        let matches = tracks.indices.filter { tracks[$0].sound.lowercased() == sound.lowercased() }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    private func require(_ sound: String) throws(Problem) -> Int {
+        guard let i = index(of: sound) else { throw .noSuchSound(sound, inMix: tracks.map(\.sound)) }
+        return i
+    }
+
+    private static func check(_ volume: Double) throws(Problem) -> Double {
+        guard volume.isFinite, Volume.range.contains(volume) else { throw .volumeOutOfRange(volume) }
+        return volume
+    }
+
+    /// Sets a track's volume (and unmutes it: a volume asked for is a volume meant to be heard).
+    public mutating func setVolume(_ volume: Double, of sound: String) throws(Problem) {
+        let i = try require(sound)
+        tracks[i].volume = try Mix.check(volume)
+        tracks[i].muted = false
+        name = nil
+    }
+
+    /// Mutes, unmutes, or with nil toggles a track. Returns whether it is muted now.
+    @discardableResult
+    public mutating func mute(_ sound: String, _ muted: Bool? = nil) throws(Problem) -> Bool {
+        let i = try require(sound)
+        tracks[i].muted = muted ?? !tracks[i].muted
+        name = nil
+        return tracks[i].muted
+    }
+
+    /// Adds a sound at the end. Returns its index.
+    @discardableResult
+    public mutating func add(_ sound: String, volume: Double) throws(Problem) -> Int {
+        if index(of: sound) != nil { throw .alreadyThere(sound) }
+        tracks.append(Track(sound: sound, volume: try Mix.check(volume)))
+        name = nil
+        return tracks.count - 1
+    }
+
+    /// Removes a sound. Returns the index it had.
+    @discardableResult
+    public mutating func remove(_ sound: String) throws(Problem) -> Int {
+        let i = try require(sound)
+        tracks.remove(at: i)
+        name = nil
+        return i
+    }
+
+    public mutating func setMaster(_ volume: Double) throws(Problem) {
+        master = try Mix.check(volume)
+    }
+
+    /// `rain 40 · brown 25 · fan muted`: the mix as a status line shows it.
+    public var summary: String {
+        tracks.map { "\($0.sound) \($0.muted ? "muted" : MixSpec.formatVolume($0.volume))" }.joined(separator: " · ")
+    }
+}
