@@ -126,7 +126,7 @@ struct CompletionTable {
     /// A shell `case` body that sets the candidates for option values (`path|--option`) or positionals
     /// (`path|index`), through `emit` for words, `files` and `sounds` actions.
     private func valueCases(
-        words: (String, [String]) -> String, files: String, sounds: String, commands: String
+        words: (String, [String]) -> String, files: String, sounds: String, mixes: String, commands: String
     ) -> (options: String, positionals: String) {
         func action(_ completion: Completion, _ pattern: String) -> String? {
             switch completion {
@@ -134,6 +134,7 @@ struct CompletionTable {
             case .files: return "\(pattern)) \(files) ;;"
             case .words(let list): return "\(pattern)) \(words(pattern, list)) ;;"
             case .sounds: return "\(pattern)) \(sounds) ;;"
+            case .mixes: return "\(pattern)) \(mixes) ;;"
             case .commands: return "\(pattern)) \(commands) ;;"
             }
         }
@@ -157,7 +158,9 @@ struct CompletionTable {
         let cases = valueCases(
             words: { _, list in "words=\(Self.quoted(list.joined(separator: "\n")))" },
             files: "COMPREPLY=($(compgen -f -- \"$cur\")); return",
-            sounds: "words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null)",
+            sounds:
+                "words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null; \"${COMP_WORDS[0]}\" mix list --names 2>/dev/null | sed 's/^/@/')",
+            mixes: "words=$(\"${COMP_WORDS[0]}\" mix list --names 2>/dev/null)",
             commands: "COMPREPLY=($(compgen -c -- \"$cur\")); return")
         var optionWords: [String] = []
         var subWords: [String] = []
@@ -210,7 +213,9 @@ struct CompletionTable {
         let cases = valueCases(
             words: { _, list in "compadd -- \(list.map(Self.quoted).joined(separator: " "))" },
             files: "_files",
-            sounds: "local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names 2>/dev/null)\"}); compadd -a sounds",
+            sounds:
+                "local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names 2>/dev/null; ${words[1]} mix list --names 2>/dev/null | sed 's/^/@/')\"}); compadd -a sounds",
+            mixes: "local -a mixes; mixes=(${(f)\"$(${words[1]} mix list --names 2>/dev/null)\"}); compadd -a mixes",
             commands: "_command_names -e")
         var optionCases: [String] = []
         var subCases: [String] = []
@@ -258,6 +263,10 @@ struct CompletionTable {
 
             """
     }
+
+    static let fishSounds =
+        "'(hum sounds --names 2>/dev/null; hum mix list --names 2>/dev/null | string replace -r \"^\" \"@\")'"
+    static let fishMixes = "'(hum mix list --names 2>/dev/null)'"
 
     /// fish, natively: a function tells the command path before the cursor; each option, subcommand and value is
     /// one `complete` line under the condition that the path matches.
@@ -334,7 +343,8 @@ struct CompletionTable {
                     switch option.completion {
                     case .files: value = " -r -F"
                     case .words(let list): value = " -x -a \(q(list.joined(separator: " ")))"
-                    case .sounds: value = " -x -a '(hum sounds --names 2>/dev/null)'"
+                    case .sounds: value = " -x -a \(Self.fishSounds)"
+                    case .mixes: value = " -x -a \(Self.fishMixes)"
                     case .none, .commands: value = " -x"
                     }
                 }
@@ -353,7 +363,8 @@ struct CompletionTable {
                 switch positional.completion {
                 case .files: out += "complete -c hum \(condition) -F\n"
                 case .words(let list): out += "complete -c hum \(condition) -a \(q(list.joined(separator: " ")))\n"
-                case .sounds: out += "complete -c hum \(condition) -a '(hum sounds --names 2>/dev/null)'\n"
+                case .sounds: out += "complete -c hum \(condition) -a \(Self.fishSounds)\n"
+                case .mixes: out += "complete -c hum \(condition) -a \(Self.fishMixes)\n"
                 case .none, .commands: break
                 }
             }

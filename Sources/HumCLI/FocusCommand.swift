@@ -66,7 +66,7 @@ struct FocusCommand: HumCommand {
     var goal: String?
     var tags: [String]
     var onEvent: [String]?
-    var master: Double
+    var master: Double?
     var device: String?
     var raw: Bool
 
@@ -87,7 +87,7 @@ struct FocusCommand: HumCommand {
         quiet = arguments.flag(Self.quiet)
         goal = try arguments.value(Self.goal)
         tags = try arguments.values(Self.tag)
-        master = try arguments.value(PlayCommand.master) ?? 100
+        master = try arguments.value(PlayCommand.master)
         device = try arguments.value(PlayCommand.device)
         raw = arguments.flag(MixSetup.raw)
         if let command = try arguments.value(Self.onEvent) {
@@ -101,12 +101,15 @@ struct FocusCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         var entries: [MixEntry] = []
+        var master = self.master ?? 100
         if !noSound {
             let catalog = MixSetup.catalog(context)
-            entries =
+            let requested =
                 words.isEmpty
-                ? try MixSetup.remembered(context, catalog: catalog)
-                : try MixSetup.resolve(words: words, catalog: catalog, command: Self.name)
+                ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
+                : try MixSetup.resolve(words: words, catalog: catalog, context: context)
+            entries = requested.entries
+            master = self.master ?? requested.master ?? 100
         }
         let device = PlaybackSession.device(option: device, context: context)
         let database = try LedgerCLI.open(context)

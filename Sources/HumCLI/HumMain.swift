@@ -15,6 +15,7 @@ public enum CommandTable {
             LedgerCommand.self,
             HistoryCommand.self,
             ExportCommand.self,
+            MixCommand.self,
             ConfigCommand.self,
             CompletionsCommand.self,
             ManpageCommand.self,
@@ -46,9 +47,9 @@ public enum HumMain {
         if let command = CommandTable.commands.first(where: { $0.name == name }) {
             return execute(command, words: Array(words.dropFirst()), path: name, context: context)
         }
-        // `hum rain=40`, `hum rain`, `hum --for 30m`: without a command, the words are play's.
+        // `hum rain=40`, `hum rain`, `hum @night`, `hum --for 30m`: without a command, the words are play's.
         let catalog = MixSetup.catalog(context)
-        if name.hasPrefix("-") || name.contains("=") || catalog.resolve(name) != nil {
+        if name.hasPrefix("-") || name.hasPrefix("@") || name.contains("=") || catalog.resolve(name) != nil {
             return execute(play, words: words, path: play.name, context: context)
         }
         let suggestion =

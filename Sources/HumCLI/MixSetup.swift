@@ -23,30 +23,62 @@ enum MixSetup {
             userDirectory: context.paths.userSoundsDirectory)
     }
 
-    /// Parses and resolves the words; a word that is not a valid mix word but names an existing file is that file.
-    static func resolve(words: [String], catalog: SoundCatalog, command: String) throws(HumError) -> [MixEntry] {
-        var entries: [MixEntry] = []
+    /// The mix a command line asks for: its sounds, and the master volume and name of a saved mix it named.
+    struct Requested {
+        var entries: [MixEntry]
+        var master: Double? = nil
+        var name: String? = nil
+    }
+
+    /// Parses and resolves the words: `SOUND[=VOLUME]`, a path (a word that is not a valid mix word but names an
+    /// existing file is that file), and `@NAME` for a saved mix (the database is opened only for those).
+    static func resolve(words: [String], catalog: SoundCatalog, context: CommandContext) throws -> Requested {
+        var tokens: [(token: MixToken, word: String)] = []
+        var master: Double? = nil
+        var names: [String] = []
         for word in words {
-            let token: MixToken
-            do throws(MixSpec.ParseError) {
-                token = try MixSpec.parse(word)
-            } catch {
-                if FileManager.default.fileExists(atPath: word) {
-                    token = MixToken(name: word, volume: Volume.default)
-                } else {
-                    throw .usage(error.message)
+            if word.hasPrefix("@") {
+                let name = String(word.dropFirst())
+                guard let mix = try LedgerCLI.open(context).mix(named: name) else {
+                    let hint =
+                        (try? LedgerCLI.open(context).savedMixes().map { "@" + $0.name })
+                        .flatMap { Suggest.closest(to: word, in: $0) }.map { "did you mean \($0)? " } ?? ""
+                    throw HumError.usage("there is no saved mix \"\(name)\"; \(hint)see 'hum mix list'")
                 }
+                tokens += mix.tokens.map { ($0, word) }
+                master = master ?? mix.master
+                names.append(name)
+                continue
             }
+            do throws(MixSpec.ParseError) {
+                tokens.append((try MixSpec.parse(word), word))
+            } catch {
+                guard FileManager.default.fileExists(atPath: word) else { throw HumError.usage(error.message) }
+                tokens.append((MixToken(name: word, volume: Volume.default), word))
+            }
+        }
+        let name = names.count == 1 && words.count == 1 ? names[0] : nil
+        return Requested(entries: try resolve(tokens, catalog: catalog), master: master, name: name)
+    }
+
+    /// The sounds the tokens name (`word` is what was typed, for messages).
+    static func resolve(_ tokens: [(token: MixToken, word: String)], catalog: SoundCatalog) throws(HumError)
+        -> [MixEntry]
+    {
+        var entries: [MixEntry] = []
+        for (token, word) in tokens {
             guard let sound = catalog.resolve(token.name) else {
                 let names = catalog.all.map(\.name)
                 let hint = Suggest.closest(to: token.name, in: names).map { "did you mean \"\($0)\"? " } ?? ""
                 let listing =
                     names.isEmpty
                     ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
-                throw .usage("unknown sound \"\(token.name)\" in \"\(word)\"; \(hint)\(listing)")
+                throw .usage(
+                    "unknown sound \"\(VisibleText.escape(token.name))\" in \"\(VisibleText.escape(word))\"; \(hint)\(listing)"
+                )
             }
             if entries.contains(where: { $0.sound.path == sound.path }) {
-                throw .usage("\"\(token.name)\" is in the mix twice; give each sound once")
+                throw .usage("\"\(VisibleText.escape(token.name))\" is in the mix twice; give each sound once")
             }
             entries.append(MixEntry(token: token, sound: sound))
         }

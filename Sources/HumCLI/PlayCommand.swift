@@ -38,7 +38,7 @@ struct PlayCommand: HumCommand {
 
     var words: [String]
     var duration: Double?
-    var master: Double
+    var master: Double?
     var fade: Double
     var raw: Bool
     var device: String?
@@ -46,7 +46,7 @@ struct PlayCommand: HumCommand {
     init(_ arguments: ParsedArguments) throws {
         words = try arguments.positionals(Self.sounds)
         duration = try arguments.value(Self.duration)
-        master = try arguments.value(Self.master) ?? 100
+        master = try arguments.value(Self.master)
         fade = try arguments.value(Self.fade) ?? 1
         device = try arguments.value(Self.device)
         raw = arguments.flag(Self.raw)
@@ -54,10 +54,12 @@ struct PlayCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)
-        let entries =
+        let requested =
             words.isEmpty
-            ? try MixSetup.remembered(context, catalog: catalog)
-            : try MixSetup.resolve(words: words, catalog: catalog, command: Self.name)
+            ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
+            : try MixSetup.resolve(words: words, catalog: catalog, context: context)
+        let entries = requested.entries
+        let master = self.master ?? requested.master ?? 100
         let device = PlaybackSession.device(option: device, context: context)
         let signals = SignalWatch()
         signals.block()  // before any thread starts, so all of them inherit it

@@ -46,7 +46,7 @@ struct RenderCommand: HumCommand {
     var output: String
     var rate: Int
     var sampleFormat: SampleFormat
-    var master: Double
+    var master: Double?
     var fade: Double
     var raw: Bool
 
@@ -60,13 +60,15 @@ struct RenderCommand: HumCommand {
         }
         rate = try arguments.value(Self.rate) ?? 48000
         sampleFormat = try arguments.value(Self.sampleFormat) ?? .s16
-        master = try arguments.value(Self.master) ?? 100
+        master = try arguments.value(Self.master)
         fade = try arguments.value(Self.fade) ?? 1
         raw = arguments.flag(MixSetup.raw)
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let entries = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), command: Self.name)
+        let requested = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), context: context)
+        let entries = requested.entries
+        let master = self.master ?? requested.master ?? 100
         let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, context: context)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for

@@ -114,7 +114,15 @@ enum Schema {
             PRIMARY KEY (round_seq, position)
         ) WITHOUT ROWID;
         CREATE TABLE config(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        """,
+        // 1 → 2: saved mixes (`hum mix save`), by name; the mix as JSON ({"tracks":[…],"master":…}).
         """
+        CREATE TABLE mixes(
+            name TEXT PRIMARY KEY,
+            mix TEXT NOT NULL,
+            saved_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

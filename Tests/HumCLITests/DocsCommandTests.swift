@@ -78,7 +78,8 @@ import Testing
             let out = box.root + "/out"
             let script = box.root + "/run.sh"
             let path = "\(bin):" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-            try "cd \(box.root) && PATH=\(path) HUM_SOUNDS_DIR=/nonexistent \(program) \"$@\"".write(
+            let home = "HOME=\(box.root) XDG_DATA_HOME=\(box.root)/data XDG_STATE_HOME=\(box.root)/state"
+            try "cd \(box.root) && PATH=\(path) \(home) HUM_SOUNDS_DIR=/nonexistent \(program) \"$@\"".write(
                 toFile: script, atomically: true, encoding: .utf8)
             #expect(waitFor(try spawnAny("/bin/sh", [script] + arguments, stdout: out)) == 0)
             return try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -129,6 +130,27 @@ import Testing
         #expect(try shells.bash(line).sorted() == expected, "bash: \(line)")
         #expect(try shells.zsh(line).sorted() == expected, "zsh: \(line)")
         #expect(try shells.fish(line).sorted() == expected, "fish: \(line)")
+    }
+
+    @Test func savedMixesCompleteWhereAMixIsGiven() throws {
+        let shells = try Shells()
+        let saved = try saveMix(in: shells.box)
+        #expect(saved)
+        for complete in [shells.bash, shells.zsh, shells.fish] {
+            #expect(try complete("hum mix rm ") == ["night"])
+            #expect(try complete("hum play @n") == ["@night"])
+        }
+    }
+
+    /// Saves a mix of a generated file under the sandbox's data directory.
+    func saveMix(in box: Sandbox) throws -> Bool {
+        let file = box.root + "/tone.wav"
+        let bytes: [UInt8] =
+            Array("RIFF".utf8) + [36 + 8, 0, 0, 0] + Array("WAVEfmt ".utf8)
+            + [16, 0, 0, 0, 1, 0, 1, 0, 0x80, 0xBB, 0, 0, 0, 0x77, 1, 0, 2, 0, 16, 0] + Array("data".utf8)
+            + [8, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0]
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return box.run("mix", "save", "night", file + "=40").code == 0
     }
 
     @Test func commandsAndFilesWhereTheyBelong() throws {

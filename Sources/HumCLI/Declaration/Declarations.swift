@@ -8,8 +8,11 @@ public enum Completion: Sendable, Equatable {
     case files
     /// A fixed set of words (enum values, setting keys, shells).
     case words([String])
-    /// Sound names, built-in and user (asked of `hum sounds --names` when completing, so new files show up).
+    /// Sound names, built-in and user (asked of `hum sounds --names` when completing, so new files show up), and
+    /// saved mixes as `@NAME`.
     case sounds
+    /// Saved mixes' names (asked of `hum mix list --names`).
+    case mixes
     /// Commands on the PATH (after `--`).
     case commands
 }

@@ -18,6 +18,22 @@ public struct Mix: Equatable, Sendable, Codable {
 
         /// What the track sounds at: 0 when muted.
         public var audibleVolume: Double { muted ? 0 : volume }
+
+        enum CodingKeys: String, CodingKey { case sound, volume, muted }
+
+        /// A track read from outside (a client, the database) is checked where it enters.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            sound = try c.decode(String.self, forKey: .sound)
+            volume = try c.decode(Double.self, forKey: .volume)
+            muted = try c.decodeIfPresent(Bool.self, forKey: .muted) ?? false
+            guard !sound.isEmpty, sound.utf8.count <= 4096 else {
+                throw DecodingError.dataCorruptedError(forKey: .sound, in: c, debugDescription: "empty or too long")
+            }
+            guard volume.isFinite, Volume.range.contains(volume) else {
+                throw DecodingError.dataCorruptedError(forKey: .volume, in: c, debugDescription: "outside 0–100")
+            }
+        }
     }
 
     public var tracks: [Track]
@@ -32,6 +48,25 @@ public struct Mix: Equatable, Sendable, Codable {
         self.name = name
     }
 
+    enum CodingKeys: String, CodingKey { case tracks, master, name }
+
+    /// A mix read from outside is checked where it enters: at most 64 sounds, volumes within 0–100.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        tracks = try c.decode([Track].self, forKey: .tracks)
+        master = try c.decodeIfPresent(Double.self, forKey: .master) ?? 100
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        guard tracks.count <= Mix.maximumTracks else {
+            throw DecodingError.dataCorruptedError(forKey: .tracks, in: c, debugDescription: "more than 64 sounds")
+        }
+        guard master.isFinite, Volume.range.contains(master) else {
+            throw DecodingError.dataCorruptedError(forKey: .master, in: c, debugDescription: "outside 0–100")
+        }
+    }
+
+    /// The most sounds one mix holds.
+    public static let maximumTracks = 64
+
     public init(tokens: [MixToken], master: Double = 100, name: String? = nil) {
         self.init(tracks: tokens.map { Track(sound: $0.name, volume: $0.volume) }, master: master, name: name)
     }
@@ -45,6 +80,8 @@ public struct Mix: Equatable, Sendable, Codable {
         case volumeOutOfRange(Double)
         case alreadyThere(String)
         case empty
+        case full
+        case badName(String)
 
         public var message: String {
             switch self {
@@ -54,6 +91,10 @@ public struct Mix: Equatable, Sendable, Codable {
             case .volumeOutOfRange(let v): return "volume \(v) is outside 0–100"
             case .alreadyThere(let sound): return "\"\(sound)\" is already in the mix; change its volume instead"
             case .empty: return "a mix needs at least one sound"
+            case .full: return "a mix holds at most \(Mix.maximumTracks) sounds; remove one first"
+            case .badName(let name):
+                return
+                    "\"\(name)\" cannot name a mix: use 1 to 64 letters, digits, '-', '_' or '.', like night or deep-work"
             }
         }
     }
@@ -96,6 +137,7 @@ public struct Mix: Equatable, Sendable, Codable {
     @discardableResult
     public mutating func add(_ sound: String, volume: Double) throws(Problem) -> Int {
         if index(of: sound) != nil { throw .alreadyThere(sound) }
+        if tracks.count >= Mix.maximumTracks { throw .full }
         tracks.append(Track(sound: sound, volume: try Mix.check(volume)))
         name = nil
         return tracks.count - 1
@@ -112,6 +154,14 @@ public struct Mix: Equatable, Sendable, Codable {
 
     public mutating func setMaster(_ volume: Double) throws(Problem) {
         master = try Mix.check(volume)
+    }
+
+    /// Checks the name a mix is saved under (`night`, `deep-work`): it follows `@` on command lines, so it is kept
+    /// to letters, digits, '-', '_' and '.', not starting with '-' or '.'.
+    public static func checkName(_ name: String) throws(Problem) {
+        guard (1...64).contains(name.count), let first = name.first, first != "-", first != ".",
+            name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
+        else { throw .badName(name) }
     }
 
     /// `rain 40 · brown 25 · fan muted`: the mix as a status line shows it.

@@ -1,0 +1,24 @@
+import HumControl
+import HumCore
+
+/// The way from a command to the running player of this user, if any.
+enum PlayerLink {
+    static func socketPath(_ context: CommandContext) -> ControlSocketPath {
+        ControlSocketPath(environment: context.environment)
+    }
+
+    /// A connection to the running player; nil when none runs.
+    static func connect(_ context: CommandContext) throws -> ControlClient? {
+        try ControlClient.connect(to: socketPath(context))
+    }
+
+    static let noPlayer = HumError.failure("no hum player is running; start one with 'hum play'")
+
+    /// Sends one command to the running player and returns its status, or the player's error as this process's.
+    static func send(_ command: PlayerCommand, to client: ControlClient) throws -> PlayerStatus {
+        let reply = try client.request(command)
+        if reply.ok, let status = reply.status { return status }
+        let message = reply.error ?? "the player refused the request"
+        throw reply.kind == "usage" ? HumError.usage(message) : HumError.failure(message)
+    }
+}
