@@ -107,7 +107,12 @@ struct HistoryCommand: HumCommand {
         static let status = Option(
             "status", .oneOf(["completed", "interrupted", "skipped"], placeholder: "STATUS"),
             help: "completed (default), interrupted or skipped")
-        static let id = Option("id", .key.named("ID"), help: "the round's id (default: a new random id)")
+        static let id = Option(
+            "id",
+            ValueKind<String>("ID") { text in
+                (1...200).contains(text.utf8.count)
+                    ? .success(text) : .failure(.init("is not an id: use 1 to 200 bytes"))
+            }, help: "the round's id (default: a new random id)")
         static let start = Option("start", .instant, help: "when it started, RFC 3339")
         static let planned = Option("planned", .elapsedSeconds, help: "planned length (default: the active time)")
         static let paused = Option("paused", .elapsedSeconds, help: "time paused (default 0)")
