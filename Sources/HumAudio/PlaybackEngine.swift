@@ -30,6 +30,10 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     private let buffer: UnsafeMutablePointer<Float>
     /// How long to wait between attempts to reopen a lost device.
     public var reopenInterval: Double = 0.5
+    /// Called on the engine thread at each change of `state` and after the first period was written (set before
+    /// `start`): how an event loop learns of it without polling. It must be cheap and wait-free (an eventfd write).
+    public var onStateChange: (@Sendable () -> Void)?
+    private let wroteFirst = Atomic<Bool>(false)
 
     /// - Parameter sink: already opened (so its format is known before the mixer was built).
     public init(mixer: Mixer, sink: Sink) {
@@ -41,6 +45,8 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     deinit { buffer.deallocate() }
 
     public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .idle }
+    /// Whether the first period has been written to the device: the mix is on its way to the ears.
+    public var hasStarted: Bool { wroteFirst.load(ordering: .acquiring) }
     /// Underruns recovered so far.
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
     /// The error code of the write that lost the device (negative errno), while lost.
@@ -67,9 +73,11 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     }
 
     private func run() {
+        let changed = onStateChange
         defer {
             stateValue.store(State.finished.rawValue, ordering: .releasing)
             done.signal()
+            changed?()
         }
         let period = min(max(sink.periodFrames, 64), Mixer.maximumBlock)
         while !abortFlag.load(ordering: .relaxed) {
@@ -84,6 +92,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                     reopenCount.add(1, ordering: .relaxed)
                     lostCode.store(0, ordering: .relaxed)
                     stateValue.store(State.playing.rawValue, ordering: .releasing)
+                    changed?()
                 } catch {
                     continue
                 }
@@ -98,7 +107,12 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                     sink.close()
                     lostCode.store(code, ordering: .relaxed)
                     stateValue.store(State.deviceLost.rawValue, ordering: .releasing)
+                    changed?()
                     continue
+                }
+                if !wroteFirst.load(ordering: .relaxed) {
+                    wroteFirst.store(true, ordering: .releasing)
+                    changed?()
                 }
             }
             if n < period {

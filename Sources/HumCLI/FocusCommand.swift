@@ -99,41 +99,46 @@ struct FocusCommand: HumCommand {
         }
     }
 
+    var request: FocusRequest { FocusRequest(plan: plan, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent) }
+
     func run(context: CommandContext) throws -> Int32 {
-        var entries: [MixEntry] = []
-        var master = self.master ?? 100
+        let catalog = MixSetup.catalog(context)
+        // A player already runs: the rounds start on it (on the sounds given, if any).
+        if let client = try PlayerLink.connect(context) {
+            if !words.isEmpty {
+                let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
+                let mix = Mix(
+                    tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100,
+                    name: requested.name)
+                _ = try PlayerLink.send(.play(mix), to: client)
+            }
+            _ = try PlayerLink.send(.focus(request), to: client)
+            guard context.stdinIsTerminal && context.stdoutIsTerminal else { return ExitCode.success }
+            return try RemoteScreen.attach(client, context: context)
+        }
+        var requested = MixSetup.Requested(entries: [])
         if !noSound {
-            let catalog = MixSetup.catalog(context)
-            let requested =
+            requested =
                 words.isEmpty
                 ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
                 : try MixSetup.resolve(words: words, catalog: catalog, context: context)
-            entries = requested.entries
-            master = self.master ?? requested.master ?? 100
         }
-        let device = PlaybackSession.device(option: device, context: context)
-        let database = try LedgerCLI.open(context)
-        let calendar = database.calendar
-        let startedAt = calendar.now()
-        let lock = try FocusLock(paths: context.paths, startedAt: startedAt)
-        defer { withExtendedLifetime(lock) {} }
-        let signals = SignalWatch()
-        signals.block()  // before any thread starts
-
-        let session: PlaybackSession? =
-            noSound
-            ? nil
-            : try PlaybackSession(
-                entries: entries, device: device, master: master, fadeSeconds: 0, raw: raw, context: context,
-                startSilent: true,
-                chime: { rate in
-                    FocusCommand.chime(rate: rate, targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? -27)
-                })
-        if let session { MixSetup.remember(session.entries.map(\.token), context: context) }
-        let runner = FocusRunner(
-            plan: plan, session: session, database: database, calendar: calendar, startedAt: startedAt,
-            context: context, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent)
-        return try runner.run(signals: signals)
+        let mix = Mix(
+            tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
+        let player = try Player(
+            context: context, mix: mix, entries: requested.entries,
+            options: .init(
+                device: PlaybackSession.device(option: device, context: context), raw: raw, fadeSeconds: 1,
+                endAfter: nil, silent: noSound, startSilent: true))
+        try player.listen()
+        if !noSound { MixSetup.remember(player.mix.tokens, context: context) }
+        if context.stdinIsTerminal && context.stdoutIsTerminal {
+            player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
+                _ = try? player.handle(player.focus == nil ? .stop : .endFocus)
+            }
+        }
+        try player.startFocus(request, stopsPlayer: true)
+        return player.run()
     }
 
     /// The chime at the output rate, matched to the sounds' loudness with libebur128 (as dual mono, as it plays).
@@ -151,326 +156,5 @@ struct FocusCommand: HumCommand {
             }
         }
         return LoopBuffer(interleaved: samples, channels: 1)
-    }
-}
-
-/// The running session: the machine, the clocks, the mixer, the history and the hooks.
-final class FocusRunner {
-    var machine: FocusMachine
-    let session: PlaybackSession?
-    let database: HumDatabase
-    let calendar: LocalCalendar
-    let startedAt: Timestamp
-    let context: CommandContext
-    let goal: String?
-    let tags: [String]
-    let quiet: Bool
-    let onEvent: [String]?
-    let sessionID = UUID().uuidString.lowercased()
-    let terminal: Terminal?
-    var view: MixerView
-    var decoder = KeyDecoder()
-    /// The mix to bring back at the next focus round (set when a round's fade starts).
-    var resumeMix: MixerView?
-    /// The round being recorded: its id and what it is.
-    var current: (id: String, kind: FocusPhase, round: Int)?
-    var lastHeartbeat = 0.0
-    var hooks: [(child: ChildProcess, started: Double)] = []
-    var notifyAfterChime = false
-    var lastLine = ""
-
-    init(
-        plan: FocusPlan, session: PlaybackSession?, database: HumDatabase, calendar: LocalCalendar,
-        startedAt: Timestamp,
-        context: CommandContext, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?
-    ) {
-        machine = FocusMachine(plan: plan)
-        self.session = session
-        self.database = database
-        self.calendar = calendar
-        self.startedAt = startedAt
-        self.context = context
-        self.goal = goal
-        self.tags = tags
-        self.quiet = quiet
-        self.onEvent = onEvent
-        terminal = context.stdoutIsTerminal && context.stdinIsTerminal ? Terminal() : nil
-        view = MixerView(
-            tracks: (session?.entries ?? []).map { .init(name: $0.displayName, volume: $0.token.volume) },
-            master: Double(session?.controls.masterVolume ?? 100))
-    }
-
-    /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
-    static func reading() -> MonotonicInstant {
-        var boot = timespec()
-        var mono = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
-        return MonotonicInstant(boottime: ns(boot), monotonic: ns(mono))
-    }
-
-    static func seconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
-    func run(signals: SignalWatch) throws -> Int32 {
-        terminal?.enterRawMode()
-        defer {
-            terminal?.endStatusLine()
-            terminal?.restore()
-        }
-        try handle(.start)
-        var stopping = false
-        while !machine.isFinished {
-            let wait = min(FocusTime.seconds(machine.nextWakeup ?? .seconds(1)), terminal == nil ? 1 : 0.1)
-            var inputs: [FocusInput] = []
-            if let terminal {
-                for key in terminal.keys(waiting: Int32(wait * 1000), decoder: &decoder) {
-                    if let input = input(for: key) { inputs.append(input) }
-                }
-            } else {
-                usleep(UInt32(max(1000, wait * 1_000_000)))
-            }
-            if signals.pending() != nil {
-                if stopping {
-                    session?.engine.abort()
-                    break
-                }
-                stopping = true
-                inputs.append(.stop)
-            }
-            if inputs.isEmpty { inputs = [.tick] }
-            for input in inputs { try handle(input) }
-            heartbeat()
-            reapHooks()
-            draw()
-        }
-        // The machine ended the session; let the fade and a ringing chime finish, within reason.
-        if let session {
-            let deadline = FocusRunner.seconds() + 15
-            while session.engine.state != .finished, FocusRunner.seconds() < deadline {
-                if signals.pending() != nil { session.engine.abort() }
-                usleep(20_000)
-            }
-            session.engine.wait(timeout: 2)
-        }
-        for hook in hooks {
-            _ = hook.child.supervise(
-                limit: max(0, 10 - (FocusRunner.seconds() - hook.started)), tick: { _ in true }, onStop: { _ in })
-        }
-        return ExitCode.success
-    }
-
-    /// What a key means: mixer keys change the mix (and tell the machine), the others drive the timer.
-    func input(for key: Key) -> FocusInput? {
-        switch key {
-        case .character(" "): return .togglePause
-        case .character("s"), .character("S"): return .skip
-        case .character("e"), .character("E"): return .extend(by: machine.plan.extendStep)
-        case .character("q"), .character("Q"), .interrupt: return .stop
-        default:
-            guard let session, session.apply(view.handle(key)) else { return nil }
-            return .userChangedMix
-        }
-    }
-
-    func handle(_ input: FocusInput) throws {
-        let effects = machine.handle(input, at: FocusRunner.reading())
-        for effect in effects { try carryOut(effect) }
-        try startRoundIfNew()
-    }
-
-    func frames(_ d: Duration) -> Int {
-        guard let session else { return 0 }
-        return Int(FocusTime.seconds(d) * Double(session.sink.sampleRate))
-    }
-
-    /// "At once" still means a 20 ms ramp: a jump of the whole mix would click.
-    func quick(_ d: Duration) -> Int { max(frames(d), (session?.sink.sampleRate ?? 48000) / 50) }
-
-    func carryOut(_ effect: FocusEffect) throws {
-        let controls = session?.controls
-        switch effect {
-        case .fadeIn(let d):
-            if let saved = resumeMix, let controls {
-                for (i, track) in saved.tracks.enumerated() {
-                    controls.setVolume(Float(track.volume), track: i)
-                    controls.setMuted(track.muted, track: i)
-                }
-                controls.masterVolume = Float(saved.master)
-                view.tracks = saved.tracks
-                view.master = saved.master
-            }
-            controls?.fadeIn(frames: quick(d))
-        case .saveResumeMix:
-            resumeMix = view
-        case .startFadeOut(let d):
-            controls?.fadeOut(frames: quick(d))
-        case .reverseFadeOut(let d):
-            controls?.fadeIn(frames: quick(d))
-        case .keepUserMix(let audible):
-            resumeMix = nil
-            if audible { controls?.fadeIn(frames: quick(.zero)) }
-        case .pauseFadeOut(let d):
-            controls?.fadeOut(frames: quick(d))
-        case .resumeFadeIn(let d, let level):
-            controls?.fade(toLevel: level, frames: quick(d))
-        case .chime:
-            controls?.ringChime()
-            if terminal != nil, !quiet { terminal?.write("\u{7}") }
-            notifyAfterChime = !quiet
-        case .phaseChanged(let notice):
-            announce(notice)
-        case .recordRound(let record):
-            try finish(record)
-        case .endSession(let d):
-            controls?.stop(fadeFrames: frames(d))
-        }
-    }
-
-    // MARK: the history
-
-    /// The mix for the history: each sound as it was named on the command line, at its volume as a fraction of
-    /// 100 (0 when muted).
-    var currentMix: [MixItem] {
-        zip(session?.entries ?? [], view.tracks).map { entry, track in
-            MixItem(sound: entry.token.name, volume: track.muted ? 0 : track.volume / 100)
-        }
-    }
-
-    func wall(_ offset: Duration) -> Timestamp {
-        calendar.stamp(startedAt.epochSeconds + Int64(FocusTime.seconds(offset).rounded()))
-    }
-
-    static func kind(_ phase: FocusPhase) -> RoundKind {
-        switch phase {
-        case .focus: .focus
-        case .shortBreak: .shortBreak
-        case .longBreak: .longBreak
-        }
-    }
-
-    /// Records a phase that has just begun, with its start and deadline, so a killed process leaves a record.
-    func startRoundIfNew() throws {
-        guard let phase = machine.currentPhase else { return }
-        if let current, current.kind == phase.kind, current.round == phase.round { return }
-        let id = UUID().uuidString.lowercased()
-        let start = wall(machine.phaseStart ?? .zero)
-        let planned = Int64(FocusTime.seconds(machine.countdown.planned).rounded())
-        try database.startRound(
-            RoundStart(
-                id: id, kind: FocusRunner.kind(phase.kind), start: start, plannedSeconds: planned,
-                deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
-                goal: goal, tags: tags))
-        current = (id, phase.kind, phase.round)
-        lastHeartbeat = FocusRunner.seconds()
-    }
-
-    func finish(_ record: FocusRoundRecord) throws {
-        guard let current, current.kind == record.phase, current.round == record.round else { return }
-        let status: RoundStatus =
-            switch record.status {
-            case .completed: .completed
-            case .interrupted: .interrupted
-            case .skipped: .skipped
-            }
-        let outcome = try database.finishRound(
-            id: current.id, status: status,
-            activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
-            pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
-            end: wall(record.end))
-        self.current = nil
-        // On a terminal only: a script reading stdout gets exactly one line per phase change.
-        if terminal != nil, outcome.round.earnedSeconds > 0 {
-            say("earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')")
-        }
-    }
-
-    /// Every few seconds, the running round's active and paused time, so a dead process is reconciled with its
-    /// real active time.
-    func heartbeat() {
-        guard let current, let progress = machine.phaseProgress, FocusRunner.seconds() - lastHeartbeat >= 5 else {
-            return
-        }
-        lastHeartbeat = FocusRunner.seconds()
-        _ = try? database.heartbeatRound(
-            id: current.id, activeSeconds: Int64(FocusTime.seconds(progress.active)),
-            pausedSeconds: Int64(FocusTime.seconds(progress.paused)),
-            mix: current.kind == .focus ? currentMix : nil)
-    }
-
-    // MARK: telling people and scripts
-
-    func clockText() -> String {
-        let now = calendar.now()
-        let s = Int(now.localSecondOfDay)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(two(s / 3600)):\(two(s % 3600 / 60)):\(two(s % 60))"
-    }
-
-    func say(_ line: String) {
-        terminal?.endStatusLine()
-        context.stdout.write(line + "\n")
-        lastLine = ""
-    }
-
-    func announce(_ notice: FocusNotice) {
-        say(FocusOutput.line(time: clockText(), notice: notice))
-        if let onEvent {
-            let environment = FocusOutput.environment(for: notice, sessionID: sessionID).map { "\($0.key)=\($0.value)" }
-            do {
-                hooks.append((try ChildProcess(argv: onEvent, extraEnvironment: environment), FocusRunner.seconds()))
-            } catch {
-                context.warn("--on-event: \((error as? HumError)?.message ?? "\(error)")")
-            }
-        }
-        if notifyAfterChime {
-            notifyAfterChime = false
-            notify(notice)
-        }
-    }
-
-    /// A desktop notification through notify-send, when it exists.
-    func notify(_ notice: FocusNotice) {
-        guard ChildProcess.resolve("notify-send", path: context.environment["PATH"]) != nil else { return }
-        let text = notice.phase.map { "\($0.rawValue) \(notice.round)/\(notice.rounds)" } ?? "session complete"
-        if let child = try? ChildProcess(argv: ["notify-send", "--app-name=hum", "hum", text]) {
-            hooks.append((child, FocusRunner.seconds()))
-        }
-    }
-
-    /// Reaps finished hooks and stops those past their 10 seconds.
-    func reapHooks() {
-        let now = FocusRunner.seconds()
-        hooks.removeAll { hook in
-            if hook.child.poll() { return true }
-            if now - hook.started > 10 { hook.child.send(now - hook.started > 12 ? SIGKILL : SIGTERM) }
-            return false
-        }
-    }
-
-    func draw() {
-        guard let terminal else { return }
-        let c = machine.countdown
-        let phase = c.phase?.rawValue ?? "done"
-        var state = ""
-        if case .paused = c.state { state = " (paused)" }
-        if case .waiting = c.state { state = " (press space to start)" }
-        let width = 20
-        let filled = Int((c.progress * Double(width)).rounded())
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        var line = "\(phase) \(c.roundText) \(c.clockText) \(bar)\(state)"
-        if session != nil {
-            line +=
-                "  "
-                + view.line(elapsedSeconds: 0, color: context.useColor).replacingOccurrences(of: " │ 00:00", with: "")
-        }
-        if line != lastLine {
-            terminal.statusLine(line)
-            lastLine = line
-        }
     }
 }

@@ -54,63 +54,40 @@ struct PlayCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)
+        // A player already runs: the request goes to it, and on a terminal this hum shows its screen.
+        if let client = try PlayerLink.connect(context) {
+            if !words.isEmpty {
+                let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
+                let mix = Mix(
+                    tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100,
+                    name: requested.name)
+                _ = try PlayerLink.send(.play(mix), to: client)
+            } else if let master {
+                _ = try PlayerLink.send(.master(volume: master), to: client)
+            }
+            if duration != nil { context.warn("a player is already running: --for applies only to a new one") }
+            guard context.stdinIsTerminal && context.stdoutIsTerminal else { return ExitCode.success }
+            return try RemoteScreen.attach(client, context: context)
+        }
         let requested =
             words.isEmpty
             ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
             : try MixSetup.resolve(words: words, catalog: catalog, context: context)
-        let entries = requested.entries
-        let master = self.master ?? requested.master ?? 100
-        let device = PlaybackSession.device(option: device, context: context)
-        let signals = SignalWatch()
-        signals.block()  // before any thread starts, so all of them inherit it
-        // A short run fades in over its first half at most, and out over its second.
-        let fadeSeconds = duration.map { min(fade, $0 / 2) } ?? fade
-        let session = try PlaybackSession(
-            entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, raw: raw, context: context,
-            endAfter: duration)
-        MixSetup.remember(session.entries.map(\.token), context: context)
-        let interactive = context.stdoutIsTerminal && context.stdinIsTerminal
-        let terminal = interactive ? Terminal() : nil
-        var view = MixerView(
-            tracks: session.entries.map { .init(name: $0.displayName, volume: $0.token.volume) }, master: master)
-        var decoder = KeyDecoder()
-        terminal?.enterRawMode()
-        defer {
-            terminal?.endStatusLine()
-            terminal?.restore()
-        }
-        var stopping = false
-        var lastLine = ""
-        while session.engine.state != .finished {
-            if let terminal {
-                for key in terminal.keys(waiting: 50, decoder: &decoder) {
-                    let action = view.handle(key)
-                    if action == .quit {
-                        if stopping { session.engine.abort() } else { session.stop() }
-                        stopping = true
-                    } else {
-                        session.apply(action)
-                    }
-                }
-            } else {
-                usleep(50_000)
-            }
-            if signals.pending() != nil {
-                if stopping { session.engine.abort() } else { session.stop() }
-                stopping = true
-            }
-            let note = session.deviceNote(context: context) { terminal?.endStatusLine() }
-            if let terminal {
-                let line = view.line(
-                    elapsedSeconds: session.elapsedSeconds, color: context.useColor,
-                    note: stopping ? "stopping…" : note)
-                if line != lastLine {
-                    terminal.statusLine(line)
-                    lastLine = line
-                }
+        let mix = Mix(
+            tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
+        let player = try Player(
+            context: context, mix: mix, entries: requested.entries,
+            options: .init(
+                device: PlaybackSession.device(option: device, context: context), raw: raw, fadeSeconds: fade,
+                endAfter: duration, silent: false))
+        try player.listen()
+        MixSetup.remember(player.mix.tokens, context: context)
+        if context.stdinIsTerminal && context.stdoutIsTerminal {
+            player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
+                player.stop()
             }
         }
-        session.engine.wait(timeout: 2)
-        return ExitCode.success
+        player.changed([.state])
+        return player.run()
     }
 }

@@ -31,7 +31,8 @@ final class PlaybackSession {
     ///     starts, so the end fade begins on its exact frame however late this thread runs.
     init(
         entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext,
-        startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil, endAfter: Double? = nil
+        startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil, endAfter: Double? = nil,
+        onEngineChange: (@Sendable () -> Void)? = nil
     ) throws(HumError) {
         let entries = try MixSetup.checkHeaders(entries, context: context)
         sink = AlsaSink(device: device)
@@ -52,6 +53,7 @@ final class PlaybackSession {
             controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
         }
         engine = PlaybackEngine(mixer: mixer, sink: sink)
+        engine.onStateChange = onEngineChange
         engine.start()
     }
 
@@ -67,6 +69,15 @@ final class PlaybackSession {
         case .master(let v): controls.masterVolume = Float(v)
         }
         return true
+    }
+
+    /// Sets every track's volume and mute, and the master, from the mix (its tracks in the order they were loaded).
+    func apply(_ mix: Mix) {
+        for (i, track) in mix.tracks.enumerated() {
+            controls.setVolume(Float(track.volume), track: i)
+            controls.setMuted(track.muted, track: i)
+        }
+        controls.masterVolume = Float(mix.master)
     }
 
     /// Fades out over the session's fade (at least 50 ms, so even --fade 0 stops without a click), then finishes.

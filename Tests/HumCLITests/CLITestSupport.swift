@@ -19,6 +19,12 @@ extension Sandbox {
         env["XDG_CONFIG_HOME"] = "\(root)/config"
         env["XDG_STATE_HOME"] = "\(root)/state"
         env["XDG_CACHE_HOME"] = "\(root)/cache"
+        // A runtime directory of the sandbox's own, so its player's control socket is its own; the sound server
+        // (whose socket is in the test run's runtime directory) is named directly.
+        if let shared = env["XDG_RUNTIME_DIR"], env["PULSE_SERVER"] == nil {
+            env["PULSE_SERVER"] = "unix:\(shared)/pulse/native"
+        }
+        env["XDG_RUNTIME_DIR"] = runtimeDirectory
         env["HUM_SOUNDS_DIR"] = "\(root)/sounds"
         env["NO_COLOR"] = "1"
         env.removeValue(forKey: "HUM_DEVICE")

@@ -122,6 +122,7 @@ import Testing
         #expect(balance == 0)
     }
 
+    /// A second `hum focus` goes to the running player, which already runs rounds: refused, naming it.
     @Test func aSecondFocusRefusesAndNamesTheFirst() throws {
         let box = Sandbox()
         let first = try box.startHum(["focus", "--no-sound", "--focus", "1m"])
@@ -132,7 +133,7 @@ import Testing
         usleep(800_000)
         let second = try box.hum(["focus", "--no-sound"])
         #expect(second.status == 1)
-        #expect(second.stderr.hasPrefix("hum: another hum focus is already running (pid \(first.pid), started "))
+        #expect(second.stderr.hasPrefix("hum: focus rounds are already running (pid \(first.pid), focus 1/4);"))
     }
 
     @Test func stopRecordsTheRoundAsInterrupted() throws {

@@ -33,11 +33,19 @@ final class Sandbox {
     var environment: [String: String] {
         [
             "HOME": root, "XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config",
-            "XDG_STATE_HOME": root + "/state", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "XDG_STATE_HOME": root + "/state", "XDG_RUNTIME_DIR": runtimeDirectory,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "NO_COLOR": "1", "TZ": "Europe/Paris",
         ]
     }
     var databasePath: String { root + "/data/hum/hum.db" }
+
+    /// The sandbox's XDG_RUNTIME_DIR (0700, as the specification wants), where its player's socket goes.
+    var runtimeDirectory: String {
+        let path = root + "/run"
+        mkdir(path, 0o700)
+        return path
+    }
 
     /// Runs hum in this process.
     func run(_ words: String...) -> (code: Int32, out: String, err: String) { run(words) }

@@ -48,7 +48,10 @@ import Testing
         let other = try box.writeSound("other.wav", sine(frequency: 330, frames: 48000))
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         var env = box.audioEnvironment.filter {
-            ["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HUM_SOUNDS_DIR"].contains($0.key)
+            [
+                "XDG_RUNTIME_DIR", "PULSE_SERVER", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+                "HUM_SOUNDS_DIR",
+            ].contains($0.key)
         }
         env.merge(sink.environment) { $1 }
         env["NO_COLOR"] = "1"

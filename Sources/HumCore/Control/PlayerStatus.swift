@@ -55,15 +55,18 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
     public var state: State
     public var mix: Mix
     public var focus: Focus?
+    /// Seconds the mix has played (paused time included), for the clock of the live line.
+    public var elapsedSeconds: Int64
     /// Seconds until a timed play (`--for`) ends.
     public var endsInSeconds: Int64?
     /// A note the player wants seen (the audio device went away, waiting for `hum ctl resume`).
     public var note: String?
 
     public init(
-        pid: Int32, session: String, state: State, mix: Mix, focus: Focus? = nil, endsInSeconds: Int64? = nil,
-        note: String? = nil
+        pid: Int32, session: String, state: State, mix: Mix, focus: Focus? = nil, elapsedSeconds: Int64 = 0,
+        endsInSeconds: Int64? = nil, note: String? = nil
     ) {
+        self.elapsedSeconds = elapsedSeconds
         self.pid = pid
         self.session = session
         self.state = state
@@ -75,8 +78,25 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case pid, session, state, mix, focus, note
+        case elapsedSeconds = "elapsed_seconds"
         case endsInSeconds = "ends_in_seconds"
     }
 }
 
 extension FocusPhase: Codable {}
+
+extension PlayerStatus {
+    /// The status `seconds` later, as far as the clock alone moves it (a screen between two events): the
+    /// countdown of a running phase and a timed play go down, the elapsed time goes up.
+    public func advanced(by seconds: Int64) -> PlayerStatus {
+        guard seconds > 0 else { return self }
+        var next = self
+        next.elapsedSeconds += seconds
+        if let left = endsInSeconds { next.endsInSeconds = max(0, left - seconds) }
+        if var focus, !focus.paused, !focus.waiting {
+            focus.remainingSeconds = max(0, focus.remainingSeconds - seconds)
+            next.focus = focus
+        }
+        return next
+    }
+}

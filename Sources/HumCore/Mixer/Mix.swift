@@ -16,6 +16,14 @@ public struct Mix: Equatable, Sendable, Codable {
             self.muted = muted
         }
 
+        /// What people see: the name, or for a path its file name without folder and extension.
+        public var displayName: String {
+            guard sound.contains("/") else { return sound }
+            let file = sound.split(separator: "/").last.map(String.init) ?? sound
+            guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
+            return String(file[..<dot])
+        }
+
         /// What the track sounds at: 0 when muted.
         public var audibleVolume: Double { muted ? 0 : volume }
 

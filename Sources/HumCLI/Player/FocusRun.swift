@@ -1,0 +1,320 @@
+import Foundation
+import HumAudio
+import HumCore
+import HumStore
+import HumSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Focus rounds carried by a player: HumCore's `FocusMachine` decides; this feeds it the clocks and the user's
+/// requests, and carries out its effects on the player's audio and mix, the history, the hooks and the lines
+/// scripts read. It wakes only at the machine's next deadline (a timer), at a heartbeat while a round runs, and
+/// when a hook ends.
+final class FocusRun {
+    unowned let player: Player
+    var machine: FocusMachine
+    let request: FocusRequest
+    let database: HumDatabase
+    let calendar: LocalCalendar
+    let startedAt: Timestamp
+    let lock: FocusLock
+    /// Whether the player exists for these rounds (`hum focus`): then it stops with them.
+    var stopsPlayer = false
+    private var deadlineTimer: EventLoop.Timer!
+    private var heartbeatTimer: EventLoop.Timer!
+    /// The mix the next focus round brings back (saved when a round's fade starts).
+    private var resumeMix: Mix?
+    /// The round being recorded: its id and what it is.
+    private var current: (id: String, kind: FocusPhase, round: Int)?
+    private var hooks: [Hook] = []
+    private var notifyAfterChime = false
+    private var ended = false
+
+    /// A command run at a phase change, stopped after 10 seconds.
+    final class Hook {
+        let child: ChildProcess
+        var timer: EventLoop.Timer?
+        var signalled = false
+        init(child: ChildProcess) { self.child = child }
+    }
+
+    init(player: Player, plan: FocusPlan, request: FocusRequest) throws {
+        self.player = player
+        self.request = request
+        machine = FocusMachine(plan: plan)
+        database = try LedgerCLI.open(player.context)
+        calendar = database.calendar
+        startedAt = calendar.now()
+        lock = try FocusLock(paths: player.context.paths, startedAt: startedAt)
+        deadlineTimer = try player.loop.timer { [unowned self] in try? self.input(.tick) }
+        heartbeatTimer = try player.loop.timer { [unowned self] in self.heartbeat() }
+    }
+
+    /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
+    static func reading() -> MonotonicInstant {
+        var boot = timespec()
+        var mono = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
+        return MonotonicInstant(boottime: ns(boot), monotonic: ns(mono))
+    }
+
+    func begin() throws {
+        try input(.start)
+        heartbeatTimer.repeating(every: 5)
+    }
+
+    var isPaused: Bool {
+        if case .paused = machine.state { return true }
+        return false
+    }
+
+    var isWaiting: Bool {
+        if case .waiting = machine.state { return true }
+        return false
+    }
+
+    /// Hands an input to the machine and carries out what it says, then sets the timer for its next wake-up.
+    func input(_ input: FocusInput) throws {
+        guard !ended else { return }
+        let effects = machine.handle(input, at: FocusRun.reading())
+        var changes: Set<ControlEvent.Subsystem> = []
+        for effect in effects { try carryOut(effect, &changes) }
+        try startRoundIfNew()
+        if let next = machine.nextWakeup {
+            deadlineTimer.arm(after: FocusTime.seconds(next))
+        } else {
+            deadlineTimer.disarm()
+        }
+        if input != .tick || !effects.isEmpty { changes.insert(.focus) }
+        if !changes.isEmpty, !ended { player.changed(Array(changes)) }
+    }
+
+    func extend(seconds: Int64?) throws {
+        let step = seconds.map { Duration.seconds(max(1, min($0, 24 * 3600))) } ?? machine.plan.extendStep
+        try input(.extend(by: step))
+    }
+
+    var status: PlayerStatus.Focus {
+        let c = machine.countdown
+        var deadline: Timestamp? = nil
+        if case .running = machine.state {
+            deadline = calendar.stamp(calendar.clock.nowEpochSeconds() + c.remainingSeconds)
+        }
+        return PlayerStatus.Focus(
+            phase: c.phase ?? .focus, round: c.round, rounds: c.rounds, remainingSeconds: c.remainingSeconds,
+            plannedSeconds: Int64(FocusTime.seconds(c.planned).rounded()), deadline: deadline, paused: isPaused,
+            waiting: isWaiting, goal: request.goal, tags: request.tags)
+    }
+
+    // MARK: Effects
+
+    private var audio: PlaybackSession? { player.audio }
+
+    private func frames(_ d: Duration) -> Int {
+        guard let audio else { return 0 }
+        return Int(FocusTime.seconds(d) * Double(audio.sink.sampleRate))
+    }
+
+    /// "At once" still means a 20 ms ramp: a jump of the whole mix would click.
+    private func quick(_ d: Duration) -> Int { max(frames(d), (audio?.sink.sampleRate ?? 48000) / 50) }
+
+    private func carryOut(_ effect: FocusEffect, _ changes: inout Set<ControlEvent.Subsystem>) throws {
+        let controls = audio?.controls
+        switch effect {
+        case .fadeIn(let d):
+            if let saved = resumeMix {
+                player.restore(saved)
+                changes.insert(.mix)
+            }
+            controls?.fadeIn(frames: quick(d))
+        case .saveResumeMix:
+            resumeMix = player.mix
+        case .startFadeOut(let d):
+            controls?.fadeOut(frames: quick(d))
+        case .reverseFadeOut(let d):
+            controls?.fadeIn(frames: quick(d))
+        case .keepUserMix(let audible):
+            resumeMix = nil
+            if audible { controls?.fadeIn(frames: quick(.zero)) }
+        case .pauseFadeOut(let d):
+            controls?.fadeOut(frames: quick(d))
+        case .resumeFadeIn(let d, let level):
+            controls?.fade(toLevel: level, frames: quick(d))
+        case .chime:
+            controls?.ringChime()
+            if player.screen != nil, !request.quiet { player.screen?.bell() }
+            notifyAfterChime = !request.quiet
+        case .phaseChanged(let notice):
+            announce(notice)
+        case .recordRound(let record):
+            try finish(record)
+        case .endSession(let d):
+            end(fadeOut: FocusTime.seconds(d))
+        }
+    }
+
+    private func end(fadeOut: Double) {
+        guard !ended else { return }
+        ended = true
+        deadlineTimer.disarm()
+        heartbeatTimer.disarm()
+        if abandoning { return }  // the player is stopping: it needs no word back
+        if !stopsPlayer, let audio, !player.isPaused {
+            // The rounds are over; the mix plays on.
+            if let saved = resumeMix { player.restore(saved) }
+            audio.controls.fadeIn(frames: quick(.seconds(1)))
+        }
+        player.focusEnded(stopPlayer: stopsPlayer, fadeOut: fadeOut)
+    }
+
+    private var abandoning = false
+
+    /// The player is going away while rounds run: the round under way is recorded as interrupted, now.
+    func abandon() {
+        guard !ended else { return }
+        abandoning = true
+        do {
+            try input(.stop)
+        } catch let error as any UserFacingError {
+            player.context.warn(error.message)
+        } catch {}
+        ended = true
+        deadlineTimer.disarm()
+        heartbeatTimer.disarm()
+    }
+
+    // MARK: The history
+
+    private func wall(_ offset: Duration) -> Timestamp {
+        calendar.stamp(startedAt.epochSeconds + Int64(FocusTime.seconds(offset).rounded()))
+    }
+
+    private static func kind(_ phase: FocusPhase) -> RoundKind {
+        switch phase {
+        case .focus: .focus
+        case .shortBreak: .shortBreak
+        case .longBreak: .longBreak
+        }
+    }
+
+    /// The mix for the history: each sound at its volume as a fraction of 100 (0 when muted).
+    private var currentMix: [MixItem] {
+        player.mix.tracks.map { MixItem(sound: $0.sound, volume: $0.audibleVolume / 100) }
+    }
+
+    /// Records a phase that has just begun, with its start and deadline, so a killed process leaves a record.
+    private func startRoundIfNew() throws {
+        guard let phase = machine.currentPhase else { return }
+        if let current, current.kind == phase.kind, current.round == phase.round { return }
+        let id = UUID().uuidString.lowercased()
+        let start = wall(machine.phaseStart ?? .zero)
+        let planned = Int64(FocusTime.seconds(machine.countdown.planned).rounded())
+        try database.startRound(
+            RoundStart(
+                id: id, kind: FocusRun.kind(phase.kind), start: start, plannedSeconds: planned,
+                deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
+                goal: request.goal, tags: request.tags))
+        current = (id, phase.kind, phase.round)
+    }
+
+    private func finish(_ record: FocusRoundRecord) throws {
+        guard let current, current.kind == record.phase, current.round == record.round else { return }
+        let status: RoundStatus =
+            switch record.status {
+            case .completed: .completed
+            case .interrupted: .interrupted
+            case .skipped: .skipped
+            }
+        let outcome = try database.finishRound(
+            id: current.id, status: status,
+            activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
+            pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
+            end: wall(record.end))
+        self.current = nil
+        // On a terminal only: a script reading stdout gets exactly one line per phase change.
+        if player.screen != nil, outcome.round.earnedSeconds > 0 {
+            player.say(
+                "earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')")
+        }
+    }
+
+    /// While a round runs, its active and paused time every few seconds, so a dead process is reconciled with its
+    /// real active time.
+    private func heartbeat() {
+        try? input(.tick)  // the machine's clock moves only when it is told the time
+        guard let current, let progress = machine.phaseProgress else { return }
+        _ = try? database.heartbeatRound(
+            id: current.id, activeSeconds: Int64(FocusTime.seconds(progress.active)),
+            pausedSeconds: Int64(FocusTime.seconds(progress.paused)),
+            mix: current.kind == .focus ? currentMix : nil)
+    }
+
+    // MARK: Telling people and scripts
+
+    private func clockText() -> String {
+        let s = Int(calendar.now().localSecondOfDay)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(two(s / 3600)):\(two(s % 3600 / 60)):\(two(s % 60))"
+    }
+
+    private func announce(_ notice: FocusNotice) {
+        player.say(FocusOutput.line(time: clockText(), notice: notice))
+        if let onEvent = request.onEvent {
+            let environment = FocusOutput.environment(for: notice, sessionID: player.sessionID).map {
+                "\($0.key)=\($0.value)"
+            }
+            do {
+                start(try ChildProcess(argv: onEvent, extraEnvironment: environment))
+            } catch let error as any UserFacingError {
+                player.context.warn("--on-event: \(error.message)")
+            } catch {
+                player.context.warn("--on-event: cannot run \(onEvent[0])")
+            }
+        }
+        if notifyAfterChime {
+            notifyAfterChime = false
+            notify(notice)
+        }
+    }
+
+    /// A desktop notification through notify-send, when it exists.
+    private func notify(_ notice: FocusNotice) {
+        guard ChildProcess.resolve("notify-send", path: player.context.environment["PATH"]) != nil else { return }
+        let text = notice.phase.map { "\($0.rawValue) \(notice.round)/\(notice.rounds)" } ?? "session complete"
+        if let child = try? ChildProcess(argv: ["notify-send", "--app-name=hum", "hum", text]) { start(child) }
+    }
+
+    /// Watches a hook: reaped when SIGCHLD says it ended, stopped when its 10 seconds are up.
+    private func start(_ child: ChildProcess) {
+        let hook = Hook(child: child)
+        hook.timer = try? player.loop.timer { [unowned self, unowned hook] in
+            if hook.signalled {
+                hook.child.send(SIGKILL)
+            } else {
+                hook.signalled = true
+                hook.child.send(SIGTERM)
+                hook.timer?.arm(after: 2)
+            }
+            self.reapHooks()
+        }
+        hook.timer?.arm(after: 10)
+        hooks.append(hook)
+    }
+
+    /// Reaps the hooks that ended (on SIGCHLD).
+    func reapHooks() {
+        hooks.removeAll { $0.child.poll() }
+    }
+
+    var hasHooks: Bool { !hooks.isEmpty }
+
+    /// Stops the hooks still running (the player's last moment).
+    func stopHooks() {
+        for hook in hooks where !hook.child.poll() { hook.child.send(SIGKILL) }
+        reapHooks()
+    }
+}
