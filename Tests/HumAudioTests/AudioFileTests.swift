@@ -87,4 +87,16 @@ import Testing
         // Resampled one-shot instead, the filter's edges would show at the wrap.
         #expect(inside < 0.01)
     }
+
+    @Test func aFailureNamesTheRatesAndTheCall() {
+        // A negative rate: libsoxr refuses to create the resampler.
+        #expect {
+            try Resampler.resampleLoop(
+                frames: 100, channels: 1, from: 44100, to: -48000, read: { _, _, _ in }, write: { _ in })
+        } throws: { error in
+            guard let error = error as? ResamplingError else { return false }
+            return error.call == "soxr_create"
+                && error.message.hasPrefix("resampling from 44100 Hz to -48000 Hz failed (soxr_create: ")
+        }
+    }
 }
