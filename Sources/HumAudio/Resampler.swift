@@ -3,28 +3,6 @@ import HumCore
 
 /// Sample-rate conversion with libsoxr, done once when a sound is loaded, never on the audio thread.
 public enum Resampler {
-    /// Resamples interleaved float from `inputRate` to `outputRate`.
-    ///
-    /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
-    /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
-    /// seamless. The loop's length becomes round(L · out / in).
-    public static func resampleLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int)
-        throws(ResamplingError) -> [Float]
-    {
-        guard inputRate != outputRate else { return samples }
-        let frames = samples.count / channels
-        var out: [Float] = []
-        out.reserveCapacity(loopFrames(frames, from: inputRate, to: outputRate) * channels)
-        try samples.withUnsafeBufferPointer { (input) throws(ResamplingError) in
-            try resampleLoop(
-                frames: frames, channels: channels, from: inputRate, to: outputRate,
-                read: { start, count, destination in
-                    destination.update(from: input.baseAddress! + start * channels, count: count * channels)
-                }, write: { out.append(contentsOf: $0) })
-        }
-        return out
-    }
-
     /// How many frames of the loop's end are read before it, and of its start after it: about 50 ms, a whole
     /// number of rate units so it maps to a whole number of output frames.
     public static func paddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
@@ -39,6 +17,10 @@ public enum Resampler {
     }
 
     /// Resamples a loop streamed in and out in blocks, so no copy of the whole sound is ever made.
+    ///
+    /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
+    /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
+    /// seamless. The loop's length becomes round(L · out / in).
     ///
     /// - Parameters:
     ///   - frames: the loop's length.
