@@ -61,11 +61,8 @@ struct PlayCommand: HumCommand {
         // A short run fades in over its first half at most, and out over its second.
         let fadeSeconds = duration.map { min(fade, $0 / 2) } ?? fade
         let session = try PlaybackSession(
-            entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, raw: raw, context: context)
-        if let duration {
-            let total = Int64(duration * Double(session.sink.sampleRate))
-            session.controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(session.fadeFrames), total / 2))
-        }
+            entries: entries, device: device, master: master, fadeSeconds: fadeSeconds, raw: raw, context: context,
+            endAfter: duration)
         MixSetup.remember(session.entries.map(\.token), context: context)
         let interactive = context.stdoutIsTerminal && context.stdinIsTerminal
         let terminal = interactive ? Terminal() : nil

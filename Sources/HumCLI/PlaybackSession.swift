@@ -27,9 +27,11 @@ final class PlaybackSession {
     /// - Parameters:
     ///   - startSilent: start silent, for a driver (the focus timer) that fades in itself.
     ///   - chime: a one-shot sound at the device's rate, rung with `controls.ringChime()`.
+    ///   - endAfter: seconds after which the mix ends, fading out over the last `fadeSeconds` (at most half). Set
+    ///     before the engine starts: on an unpaced device (the `file` plugin) the engine runs far ahead of the clock.
     init(
         entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext,
-        startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil
+        startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil, endAfter: Double? = nil
     ) throws(HumError) {
         let entries = try MixSetup.checkHeaders(entries, context: context)
         sink = AlsaSink(device: device)
@@ -45,6 +47,10 @@ final class PlaybackSession {
         mixer = Mixer(
             sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: startSilent ? 0 : fadeFrames,
             startSilent: startSilent, chime: chime?(sink.sampleRate))
+        if let endAfter {
+            let total = Int64(endAfter * Double(sink.sampleRate))
+            controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
+        }
         engine = PlaybackEngine(mixer: mixer, sink: sink)
         engine.start()
     }
