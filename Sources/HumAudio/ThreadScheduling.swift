@@ -8,9 +8,10 @@
 /// that is refused it asks for a raised priority among normal threads (a negative nice value, within RLIMIT_NICE);
 /// where that is refused too it runs as any other thread. Nothing is printed: the value says what happened.
 ///
-/// rtkit (the D-Bus service desktops use to hand out real-time priority) is not asked: it needs a D-Bus client
-/// library and a running system bus, and a sound server that uses it (PipeWire, PulseAudio) already runs the
-/// device's own thread in real time.
+/// rtkit (the D-Bus service desktops use to hand out real-time priority) is not asked: that takes a D-Bus client
+/// library (libsystemd's sd-bus, with a C shim for its variadic calls), RLIMIT_RTTIME set first, and a system bus
+/// with rtkit on it to test against, which the machines hum is tested on do not have. Where a sound server
+/// (PipeWire, PulseAudio) sits between hum and the device, its own buffer covers a period that comes late.
 public enum ThreadScheduling: Sendable, Equatable, CustomStringConvertible {
     public enum Policy: String, Sendable {
         case fifo = "SCHED_FIFO"
