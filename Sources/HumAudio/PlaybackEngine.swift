@@ -12,6 +12,8 @@ import Synchronization
 /// the period buffer is allocated before the thread starts, and state goes out through atomics the frontend polls.
 /// When the device goes away it says so through `state`, keeps the mixer as it is, and tries to reopen the device
 /// every half second; playback resumes where it stopped.
+///
+/// The thread asks for real-time scheduling before its loop, and falls back quietly; `scheduling` says what it got.
 public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     // @unchecked: the mixer and sink are used only by the engine thread once it runs; shared state is atomic.
 
@@ -27,6 +29,9 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     private let reopenCount = Atomic<Int>(0)
     private let abortFlag = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
+    /// Written once by the engine thread before its loop, signalled by `scheduled`.
+    private let granted = Mutex<ThreadScheduling>(.normal(reason: "the engine has not started"))
+    private let scheduled = DispatchSemaphore(value: 0)
     private let buffer: UnsafeMutablePointer<Float>
     /// How long to wait between attempts to reopen a lost device.
     public var reopenInterval: Double = 0.5
@@ -53,14 +58,17 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     public var lostErrorCode: Int32 { lostCode.load(ordering: .relaxed) }
     /// How many times the device was reopened after being lost.
     public var reopens: Int { reopenCount.load(ordering: .relaxed) }
+    /// How the engine thread is scheduled: known once `start` returned.
+    public var scheduling: ThreadScheduling { granted.withLock { $0 } }
 
-    /// Starts the engine thread.
+    /// Starts the engine thread, and returns once it has asked for its scheduling (see `scheduling`).
     public func start() {
         stateValue.store(State.playing.rawValue, ordering: .releasing)
+        // Foundation's qualityOfService is not applied on Linux: the thread asks the kernel itself, in `run`.
         let thread = Thread { [self] in run() }
         thread.name = "hum-audio"
-        thread.qualityOfService = .userInteractive
         thread.start()
+        scheduled.wait()
     }
 
     /// Stops at once, without a fade (a second Ctrl-C).
@@ -74,6 +82,9 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
 
     private func run() {
         let changed = onStateChange
+        let scheduling = SchedulingRequest.applyToCurrentThread()
+        granted.withLock { $0 = scheduling }
+        scheduled.signal()
         defer {
             stateValue.store(State.finished.rawValue, ordering: .releasing)
             done.signal()

@@ -3,28 +3,6 @@ import HumCore
 
 /// Sample-rate conversion with libsoxr, done once when a sound is loaded, never on the audio thread.
 public enum Resampler {
-    /// Resamples interleaved float from `inputRate` to `outputRate`.
-    ///
-    /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
-    /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
-    /// seamless. The loop's length becomes round(L · out / in).
-    public static func resampleLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int)
-        throws(AudioSinkError) -> [Float]
-    {
-        guard inputRate != outputRate else { return samples }
-        let frames = samples.count / channels
-        var out: [Float] = []
-        out.reserveCapacity(loopFrames(frames, from: inputRate, to: outputRate) * channels)
-        try samples.withUnsafeBufferPointer { (input) throws(AudioSinkError) in
-            try resampleLoop(
-                frames: frames, channels: channels, from: inputRate, to: outputRate,
-                read: { start, count, destination in
-                    destination.update(from: input.baseAddress! + start * channels, count: count * channels)
-                }, write: { out.append(contentsOf: $0) })
-        }
-        return out
-    }
-
     /// How many frames of the loop's end are read before it, and of its start after it: about 50 ms, a whole
     /// number of rate units so it maps to a whole number of output frames.
     public static func paddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
@@ -40,6 +18,10 @@ public enum Resampler {
 
     /// Resamples a loop streamed in and out in blocks, so no copy of the whole sound is ever made.
     ///
+    /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
+    /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
+    /// seamless. The loop's length becomes round(L · out / in).
+    ///
     /// - Parameters:
     ///   - frames: the loop's length.
     ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination.
@@ -49,7 +31,7 @@ public enum Resampler {
         frames: Int, channels: Int, from inputRate: Int, to outputRate: Int,
         read: (_ start: Int, _ count: Int, _ destination: UnsafeMutablePointer<Float>) -> Void,
         write: (UnsafeBufferPointer<Float>) -> Void
-    ) throws(AudioSinkError) {
+    ) throws(ResamplingError) {
         let g = gcd(inputRate, outputRate)
         let unitIn = inputRate / g
         let unitOut = outputRate / g
@@ -92,7 +74,7 @@ public enum Resampler {
             produced += n
         }
         // The loop's frames [start, start + count), through the resampler.
-        func feed(_ start: Int, _ count: Int) throws(AudioSinkError) {
+        func feed(_ start: Int, _ count: Int) throws(ResamplingError) {
             var done = 0
             while done < count, produced < wanted {
                 let n = min(block, count - done)
@@ -124,10 +106,36 @@ public enum Resampler {
         }
     }
 
-    static func failure(_ call: String, _ error: soxr_error_t?, _ inputRate: Int, _ outputRate: Int) -> AudioSinkError {
-        let message = error.map { String(cString: $0) } ?? "no resampler"
-        return AudioSinkError("resampling from \(inputRate) Hz to \(outputRate) Hz failed (\(call): \(message))")
+    static func failure(_ call: String, _ error: soxr_error_t?, _ inputRate: Int, _ outputRate: Int)
+        -> ResamplingError
+    {
+        ResamplingError(
+            inputRate: inputRate, outputRate: outputRate, call: call,
+            detail: error.map { String(cString: $0) } ?? "no resampler")
     }
 
     static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+}
+
+/// Why a sound could not be resampled: the rates and the libsoxr call that failed, with libsoxr's words.
+public struct ResamplingError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var inputRate: Int
+    public var outputRate: Int
+    /// The libsoxr function that failed, e.g. "soxr_create".
+    public var call: String
+    public var detail: String
+
+    public init(inputRate: Int, outputRate: Int, call: String, detail: String) {
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        self.call = call
+        self.detail = detail
+    }
+
+    /// One line for people, e.g. "resampling from 44100 Hz to 48000 Hz failed (soxr_process: …)".
+    public var message: String {
+        "resampling from \(inputRate) Hz to \(outputRate) Hz failed (\(call): \(detail))"
+    }
+
+    public var description: String { message }
 }

@@ -54,12 +54,8 @@ public enum TrackLoader {
                 storage: storage, startFrame: start, frames: decoded.frames - start, channels: channels)
             return Mixer.Track(loop: loop, normalization: normalization)
         }
-        do throws(AudioSinkError) {
-            let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
-            return Mixer.Track(loop: loop, normalization: normalization)
-        } catch {
-            throw AudioFileError(path: sound.path, reason: error.message)
-        }
+        let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
+        return Mixer.Track(loop: loop, normalization: normalization)
     }
 
     /// Frames to keep free before a sound of `frames` frames decoded for resampling in place: what the loop grows
@@ -77,7 +73,7 @@ public enum TrackLoader {
     /// (it stays float until it is resampled, as the loop would be if it were built first), and the loop's first
     /// frames, read again at the end as the padding after the loop, are copied aside.
     static func resampledLoop(_ decoded: inout DecodedRegion, plan: LoopSeam.Plan, outputRate: Int, path: String)
-        throws(AudioSinkError) -> LoopBuffer
+        throws(AudioFileError) -> LoopBuffer
     {
         let channels = decoded.channels
         let inputRate = decoded.sampleRate
@@ -96,11 +92,7 @@ public enum TrackLoader {
         let needed = max((max(lead, 0) + decoded.frames) * channels, outFrames * channels)
         if decoded.start < lead || decoded.memory.capacity < needed {
             let newStart = max(decoded.start, lead)
-            do throws(AudioFileError) {
-                try decoded.memory.reserve(max(needed, (newStart + decoded.frames) * channels))
-            } catch {
-                throw AudioSinkError(error.reason)
-            }
+            try decoded.memory.reserve(max(needed, (newStart + decoded.frames) * channels))
             let base = decoded.memory.base
             memmove(base + newStart * channels, base + decoded.start * channels, decoded.frames * channels * 2)
             decoded.start = newStart
@@ -113,33 +105,38 @@ public enum TrackLoader {
         let source = decoded.samples.baseAddress! + c * channels
         var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
         var written = 0
-        try seam.withUnsafeBufferPointer { (seam) throws(AudioSinkError) in
-            try head.withUnsafeBufferPointer { (head) throws(AudioSinkError) in
-                try Resampler.resampleLoop(
-                    frames: frames, channels: channels, from: inputRate, to: outputRate,
-                    read: { start, count, destination in
-                        // The body from the decoded samples (from the copy once the pass is over: the output has
-                        // overwritten them by then), the seam from its own buffer.
-                        let fromBody = max(0, min(count, body - start))
-                        let passed = inOrder >= frames
-                        if start == inOrder { inOrder = start + count }
-                        let s = passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
-                        for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
-                        if fromBody < count {
-                            let seamStart = max(0, start - body)
-                            (destination + fromBody * channels).update(
-                                from: seam.baseAddress! + seamStart * channels,
-                                count: (count - fromBody) * channels)
-                        }
-                    },
-                    write: { block in
-                        let n = min(block.count, outFrames * channels - written)
-                        LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
-                        written += n
-                    })
+        do throws(ResamplingError) {
+            try seam.withUnsafeBufferPointer { (seam) throws(ResamplingError) in
+                try head.withUnsafeBufferPointer { (head) throws(ResamplingError) in
+                    try Resampler.resampleLoop(
+                        frames: frames, channels: channels, from: inputRate, to: outputRate,
+                        read: { start, count, destination in
+                            // The body from the decoded samples (from the copy once the pass is over: the output has
+                            // overwritten them by then), the seam from its own buffer.
+                            let fromBody = max(0, min(count, body - start))
+                            let passed = inOrder >= frames
+                            if start == inOrder { inOrder = start + count }
+                            let s =
+                                passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
+                            for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
+                            if fromBody < count {
+                                let seamStart = max(0, start - body)
+                                (destination + fromBody * channels).update(
+                                    from: seam.baseAddress! + seamStart * channels,
+                                    count: (count - fromBody) * channels)
+                            }
+                        },
+                        write: { block in
+                            let n = min(block.count, outFrames * channels - written)
+                            LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
+                            written += n
+                        })
+                }
             }
+        } catch {
+            throw AudioFileError(path: path, reason: error.message)
         }
-        guard written >= channels else { throw AudioSinkError("is too short to loop") }
+        guard written >= channels else { throw AudioFileError(path: path, reason: "is too short to loop") }
         let outFramesWritten = written / channels
         return LoopBuffer(
             storage: memory.finish(count: outFramesWritten * channels), startFrame: 0, frames: outFramesWritten,

@@ -42,11 +42,6 @@ public struct UserSoundLoudness: Sendable {
         return Self.gain(for: m, targetLUFS: targetLUFS)
     }
 
-    /// The process environment's cache: what the engine calls.
-    public static func gain(forFile path: String, targetLUFS: Double) throws -> Float {
-        try UserSoundLoudness(environment: currentEnvironment()).gain(forFile: path, targetLUFS: targetLUFS)
-    }
-
     static func gain(for m: LoudnessMeasurement, targetLUFS: Double) -> Float {
         guard m.integratedLUFS.isFinite else { return 1 }
         var db = targetLUFS - m.integratedLUFS
@@ -203,13 +198,5 @@ public struct UserSoundLoudness: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(cache).write(to: URL(fileURLWithPath: cachePath), options: .atomic)
-    }
-
-    static func currentEnvironment() -> [String: String] {
-        var env: [String: String] = [:]
-        for name in ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"] {
-            if let v = getenv(name) { env[name] = String(cString: v) }
-        }
-        return env
     }
 }

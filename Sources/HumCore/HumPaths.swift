@@ -4,8 +4,6 @@
 public struct HumPaths: Sendable, Equatable {
     /// `$XDG_DATA_HOME/hum` (default `~/.local/share/hum`): the database and user sounds.
     public var dataDirectory: String
-    /// `$XDG_CONFIG_HOME/hum` (default `~/.config/hum`).
-    public var configDirectory: String
     /// `$XDG_STATE_HOME/hum` (default `~/.local/state/hum`): the last mix played and other small state.
     public var stateDirectory: String
     /// `$XDG_CACHE_HOME/hum` (default `~/.cache/hum`): measured loudness of user sounds.
@@ -14,9 +12,8 @@ public struct HumPaths: Sendable, Equatable {
     public var userSoundsDirectory: String { dataDirectory + "/sounds" }
     public var databasePath: String { dataDirectory + "/hum.db" }
 
-    public init(dataDirectory: String, configDirectory: String, stateDirectory: String, cacheDirectory: String) {
+    public init(dataDirectory: String, stateDirectory: String, cacheDirectory: String) {
         self.dataDirectory = dataDirectory
-        self.configDirectory = configDirectory
         self.stateDirectory = stateDirectory
         self.cacheDirectory = cacheDirectory
     }
@@ -30,7 +27,6 @@ public struct HumPaths: Sendable, Equatable {
         }
         self.init(
             dataDirectory: base("XDG_DATA_HOME", ".local/share") + "/hum",
-            configDirectory: base("XDG_CONFIG_HOME", ".config") + "/hum",
             stateDirectory: base("XDG_STATE_HOME", ".local/state") + "/hum",
             cacheDirectory: base("XDG_CACHE_HOME", ".cache") + "/hum")
     }

@@ -70,7 +70,7 @@ import Testing
 @Suite struct ResamplerTests {
     @Test func keepsPitchAndLength() throws {
         let input = sine(frequency: 441, rate: 44100, frames: 44100)
-        let out = try Resampler.resampleLoop(input, channels: 1, from: 44100, to: 48000)
+        let out = try resampledLoop(input, channels: 1, from: 44100, to: 48000)
         #expect(out.count == 48000)
         // 441 Hz at 48 kHz: zero crossings upward every 48000/441 frames, 441 of them in a second.
         let upward = zip(out.dropFirst(), out).filter { $1 < 0 && $0 >= 0 }.count
@@ -80,11 +80,23 @@ import Testing
     @Test func aPeriodicLoopStaysSeamlessAcrossTheWrap() throws {
         // 100 whole periods of a 100 Hz sine at 44.1 kHz: resampled as a loop, the wrap is as smooth as the rest.
         let input = sine(frequency: 100, rate: 44100, frames: 44100)
-        let out = try Resampler.resampleLoop(input, channels: 1, from: 44100, to: 48000)
+        let out = try resampledLoop(input, channels: 1, from: 44100, to: 48000)
         let inside = largestStep(out)
         let wrap = abs(out[0] - out[out.count - 1])
         #expect(wrap <= inside * 1.01)
         // Resampled one-shot instead, the filter's edges would show at the wrap.
         #expect(inside < 0.01)
+    }
+
+    @Test func aFailureNamesTheRatesAndTheCall() {
+        // A negative rate: libsoxr refuses to create the resampler.
+        #expect {
+            try Resampler.resampleLoop(
+                frames: 100, channels: 1, from: 44100, to: -48000, read: { _, _, _ in }, write: { _ in })
+        } throws: { error in
+            guard let error = error as? ResamplingError else { return false }
+            return error.call == "soxr_create"
+                && error.message.hasPrefix("resampling from 44100 Hz to -48000 Hz failed (soxr_create: ")
+        }
     }
 }

@@ -30,3 +30,18 @@ func writeFile(_ path: String, _ samples: [Float], rate: Int, channels: Int, for
 func largestStep(_ signal: [Float]) -> Float {
     zip(signal.dropFirst(), signal).map { abs($0 - $1) }.max() ?? 0
 }
+
+/// A whole loop held in an array, resampled through the streaming resampler the loader uses.
+func resampledLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int) throws -> [Float] {
+    guard inputRate != outputRate else { return samples }
+    var out: [Float] = []
+    try samples.withUnsafeBufferPointer { input in
+        try Resampler.resampleLoop(
+            frames: samples.count / channels, channels: channels, from: inputRate, to: outputRate,
+            read: { start, count, destination in
+                destination.update(from: input.baseAddress! + start * channels, count: count * channels)
+            },
+            write: { out.append(contentsOf: $0) })
+    }
+    return out
+}

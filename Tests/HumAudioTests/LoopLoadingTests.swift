@@ -7,7 +7,7 @@ import Testing
 /// The loader's 16-bit pipeline (decode to 16-bit, seam in place, streamed resampling) against the float
 /// pipeline it replaces: for a 16-bit file the loops must be the same, sample for sample.
 @Suite struct LoopLoadingTests {
-    /// The loop as the float pipeline made it: decode, plan, makeLoop, resampleLoop, convert.
+    /// The loop as the float pipeline made it: decode, plan, makeLoop, resample (streamed from the array), convert.
     func floatPipeline(_ path: String, outputRate: Int, precut: Bool = false) throws -> [Int16] {
         let decoded = try AudioFileReader.decode(path: path)
         var samples = decoded.samples
@@ -15,7 +15,7 @@ import Testing
             let plan = LoopSeam.plan(samples, channels: decoded.channels, sampleRate: decoded.sampleRate)
             samples = LoopSeam.makeLoop(samples, channels: decoded.channels, plan: plan)
         }
-        samples = try Resampler.resampleLoop(
+        samples = try resampledLoop(
             samples, channels: decoded.channels, from: decoded.sampleRate, to: outputRate)
         let loop = LoopBuffer(interleaved: samples, channels: decoded.channels)
         return Array(UnsafeBufferPointer(start: loop.samples, count: loop.frames * loop.channels))

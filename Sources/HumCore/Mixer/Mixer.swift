@@ -146,11 +146,7 @@ public final class Mixer: @unchecked Sendable {
         let request = live._withUnsafeGuaranteedRef { $0.latestFade() }
         if request.sequence != lastFadeSequence {
             lastFadeSequence = request.sequence
-            if request.hold {
-                fade.hold()
-            } else {
-                fade.start(toPosition: request.position, frames: request.frames)
-            }
+            fade.start(toPosition: request.position, frames: request.frames)
             if !endFadeStarted { finishWhenSilent = request.finishWhenSilent }
         }
         let chimes = live._withUnsafeGuaranteedRef { $0.chimeCount() }

@@ -11,8 +11,8 @@ public final class MixerControls: @unchecked Sendable {
     private let tracks: UnsafeMutablePointer<Atomic<UInt64>>
     /// Master volume (Float bits, 0–100).
     private let master = Atomic<UInt32>(Float(100).bitPattern)
-    /// The latest fade request: sequence (bits 48–63), flags (44–47), target position on the fade curve in 1/4095
-    /// steps (32–43), duration in frames (0–31, up to a day at 48 kHz).
+    /// The latest fade request: sequence (bits 48–63), finish when silent (bit 44), target position on the fade
+    /// curve in 1/4095 steps (32–43), duration in frames (0–31, up to a day at 48 kHz).
     private let fadeRequest = Atomic<UInt64>(0)
     /// Bumped once per chime to play.
     private let chimes = Atomic<UInt32>(0)
@@ -89,32 +89,28 @@ public final class MixerControls: @unchecked Sendable {
         public var position: Double
         /// When the fade reaches silence, the mix finishes (used to stop with a fade).
         public var finishWhenSilent: Bool
-        /// Holds the fade where it is instead of moving.
-        public var hold: Bool
         public var frames: Int
     }
 
     /// Fades the mix to silence over exactly `frames` frames from wherever it is now.
-    public func fadeOut(frames: Int) { post(position: 1, finish: false, hold: false, frames: frames) }
+    public func fadeOut(frames: Int) { post(position: 1, finish: false, frames: frames) }
     /// Fades the mix back to full over exactly `frames` frames from wherever it is now.
-    public func fadeIn(frames: Int) { post(position: 0, finish: false, hold: false, frames: frames) }
+    public func fadeIn(frames: Int) { post(position: 0, finish: false, frames: frames) }
     /// Moves the fade to a level (1 the mix as set, 0 silence, measured along the fade curve) over `frames`.
     public func fade(toLevel level: Double, frames: Int) {
-        post(position: 1 - level, finish: false, hold: false, frames: frames)
+        post(position: 1 - level, finish: false, frames: frames)
     }
-    /// Holds the fade at its current level (a fade cancelled midway).
-    public func holdFade() { post(position: 0, finish: false, hold: true, frames: 0) }
     /// Fades to silence over `frames` frames, then the mix finishes (once a chime still sounding has rung out).
-    public func stop(fadeFrames: Int) { post(position: 1, finish: true, hold: false, frames: fadeFrames) }
+    public func stop(fadeFrames: Int) { post(position: 1, finish: true, frames: fadeFrames) }
 
-    private func post(position: Double, finish: Bool, hold: Bool, frames: Int) {
+    private func post(position: Double, finish: Bool, frames: Int) {
         let frames = UInt64(min(max(frames, 0), Int(UInt32.max)))
         let target = UInt64((min(max(position.isNaN ? 0 : position, 0), 1) * 4095).rounded())
-        let flags = UInt64((finish ? 1 : 0) | (hold ? 2 : 0)) << 44
+        let finishBit = UInt64(finish ? 1 : 0) << 44
         var current = fadeRequest.load(ordering: .relaxed)
         while true {
             let sequence = ((current >> 48) &+ 1) & 0xFFFF
-            let next = sequence << 48 | flags | target << 32 | frames
+            let next = sequence << 48 | finishBit | target << 32 | frames
             let (exchanged, original) = fadeRequest.compareExchange(
                 expected: current, desired: next, ordering: .acquiringAndReleasing)
             if exchanged { return }
@@ -129,7 +125,6 @@ public final class MixerControls: @unchecked Sendable {
             sequence: UInt16(truncatingIfNeeded: bits >> 48),
             position: Double((bits >> 32) & 0xFFF) / 4095,
             finishWhenSilent: bits & (1 << 44) != 0,
-            hold: bits & (2 << 44) != 0,
             frames: Int(bits & 0xFFFF_FFFF))
     }
 
