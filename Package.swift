@@ -25,6 +25,8 @@ let package = Package(
         system("CEbur128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CCurses", pkgConfig: "ncursesw", apt: "libncurses-dev"),
+        // glibc's signalfd, prctl and GNU posix_spawn parts, for supervising the commands of passes.
+        .systemLibrary(name: "CProcess", path: "Sources/CProcess"),
 
         // HumCore imports no C module; it links libm only because the standard library's rounding and math need it.
         .target(name: "HumCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "HumSystem", dependencies: ["HumCore"], swiftSettings: strict),
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
         .target(
-            name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumTerminal"],
+            name: "HumCLI", dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumTerminal", "CProcess"],
             swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships

@@ -255,8 +255,7 @@ final class FocusRunner {
             session.engine.wait(timeout: 2)
         }
         for hook in hooks {
-            _ = hook.child.supervise(
-                limit: max(0, 10 - (FocusRunner.seconds() - hook.started)), tick: { _ in true }, onStop: { _ in })
+            hook.child.finish(within: max(0, 10 - (FocusRunner.seconds() - hook.started)), grace: 2)
         }
         return ExitCode.success
     }
@@ -419,9 +418,11 @@ final class FocusRunner {
         if let onEvent {
             let environment = FocusOutput.environment(for: notice, sessionID: sessionID).map { "\($0.key)=\($0.value)" }
             do {
-                hooks.append((try ChildProcess(argv: onEvent, extraEnvironment: environment), FocusRunner.seconds()))
+                // In a process group of its own (never the terminal's): stopped as a whole at its time limit.
+                hooks.append(
+                    (try ChildProcess(argv: onEvent, options: .init(environment: environment)), FocusRunner.seconds()))
             } catch {
-                context.warn("--on-event: \((error as? HumError)?.message ?? "\(error)")")
+                context.warn("--on-event: \(error.message)")
             }
         }
         if notifyAfterChime {
@@ -439,12 +440,13 @@ final class FocusRunner {
         }
     }
 
-    /// Reaps finished hooks and stops those past their 10 seconds.
+    /// Reaps finished hooks (the command and what it started in its group) and stops the group of those past
+    /// their 10 seconds: SIGTERM, then SIGKILL from 12 s.
     func reapHooks() {
         let now = FocusRunner.seconds()
         hooks.removeAll { hook in
-            if hook.child.poll() { return true }
-            if now - hook.started > 10 { hook.child.send(now - hook.started > 12 ? SIGKILL : SIGTERM) }
+            if hook.child.finished() { return true }
+            if now - hook.started > 10 { hook.child.signalGroup(now - hook.started > 12 ? SIGKILL : SIGTERM) }
             return false
         }
     }
