@@ -206,6 +206,48 @@ import Testing
     }
 }
 
+/// In a real terminal (tmux, an interactive shell): the command of a pass, in its own process group, still reads
+/// the keyboard and gets Ctrl-C, and the shell has the terminal back afterwards. (Without the hand-over, a read in a
+/// background group stops the command with SIGTTIN.)
+@Suite(.serialized) struct PassTerminalTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
+    func theCommandHasTheKeyboardAndTheShellGetsItBack() throws {
+        let s = Sandbox()
+        _ = try runBinary(["ledger", "adjust", "+5m", "--reason", "seed"], environment: s.environment)
+        let tmux = try TerminalEndToEndTests.Tmux(command: "bash --norc --noprofile -i", environment: s.environment)
+        try tmux.keys("PS1='$ '", "Enter")
+        try tmux.keys("\(humBinary) pass 20s -- sh -c 'read x; echo got:$x'; echo exit=$?", "Enter")
+        _ = try tmux.waitUntil(shows: "held for sh")
+        try tmux.keys("hello", "Enter")
+        var screen = try tmux.waitUntil(shows: "exit=0")
+        #expect(screen.contains("got:hello") && screen.contains("exit=0"), "\(screen)")
+        // Ctrl-Z stops the command and hum (the shell says so and has the prompt); fg gives the keyboard back.
+        try tmux.keys("clear", "Enter")
+        try tmux.keys("\(humBinary) pass 20s -- sh -c 'read x; echo again:$x'", "Enter")
+        _ = try tmux.waitUntil(shows: "held for sh")
+        usleep(300_000)
+        try tmux.keys("C-z")
+        screen = try tmux.waitUntil(shows: "Stopped")
+        #expect(screen.contains("Stopped"), "\(screen)")
+        try tmux.keys("fg", "Enter")
+        usleep(300_000)
+        try tmux.keys("world", "Enter")
+        screen = try tmux.waitUntil(shows: "pass settled")
+        #expect(screen.contains("again:world") && screen.contains("pass settled"), "\(screen)")
+        try tmux.keys("clear", "Enter")
+        try tmux.keys("\(humBinary) pass 20s -- sleep 31.211; echo exit=$?", "Enter")
+        _ = try tmux.waitUntil(shows: "held for sleep")
+        usleep(300_000)
+        try tmux.keys("C-c")
+        screen = try tmux.waitUntil(shows: "exit=130")
+        #expect(screen.contains("exit=130"), "Ctrl-C reached the command: \(screen)")
+        #expect(commandsRunning(containing: "31.211") == 0)
+        try tmux.keys("echo prompt:$((40+2))", "Enter")
+        screen = try tmux.waitUntil(shows: "prompt:42")
+        #expect(screen.contains("prompt:42"), "the shell did not get the terminal back: \(screen)")
+    }
+}
+
 /// `focus --on-event` hooks and notify-send run through `ChildProcess`: each leads a group of its own, and is
 /// stopped as a whole. (The focus session gives a hook 10 s, then SIGTERM, then SIGKILL from 12 s.)
 @Suite struct HookProcessTests {

@@ -162,7 +162,8 @@ final class Supervisor {
             return
         }
         giveBackTerminal()
-        SystemCall.tolerate { kill(getpid(), SIGTSTP) }
+        // SIGSTOP, not SIGTSTP: hum may have been started with SIGTSTP ignored, and must stop all the same.
+        SystemCall.tolerate { kill(getpid(), SIGSTOP) }
         // Continued: in the foreground (`fg`) the command gets the terminal again; in the background (`bg`) not.
         if tcgetpgrp(terminal) == getpgrp() { ForegroundTerminal.hand(terminal, to: child.group) }
         child.signalGroup(SIGCONT)
