@@ -115,8 +115,7 @@ final class Supervisor {
             if stoppedAt == nil { due += [limit, nextBeat] }
             if let stoppedAt, killedAt == nil { due.append(stoppedAt + grace) }
             if killedAt != nil { due.append(now + 0.05) }
-            // Stragglers that hum is not the parent of cannot be waited for: looked at again each second.
-            if child.hasExited(), killedAt == nil { due.append(now + 1) }
+            // Stragglers need no looking at: hum is their subreaper, so the death of the last one is a SIGCHLD here.
             let wait = (due.min() ?? now + 1) - (monotonicSeconds() - start)
             _ = inbox.wait(timeout: max(0, wait))
         }
