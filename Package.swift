@@ -25,7 +25,8 @@ let package = Package(
         system("CEbur128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CCurses", pkgConfig: "ncursesw", apt: "libncurses-dev"),
-        // The C library's Linux headers that the Glibc module leaves out (timerfd, signalfd, eventfd, prctl).
+        // The C library's Linux parts that the Glibc module leaves out: timerfd, signalfd, eventfd, prctl, the
+        // GNU parts of posix_spawn, accept4 and SO_PEERCRED.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // HumCore imports no C module; it links libm only because the standard library's rounding and math need it.
@@ -39,7 +40,7 @@ let package = Package(
         .target(name: "HumControl", dependencies: ["HumCore", "HumSystem", "CLinux"], swiftSettings: strict),
         .target(
             name: "HumCLI",
-            dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal"],
+            dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal", "CLinux"],
             swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships

@@ -35,9 +35,14 @@ extension HumDatabase {
     }
 
     /// Settles a pass once: the used time is spent, the rest returned unless forfeit. A replay with the same used
-    /// time returns `.exists`.
-    public func settlePass(id: String, usedSeconds: Int64) throws -> LedgerDecision {
-        try record(.settlePass(passID: id, usedSeconds: usedSeconds))
+    /// time returns `.exists`. `settledBy` is written in the pass row: `owner` (the hum that ran it), `watchdog`
+    /// (the process that stopped its command after that hum died).
+    public func settlePass(id: String, usedSeconds: Int64, settledBy: String = "owner") throws -> LedgerDecision {
+        try guarded {
+            try db.immediate {
+                try recordLocked(.settlePass(passID: id, usedSeconds: usedSeconds), command: nil, settledBy: settledBy)
+            }
+        }
     }
 
     /// The settlement of a pass, if it was settled.

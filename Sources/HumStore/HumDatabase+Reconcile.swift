@@ -16,6 +16,19 @@ extension HumDatabase {
         }
     }
 
+    /// What a pass whose owner died is charged. Nobody saw its command end: the owner died (and its watchdog with
+    /// it, or the watchdog would have settled), or its last writes failed (a full disk). The heartbeat only says the
+    /// command ran at least that long, so a missing heartbeat is never read as "stopped early": the pass is charged
+    /// up to now, when its command is found (and then stopped), or up to its deadline if that came first; never
+    /// less than the last heartbeat, never more than it held. Wall-clock seconds: a clock set back charges no less
+    /// than the heartbeat, one set forward no more than the hold.
+    static func usedByDeadPass(started: Int64, deadline: Int64, held: Int64, heartbeat: Int64, now: Int64) -> Int64 {
+        let end = min(deadline, now)
+        let (sinceStart, overflow) = end.subtractingReportingOverflow(started)
+        let upToNow = end <= started ? 0 : overflow ? held : sinceStart
+        return min(max(heartbeat, upToNow, 0), held)
+    }
+
     func reconcileLocked() throws -> ReconcileReport {
         var report = ReconcileReport()
         struct Dead {
@@ -23,10 +36,13 @@ extension HumDatabase {
             var used: Int64
             var child: ProcessOwner?
         }
+        let now = calendar.clock.nowEpochSeconds()
         var deadPasses: [Dead] = []
         try db.query(
             """
-            SELECT id, used, owner_pid, owner_start, owner_boot, child_pid, child_start FROM passes WHERE state = 'open'
+            SELECT id, held, used, started_epoch, deadline_epoch, owner_pid, owner_start, owner_boot, child_pid,
+                child_start
+            FROM passes WHERE state = 'open'
             """
         ) { row in
             let owner = ProcessOwner(
@@ -37,7 +53,10 @@ extension HumDatabase {
             let child = try row.optionalInt("child_pid").map {
                 ProcessOwner(pid: Int32(clamping: $0), startTicks: childStart, bootID: owner.bootID)
             }
-            deadPasses.append(Dead(id: try row.text("id"), used: try row.int("used"), child: child))
+            let used = Self.usedByDeadPass(
+                started: try row.int("started_epoch"), deadline: try row.int("deadline_epoch"),
+                held: try row.int("held"), heartbeat: try row.int("used"), now: now)
+            deadPasses.append(Dead(id: try row.text("id"), used: used, child: child))
         }
         for dead in deadPasses {
             let decision = try recordLocked(

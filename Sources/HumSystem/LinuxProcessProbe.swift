@@ -25,32 +25,6 @@ public struct LinuxProcessProbe: ProcessProbe {
         return stat.start == owner.startTicks && stat.state != "Z" && stat.state != "X"
     }
 
-    /// The processes of this user whose environment holds `entry` (`NAME=value`), read from /proc/PID/environ.
-    /// How the commands of a dead pass are found: each is started with `HUM_PASS_ID=<id>`, which its children inherit.
-    public func processes(withEnvironment entry: String) -> [ProcessOwner] {
-        guard let dir = opendir("/proc") else { return [] }
-        defer { closedir(dir) }
-        let me = getpid()
-        let boot = LinuxProcessProbe.bootID()
-        var found: [ProcessOwner] = []
-        let needle = Array(entry.utf8)
-        while let item = readdir(dir) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let pid = Int32(name), pid != me,
-                let environ = LinuxProcessProbe.readSmallFile("/proc/\(pid)/environ", limit: 1 << 20)
-            else { continue }
-            let bytes = Array(environ.utf8)
-            if bytes.split(separator: 0).contains(where: { Array($0) == needle }),
-                let stat = LinuxProcessProbe.stat(pid), stat.state != "Z"
-            {
-                found.append(ProcessOwner(pid: pid, startTicks: stat.start, bootID: boot))
-            }
-        }
-        return found
-    }
-
     static func bootID() -> String {
         (readSmallFile("/proc/sys/kernel/random/boot_id") ?? "").trimmingCharacters()
     }

@@ -142,10 +142,11 @@ func open(
         let db = try open(dir, clock: clock, alive: [])
         let report = try db.reconcile()
         #expect(report.interruptedRounds == ["r"])
-        #expect(report.settledPasses == [.init(id: "p", label: "games", used: 300, returned: 1500)])
+        // Nobody saw the command end: charged up to the deadline (30 min after the start), not the last heartbeat.
+        #expect(report.settledPasses == [.init(id: "p", label: "games", used: 1800, returned: 0)])
         let round = try db.rounds()[0]
         #expect(round.status == .interrupted && round.activeSeconds == 700 && round.earnedSeconds == 0)
-        #expect(try db.bankStatus().balance == 3300)
+        #expect(try db.bankStatus().balance == 1800)
         #expect(try db.openPass() == nil)
         #expect(try db.reconcile().isEmpty)  // never twice
         #expect(try db.check().isEmpty)

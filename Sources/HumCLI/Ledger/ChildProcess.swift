@@ -1,19 +1,43 @@
+import CLinux
 import HumSystem
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Runs a command directly (posix_spawnp, no shell) in hum's process group, so it keeps the terminal, and stops it
-/// when its time is up: SIGTERM, then SIGKILL after a grace period.
+/// A command started directly (posix_spawnp, no shell) as the leader of a process group of its own, so that the
+/// command and everything it starts are signalled as one: `kill(-group, …)`. Used for the commands of passes and
+/// emergencies, for `focus --on-event` hooks and notify-send, and for the pass watchdog.
+///
+/// The leader is not reaped until the caller is done with its group: while it is a zombie its pid, and so the
+/// group's id, cannot be given to another process, so signalling the group can never reach a stranger.
 final class ChildProcess {
     let pid: pid_t
+    /// The id of the command's process group: its own pid, since it leads the group.
+    var group: pid_t { pid }
     let argv: [String]
+    /// The wait status (as waitpid gives it) once the leader has exited.
     private(set) var exitStatus: Int32? = nil
+    private(set) var reaped = false
 
-    /// Set by SIGTERM or SIGHUP sent to hum itself: stop the command and settle.
-    static let stopRequested = Atomic<Bool>(false)
+    struct Options {
+        /// `NAME=value` entries added to hum's environment (replacing hum's own of the same name).
+        var environment: [String] = []
+        /// Names of hum's environment left out.
+        var removing: Set<String> = []
+        /// A terminal descriptor: the command's group becomes the foreground group of that terminal before the
+        /// command runs, so it reads the keyboard and gets Ctrl-C and Ctrl-Z; hum takes the terminal back after.
+        var foreground: Int32? = nil
+        /// A new session (setsid) instead of a new group: no controlling terminal, so no signal from the keyboard
+        /// nor from a hang-up reaches it (the watchdog).
+        var newSession = false
+        /// Descriptors given to the child: `(hum's, the child's number)`.
+        var descriptors: [(Int32, Int32)] = []
+        /// Standard input and output on /dev/null (standard error stays).
+        var quiet = false
+        /// An explicit program path instead of a search of PATH for argv[0].
+        var program: String? = nil
+    }
 
     /// Where a command can be found, or nil: checked before any time is held.
     static func resolve(_ name: String, path: String?) -> String? {
@@ -28,72 +52,136 @@ final class ChildProcess {
         return nil
     }
 
-    /// Installs the handlers for SIGTERM and SIGHUP (stop the command, settle, exit) and SIGINT (ignored by hum: the
-    /// command, in the same process group, gets it from the terminal and decides). Handlers, unlike SIG_IGN, are
-    /// reset to the default in the child by exec.
-    static func installSignalHandlers() {
-        let stop: @convention(c) (Int32) -> Void = { _ in ChildProcess.stopRequested.store(true, ordering: .relaxed) }
-        let ignore: @convention(c) (Int32) -> Void = { _ in }
-        Glibc.signal(SIGTERM, stop)
-        Glibc.signal(SIGHUP, stop)
-        Glibc.signal(SIGINT, ignore)
-        // A parent may have started hum with these blocked; they must reach the handlers.
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for s in [SIGTERM, SIGHUP, SIGINT] { sigaddset(&unblock, s) }
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-    }
-
-    /// Starts `argv` with hum's environment plus `extraEnvironment` (`NAME=value` entries).
-    init(argv: [String], extraEnvironment: [String] = []) throws {
+    /// Starts `argv` in a process group of its own (or a session of its own), with hum's environment changed as
+    /// `options` say, every signal at its default and none blocked.
+    init(argv: [String], options: Options = Options()) throws(HumError) {
         self.argv = argv
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+
+        // Handlers and SIG_IGN do not belong to the command: hum may ignore SIGPIPE, or block what it supervises.
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU] {
+            sigaddset(&defaults, s)
+        }
+        try SystemCall.checkCode("posix_spawnattr_setsigdefault", posix_spawnattr_setsigdefault(&attributes, &defaults))
         var mask = sigset_t()
         sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        try SystemCall.checkCode("posix_spawnattr_setsigmask", posix_spawnattr_setsigmask(&attributes, &mask))
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if options.newSession {
+            flags |= HUM_POSIX_SPAWN_SETSID
+        } else {
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+            try SystemCall.checkCode("posix_spawnattr_setpgroup", posix_spawnattr_setpgroup(&attributes, 0))
+        }
+        try SystemCall.checkCode("posix_spawnattr_setflags", posix_spawnattr_setflags(&attributes, Int16(flags)))
+        if options.quiet {
+            for (fd, mode) in [(Int32(0), O_RDONLY), (1, O_WRONLY)] {
+                try SystemCall.checkCode(
+                    "posix_spawn_file_actions_addopen",
+                    posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", mode, 0))
+            }
+        }
+        for (from, to) in options.descriptors {
+            try SystemCall.checkCode(
+                "posix_spawn_file_actions_adddup2", posix_spawn_file_actions_adddup2(&actions, from, to))
+        }
+        var handedInSpawn = false
+        if let terminal = options.foreground, !options.newSession {
+            handedInSpawn = hum_spawn_add_tcsetpgrp(&actions, terminal) == 0
+        }
+
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        var cEnv: [UnsafeMutablePointer<CChar>?] = extraEnvironment.map { strdup($0) }
-        let names = Set(extraEnvironment.compactMap { $0.split(separator: "=").first.map(String.init) })
+        var cEnv: [UnsafeMutablePointer<CChar>?] = options.environment.map { strdup($0) }
+        let replaced =
+            Set(options.environment.compactMap { $0.split(separator: "=").first.map(String.init) })
+            .union(options.removing)
         var pointer = environ
         while let entry = pointer.pointee {
             let name = String(cString: entry).split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            if !names.contains(name) { cEnv.append(strdup(entry)) }
+            if !replaced.contains(name) { cEnv.append(strdup(entry)) }
             pointer += 1
         }
         cEnv.append(nil)
         defer { for p in cArgs + cEnv { free(p) } }
         var child: pid_t = 0
-        let rc = posix_spawnp(&child, argv[0], nil, &attributes, cArgs, cEnv)
+        let rc =
+            options.program.map { posix_spawn(&child, $0, &actions, &attributes, cArgs, cEnv) }
+            ?? posix_spawnp(&child, argv[0], &actions, &attributes, cArgs, cEnv)
         guard rc == 0 else {
             throw HumError.failure("cannot run \"\(argv[0])\": \(String(cString: strerror(rc)))")
         }
         pid = child
+        if let terminal = options.foreground, !options.newSession, !handedInSpawn {
+            // An older glibc: hand the terminal over from here. If the command reads it first it stops (SIGTTIN)
+            // for a moment; `continueInForeground` wakes it.
+            ForegroundTerminal.hand(terminal, to: child)
+        }
     }
 
-    /// Reaps the child if it has exited; true when it has.
-    func poll() -> Bool {
+    /// Whether the leader has exited; it stays a zombie (not reaped) so that its group id stays ours.
+    func hasExited() -> Bool {
         if exitStatus != nil { return true }
-        var status: Int32 = 0
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid {
-            exitStatus = status
-            return true
+        var info = siginfo_t()
+        let r = SystemCall.tolerate { waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) }
+        if r < 0 {
+            // ECHILD: reaped elsewhere; nothing more can be learned.
+            if errno == ECHILD {
+                exitStatus = 0
+                reaped = true
+                return true
+            }
+            return false
         }
-        if r < 0 && errno == ECHILD {
-            exitStatus = 0
-            return true
-        }
-        return false
+        guard info._sifields._sigchld.si_pid == pid else { return false }
+        let status = info._sifields._sigchld.si_status
+        exitStatus = info.si_code == CLD_EXITED ? (status & 0xFF) << 8 : status & 0x7F
+        return true
     }
 
-    func send(_ s: Int32) { if exitStatus == nil { kill(pid, s) } }
+    /// The signal that stopped the leader (Ctrl-Z, SIGTTIN…), if it stopped since the last call.
+    func takeStop() -> Int32? {
+        guard !reaped else { return nil }
+        var info = siginfo_t()
+        let r = SystemCall.tolerate { waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) }
+        guard r == 0, info._sifields._sigchld.si_pid == pid, info.si_code == CLD_STOPPED else { return nil }
+        return info._sifields._sigchld.si_status
+    }
+
+    /// Reaps the leader once it has exited. After this the group is signalled no more.
+    func reap() {
+        guard !reaped, hasExited() else { return }
+        var status: Int32 = 0
+        _ = SystemCall.tolerate { waitpid(pid, &status, 0) }
+        reaped = true
+    }
+
+    /// Signals every process of the group. After SIGTERM or SIGHUP also SIGCONT, so that a stopped process wakes
+    /// to handle it (SIGKILL needs no waking).
+    func signalGroup(_ signal: Int32) {
+        guard !reaped else { return }
+        SystemCall.tolerate { kill(-pid, signal) }
+        if signal == SIGTERM || signal == SIGHUP { SystemCall.tolerate { kill(-pid, SIGCONT) } }
+    }
+
+    /// The living members of the group, the leader counted only while it runs.
+    func groupMembers(in table: ProcessTable = .snapshot()) -> [ProcessTable.Entry] {
+        reaped ? [] : table.members(ofGroup: pid)
+    }
+
+    /// True once the leader has exited and no other process is left in its group; the leader is then reaped.
+    func finished() -> Bool {
+        guard hasExited() else { return false }
+        if !reaped, !groupMembers().isEmpty { return false }
+        reap()
+        return true
+    }
 
     /// The shell's convention: the exit code, or 128 + the signal that ended it.
     var exitCode: Int32 {
@@ -102,41 +190,58 @@ final class ChildProcess {
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
-    /// Runs until the child exits, calling `tick` about every 100 ms with the seconds elapsed (monotonic); when
-    /// `limit` is reached, or `tick` returns false, or hum is asked to stop, it sends SIGTERM, then SIGKILL after
-    /// `grace` seconds. Returns the seconds elapsed when the child ended or was first told to stop, whichever is first.
-    func supervise(
-        limit: Double, grace: Double = 5, tick: (Double) -> Bool,
-        onStop: (StopReason) -> Void
-    ) -> Double {
+    /// Gives a child at most `limit` seconds more, then stops its group: SIGTERM, and SIGKILL `grace` seconds
+    /// later; returns when the leader and its group are gone (or the SIGKILL had a second). It sleeps in poll on a
+    /// pidfd of the leader: it wakes when the leader exits or a step is due, never to look.
+    func finish(within limit: Double, grace: Double) {
         let start = monotonicSeconds()
-        var stoppedAt: Double? = nil
-        var killed = false
-        while !poll() {
-            let elapsed = monotonicSeconds() - start
-            if stoppedAt == nil {
-                var reason: StopReason? = nil
-                if elapsed >= limit {
-                    reason = .timeUp
-                } else if ChildProcess.stopRequested.load(ordering: .relaxed) {
-                    reason = .asked
-                } else if !tick(elapsed) {
-                    reason = .settledElsewhere
+        let pidfd = reaped ? -1 : hum_pidfd_open(pid)
+        defer { if pidfd >= 0 { close(pidfd) } }
+        /// True as soon as the leader and its group are gone; false when `moment` comes first.
+        func finished(by moment: Double) -> Bool {
+            while !self.finished() {
+                let left = moment - (monotonicSeconds() - start)
+                guard left > 0 else { return false }
+                if pidfd >= 0, !hasExited() {
+                    var fd = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+                    _ = SystemCall.tolerate { poll(&fd, 1, Int32((left * 1000).rounded(.up))) }
+                } else {
+                    // Stragglers of an exited leader (not hum's children: nothing tells when they go), or no
+                    // pidfd (Linux before 5.3): sleep to the next step.
+                    usleep(UInt32(min(left, 60) * 1_000_000))
                 }
-                if let reason {
-                    onStop(reason)
-                    send(SIGTERM)
-                    stoppedAt = elapsed
-                }
-            } else if let at = stoppedAt, !killed, elapsed - at >= grace {
-                send(SIGKILL)
-                killed = true
             }
-            usleep(100_000)
+            return true
         }
-        let end = monotonicSeconds() - start
-        return min(end, stoppedAt ?? end)
+        if finished(by: limit) { return }
+        signalGroup(SIGTERM)
+        if finished(by: limit + grace) { return }
+        signalGroup(SIGKILL)
+        _ = finished(by: limit + grace + 1)
+        reap()
+    }
+}
+
+/// The controlling terminal, shared between hum and the command of a pass: which process group reads it.
+enum ForegroundTerminal {
+    /// The first of stderr, stdin and stdout that is a terminal on which hum's group is the foreground group, if
+    /// any: only then has hum a terminal to lend. Run in the background (`&`) or without a terminal, hum lends none.
+    static func lendable() -> Int32? {
+        for fd in [Int32(0), 2, 1] where isatty(fd) == 1 {
+            if tcgetpgrp(fd) == getpgrp() { return fd }
+        }
+        return nil
     }
 
-    enum StopReason { case timeUp, asked, settledElsewhere }
+    /// Makes `group` the foreground group of `terminal`. SIGTTOU is blocked around the call: a process of the
+    /// background may then set the foreground group (POSIX), as hum must to take the terminal back.
+    static func hand(_ terminal: Int32, to group: pid_t) {
+        var block = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGTTOU)
+        var old = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &block, &old)
+        SystemCall.tolerate { tcsetpgrp(terminal, group) }
+        pthread_sigmask(SIG_SETMASK, &old, nil)
+    }
 }

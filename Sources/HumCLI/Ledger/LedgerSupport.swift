@@ -76,25 +76,25 @@ enum LedgerHook {
         for round in report.interruptedRounds {
             context.warn("round \(round) was recorded as interrupted: its timer process died")
         }
-        // The commands a dead pass started (and their children) carry HUM_PASS_ID in their environment.
-        let probe = LinuxProcessProbe()
-        var stopped = Set<Int32>()
+        // The processes of a dead pass: the group its command leads while that leader lives, and every process
+        // carrying HUM_PASS_ID=<pass id> (children inherit it, also those that left the group). Its watchdog, if it
+        // lives, does the same; whichever comes first settles, once.
+        var stopped = 0
         for pass in report.settledPasses {
-            for orphan in probe.processes(withEnvironment: "\(PassCommand.environmentKey)=\(pass.id)")
-            where probe.isAlive(orphan) {
-                kill(orphan.pid, SIGTERM)
-                stopped.insert(orphan.pid)
-            }
+            // One pass is open at a time, so a living leader belongs to the one pass settled.
+            let leader = report.settledPasses.count == 1 ? report.orphans.first : nil
+            let tree = ProcessTree(
+                group: leader?.pid, leaderStart: leader?.startTicks, tag: "\(PassCommand.environmentKey)=\(pass.id)")
+            stopped += tree.stop(grace: LedgerHook.grace)
         }
-        for orphan in report.orphans where !stopped.contains(orphan.pid) && probe.isAlive(orphan) {
-            kill(orphan.pid, SIGTERM)
-            stopped.insert(orphan.pid)
-        }
-        if !stopped.isEmpty {
-            context.warn(
-                "stopped \(stopped.count) process\(stopped.count == 1 ? "" : "es") left running by the dead pass")
+        if stopped > 0 {
+            context.warn("stopped \(stopped) process\(stopped == 1 ? "" : "es") left running by the dead pass")
         }
     }
+
+    /// How long the reconciliation gives the processes of a dead pass between SIGTERM and SIGKILL: the command that
+    /// found them waits that long at most, once.
+    static let grace = 2.0
 }
 
 /// Writes a file atomically: a temporary file in the same directory, fsync, rename, fsync of the directory.

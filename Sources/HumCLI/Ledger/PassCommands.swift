@@ -12,10 +12,12 @@ struct PassCommand: HumCommand {
     static let abstract = "hold banked time and run a command for at most that long"
     static let discussion = """
         Holds DUR from the bank when it starts (refused, exit 3, if too little is banked or another pass is open),
-        runs COMMAND directly (no shell), and stops it when the time is used: SIGTERM, then SIGKILL 5s later.
-        Then it settles: the time used is spent and the rest goes back to the bank, or is forfeited with
-        --forfeit. If hum dies, the next hum command settles the pass from its last heartbeat.
-        hum exits with the command's exit code (0 when hum stopped it because the time was up).
+        runs COMMAND directly (no shell) in a process group of its own that gets the terminal, and when the time
+        is used stops every process the command started: SIGTERM, then SIGKILL 5s later. The pass lasts while
+        any of them runs. Then it settles: the time used is spent and the rest goes back to the bank, or is
+        forfeited with --forfeit. If hum is killed, a watchdog process stops the command within seconds and
+        charges the time it ran; if both are killed, the next hum command stops it and charges up to then (or up
+        to the deadline). hum exits with the command's exit code (0 when hum stopped it because the time was up).
         """
     static let examples = [
         "hum pass 30m --on games -- steam",
@@ -47,11 +49,16 @@ struct PassCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        if let spec = context.environment[Watchdog.environmentKey] {
+            return Watchdog.run(spec, label: label, context: context)
+        }
         guard ChildProcess.resolve(command[0], path: context.environment["PATH"]) != nil else {
             throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was held")
         }
         let db = try LedgerCLI.open(context)
-        ChildProcess.installSignalHandlers()
+        // Before any other thread exists (see SignalInbox): SIGTERM and SIGHUP stop the command and settle.
+        let inbox = try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT])
+        defer { inbox.close() }
         var rng = SystemRandomNumberGenerator()
         let passID = Identifier.make(using: &rng)
         let hold = try db.openPass(id: passID, seconds: seconds, label: label, forfeit: forfeit, command: command)
@@ -59,29 +66,35 @@ struct PassCommand: HumCommand {
         let deadline = db.calendar.stamp(hold.entry.at.epochSeconds + seconds)
         let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
         context.stderr.write(
-            "hum: pass: \(f(seconds)) held for \(label.visible) until \(deadline.localClock); \(policy); the command is stopped then (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
+            "hum: pass: \(f(seconds)) held for \(label.visible) until \(deadline.localClock); \(policy); then every process of the command is stopped (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
         )
 
-        let child: ChildProcess
+        let tag = "\(PassCommand.environmentKey)=\(passID)"
+        let start = monotonicSeconds()
+        let watchdog = Watchdog.start(
+            words: ["pass", "\(seconds)s", "--on", label, "--"] + command,
+            spec: .init(passID: passID, tag: tag, start: start, limit: Double(seconds), grace: PassCommand.grace),
+            context: context)
+        let supervisor: Supervisor
         do {
-            child = try ChildProcess(argv: command, extraEnvironment: ["\(PassCommand.environmentKey)=\(passID)"])
+            supervisor = try Supervisor(
+                argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, inbox: inbox)
         } catch {
             _ = try? db.settlePass(id: passID, usedSeconds: 0)
+            watchdog?.done()
             throw error
         }
         let probe = LinuxProcessProbe()
-        _ = try? db.heartbeatPass(id: passID, usedSeconds: 0, child: probe.owner(of: child.pid))
-        var lastBeat = 0.0
-        var reason: ChildProcess.StopReason? = nil
-        let elapsed = child.supervise(
-            limit: Double(seconds), grace: PassCommand.grace,
-            tick: { elapsed in
-                guard elapsed - lastBeat >= PassCommand.heartbeatInterval else { return true }
-                lastBeat = elapsed
-                return (try? db.heartbeatPass(id: passID, usedSeconds: Int64(elapsed))) ?? true
-            },
+        let leader = probe.owner(of: supervisor.child.pid)
+        if let watchdog {
+            supervisor.spare(watchdog.process.pid)
+            watchdog.commandStarted(group: supervisor.child.group, leaderStart: leader?.startTicks)
+        }
+        _ = try? db.heartbeatPass(id: passID, usedSeconds: 0, child: leader)
+        let outcome = supervisor.run(
+            limit: Double(seconds), grace: PassCommand.grace, interval: PassCommand.heartbeatInterval,
+            heartbeat: { elapsed in (try? db.heartbeatPass(id: passID, usedSeconds: Int64(elapsed))) ?? true },
             onStop: { why in
-                reason = why
                 switch why {
                 case .timeUp: context.stderr.write("hum: pass: the time is up; stopping \(label.visible)\n")
                 case .asked: context.stderr.write("hum: pass: asked to stop; stopping \(label.visible)\n")
@@ -90,9 +103,13 @@ struct PassCommand: HumCommand {
                         "hum: pass: this pass was settled by another hum process; stopping \(label.visible)\n")
                 }
             })
-        let used = min(seconds, Int64(elapsed.rounded()))
+        if outcome.leftBehind > 0 {
+            context.warn("\(outcome.leftBehind) process(es) of \(label) did not end even after SIGKILL")
+        }
+        let used = min(seconds, Int64(outcome.elapsed.rounded()))
         do {
             let settle = try db.settlePass(id: passID, usedSeconds: used).entry
+            watchdog?.done()
             let status = try db.bankStatus()
             let rest =
                 (settle.forfeit ?? false)
@@ -101,12 +118,25 @@ struct PassCommand: HumCommand {
                 "hum: pass settled: \(f(settle.used ?? used)) used, \(rest); \(f(status.balance)) in the bank\n")
         } catch let refusal as LedgerRefusal {
             // Settled already by a reconciliation that took this process for dead: never charged twice.
+            watchdog?.done()
             let existing = try? db.settlement(ofPass: passID)
             context.warn(
                 "the pass was already settled (\(existing.map { f($0.used ?? 0) } ?? "?") used): \(refusal.message)")
+        } catch {
+            // The time used is known but cannot be written (a full disk): the watchdog retries it.
+            let reason = (error as? any UserFacingError)?.message ?? "\(error)"
+            if let watchdog {
+                watchdog.couldNotSettle(used: used)
+                throw HumError.failure(
+                    "the pass could not be settled (\(reason)); a watchdog retries for \(Int(Watchdog.retryFor / 60)) minutes to charge \(f(used)), then the next hum command settles it"
+                )
+            }
+            throw HumError.failure(
+                "the pass could not be settled (\(reason)); the next hum command settles it, charging up to its deadline or until then"
+            )
         }
-        if reason == .timeUp { return ExitCode.success }
-        return child.exitCode
+        if outcome.reason == .timeUp { return ExitCode.success }
+        return outcome.exitCode
     }
 }
 
@@ -116,8 +146,8 @@ struct EmergencyCommand: HumCommand {
     static let abstract = "draw on this week's emergency reserve, even with nothing banked"
     static let discussion = """
         The reserve (emergency.weekly, default 10m) refills each ISO week, on Monday. The draw is recorded with its
-        reason. With a command, it runs for at most DUR, then is stopped like a pass; the draw is not returned
-        when the command ends early.
+        reason. With a command, it runs for at most DUR and is stopped like a pass's (all its processes, SIGTERM
+        then SIGKILL 5s later, also when hum is killed); the draw is not returned when the command ends early.
         """
     static let examples = [
         "hum emergency 5m --reason \"bank transfer due today\"",
@@ -127,6 +157,9 @@ struct EmergencyCommand: HumCommand {
     static let reason = Option("reason", .words("TEXT"), required: true, help: "why")
     static let command = CommandAfterDashes(required: false, help: "a command to run for at most DURATION")
     static let arguments: [any Declared] = [amount, reason, command]
+
+    /// Set in the command's environment (with the draw's entry id), so its processes can be found and stopped.
+    static let environmentKey = "HUM_EMERGENCY_ID"
 
     let seconds: Int64
     let reason: String
@@ -139,10 +172,15 @@ struct EmergencyCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        if let spec = context.environment[Watchdog.environmentKey] {
+            return Watchdog.run(spec, label: command?.first ?? "the command", context: context)
+        }
         if let command, ChildProcess.resolve(command[0], path: context.environment["PATH"]) == nil {
             throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was drawn")
         }
         let db = try LedgerCLI.open(context)
+        let inbox = try command.map { _ in try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT]) }
+        defer { inbox?.close() }
         let (decision, status) = (
             try db.record(.emergency(seconds: seconds, reason: reason, key: nil)), try db.bankStatus()
         )
@@ -150,18 +188,34 @@ struct EmergencyCommand: HumCommand {
         context.stderr.write(
             "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); \(f(status.emergencyLeft)) of the reserve left this week\n"
         )
-        guard let command else { return ExitCode.success }
-        ChildProcess.installSignalHandlers()
-        let child = try ChildProcess(argv: command)
-        var timeUp = false
-        _ = child.supervise(
-            limit: Double(seconds), grace: PassCommand.grace, tick: { _ in true },
+        guard let command, let inbox else { return ExitCode.success }
+        // The same supervision as a pass: its own process group, the watchdog, SIGTERM then SIGKILL. Nothing is
+        // settled: the draw is not returned when the command ends early.
+        let tag = "\(EmergencyCommand.environmentKey)=\(decision.entry.id)"
+        let start = monotonicSeconds()
+        let watchdog = Watchdog.start(
+            words: ["emergency", "\(seconds)s", "--reason", reason, "--"] + command,
+            spec: .init(passID: nil, tag: tag, start: start, limit: Double(seconds), grace: PassCommand.grace),
+            context: context)
+        defer { watchdog?.done() }
+        let supervisor = try Supervisor(
+            argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, inbox: inbox)
+        if let watchdog {
+            supervisor.spare(watchdog.process.pid)
+            watchdog.commandStarted(
+                group: supervisor.child.group,
+                leaderStart: LinuxProcessProbe().owner(of: supervisor.child.pid)?.startTicks)
+        }
+        let outcome = supervisor.run(
+            limit: Double(seconds), grace: PassCommand.grace, interval: PassCommand.heartbeatInterval,
+            heartbeat: { _ in true },
             onStop: { why in
-                if why == .timeUp {
-                    timeUp = true
-                    context.stderr.write("hum: emergency: the time is up; stopping \(command[0].visible)\n")
+                switch why {
+                case .timeUp: context.stderr.write("hum: emergency: the time is up; stopping \(command[0].visible)\n")
+                case .asked: context.stderr.write("hum: emergency: asked to stop; stopping \(command[0].visible)\n")
+                case .settledElsewhere: break
                 }
             })
-        return timeUp ? ExitCode.success : child.exitCode
+        return outcome.reason == .timeUp ? ExitCode.success : outcome.exitCode
     }
 }

@@ -268,7 +268,8 @@ final class FocusRun {
                 "\($0.key)=\($0.value)"
             }
             do {
-                start(try ChildProcess(argv: onEvent, extraEnvironment: environment))
+                // In a process group of its own (never the terminal's): stopped as a whole at its time limit.
+                start(try ChildProcess(argv: onEvent, options: .init(environment: environment)))
             } catch let error as any UserFacingError {
                 player.context.warn("--on-event: \(error.message)")
             } catch {
@@ -293,10 +294,10 @@ final class FocusRun {
         let hook = Hook(child: child)
         hook.timer = try? player.loop.timer { [unowned self, unowned hook] in
             if hook.signalled {
-                hook.child.send(SIGKILL)
+                hook.child.signalGroup(SIGKILL)
             } else {
                 hook.signalled = true
-                hook.child.send(SIGTERM)
+                hook.child.signalGroup(SIGTERM)
                 hook.timer?.arm(after: 2)
             }
             self.reapHooks()
@@ -307,14 +308,14 @@ final class FocusRun {
 
     /// Reaps the hooks that ended (on SIGCHLD).
     func reapHooks() {
-        hooks.removeAll { $0.child.poll() }
+        hooks.removeAll { $0.child.finished() }
     }
 
     var hasHooks: Bool { !hooks.isEmpty }
 
     /// Stops the hooks still running (the player's last moment).
     func stopHooks() {
-        for hook in hooks where !hook.child.poll() { hook.child.send(SIGKILL) }
+        for hook in hooks where !hook.child.finished() { hook.child.signalGroup(SIGKILL) }
         reapHooks()
     }
 }
