@@ -112,7 +112,10 @@ extension HumDatabase {
                 return BankStatus(
                     rawBalance: try rawBalance(), earnedToday: try earned(on: now.localDate),
                     dailyCap: config.dailyCapSeconds,
-                    emergencyLeft: max(0, config.emergencyWeeklySeconds - (try reserveUsed(in: now.localDate.isoWeek))),
+                    emergencyLeft: max(
+                        0,
+                        config.emergencyWeeklySeconds.subtracting(
+                            saturating: try reserveUsed(in: now.localDate.isoWeek))),
                     emergencyWeekly: config.emergencyWeeklySeconds, openPass: try loadOpenPass())
             }
         }
