@@ -10,6 +10,9 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public var sql: String?
     /// The database file of the connection, when known: the messages for people name it.
     public var path: String? = nil
+    /// The operating system's error behind it (`sqlite3_system_errno`), 0 when none: tells a full disk behind an
+    /// I/O error.
+    public var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY` for `SQLITE_BUSY_SNAPSHOT`, …).
     public var primaryCode: Int32 { code & 0xFF }
@@ -67,7 +70,8 @@ final class Connection {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return rc
         default:
             throw SQLiteError(
-                code: rc, call: call, sqliteMessage: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+                code: rc, call: call, sqliteMessage: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path,
+                systemErrno: sqlite3_system_errno(handle))
         }
     }
 

@@ -64,6 +64,9 @@ public enum StoreError: Error, Sendable {
     static func describe(_ e: SQLiteError) -> String {
         let path = e.path ?? "the database"
         let detail = e.sqliteMessage.split(whereSeparator: \.isNewline).joined(separator: " ")
+        if e.systemErrno == ENOSPC || e.systemErrno == EDQUOT {
+            return "the disk holding \(path) is full; nothing was written: free some space and try again"
+        }
         switch e.primaryCode {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return
