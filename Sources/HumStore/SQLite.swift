@@ -161,7 +161,7 @@ final class Connection {
 
 /// A prepared statement. Keeps its connection alive; finalized in `deinit`.
 final class Statement {
-    let connection: Connection
+    unowned let connection: Connection  // the connection owns its statements (its cache): no cycle
     let pointer: OpaquePointer
     let sql: String
     /// Result column names to indexes, filled on the first read by name.

@@ -229,7 +229,10 @@ public enum DateWord: Sendable, Equatable, CustomStringConvertible {
         case .day(let day): date = day
         case .instant(let t): return t.epochSeconds
         }
-        return calendar.startOfDay(endOfDay ? date.adding(days: 1) : date)
+        let day = endOfDay ? date.adding(days: 1) : date
+        // The end of 9999-12-31 is the end of what hum keeps (instants are held within the years 1970 to 9999).
+        if day.year > LedgerBounds.years.upperBound { return LedgerBounds.epoch.upperBound + 1 }
+        return calendar.startOfDay(day)
     }
 }
 

@@ -18,9 +18,16 @@ public struct LedgerConfig: Sendable, Equatable {
         public var message: String {
             switch self {
             case .unknownKey(let key):
-                return "unknown setting \"\(key)\"; the settings are \(LedgerConfig.keys.joined(separator: ", "))"
+                let shown = key.unicodeScalars.map { c in
+                    c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
+                }.joined()
+                return "unknown setting \"\(shown)\"; the settings are \(LedgerConfig.keys.joined(separator: ", "))"
             case .badValue(let key, let value, let expected):
-                return "bad value \"\(value)\" for \(key): expected \(expected)"
+                // One line whatever was typed: control characters are shown escaped.
+                let shown = value.unicodeScalars.map { c in
+                    c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
+                }.joined()
+                return "bad value \"\(shown)\" for \(key): expected \(expected)"
             }
         }
     }
