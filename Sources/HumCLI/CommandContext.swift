@@ -18,14 +18,14 @@ public struct CommandContext: Sendable {
 
     public init(
         environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
-        stdoutIsTerminal: Bool, stdinIsTerminal: Bool
+        stdoutIsTerminal: Bool, stdinIsTerminal: Bool, accountHome: String? = nil
     ) {
         self.environment = environment
         self.stdout = stdout
         self.stderr = stderr
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stdinIsTerminal = stdinIsTerminal
-        self.paths = HumPaths(environment: environment)
+        self.paths = HumPaths(environment: environment, accountHome: accountHome)
     }
 
     /// Colour is used only on a terminal and never when NO_COLOR is set to anything non-empty.

@@ -1,4 +1,5 @@
 import HumCore
+import HumSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -45,7 +46,8 @@ public enum Frontend {
             stdout: DescriptorOutput(STDOUT_FILENO),
             stderr: DescriptorOutput(STDERR_FILENO),
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
-            stdinIsTerminal: isatty(STDIN_FILENO) == 1)
+            stdinIsTerminal: isatty(STDIN_FILENO) == 1,
+            accountHome: environment["HOME"]?.hasPrefix("/") == true ? nil : AccountHome.lookup())
         exit(HumMain.run(arguments: CommandLine.arguments, context: context))
     }
 }

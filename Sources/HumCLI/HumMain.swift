@@ -82,6 +82,10 @@ public enum HumMain {
             }
             let parsed = try ArgumentParser.parse(
                 words, declarations: command.infos, path: path, example: command.firstExample)
+            // Without a home, only the commands that write no file run (never a fallback to a shared directory).
+            if let problem = context.paths.problem, command != CompletionsCommand.self, command != ManpageCommand.self {
+                throw HumError.failure(problem)
+            }
             return try command.init(parsed).run(context: context)
         } catch let error as any UserFacingError {
             return fail(error, context: context)

@@ -18,16 +18,31 @@ public struct HumPaths: Sendable, Equatable {
         self.cacheDirectory = cacheDirectory
     }
 
+    /// Why some directory has no place: nil when every one has. Set when neither `HOME` nor the account's home
+    /// directory is known and the XDG variable of that directory is unset. The directories then point into
+    /// `/nonexistent` (which stays absent), and commands that use files refuse with this line: hum never falls
+    /// back to a shared directory such as /tmp, which another user could create first.
+    public var problem: String? = nil
+
     /// Resolves the directories from an environment. A relative XDG value is ignored, as the specification says.
-    public init(environment: [String: String]) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    /// `accountHome` is the home directory from the password database, used when `HOME` is unset or not absolute
+    /// (looking it up is I/O: the caller does it, `AccountHome.lookup()` in HumSystem).
+    public init(environment: [String: String], accountHome: String? = nil) {
+        let home = [environment["HOME"], accountHome].compactMap { $0 }.first { $0.hasPrefix("/") }
+        var missing: [String] = []
         func base(_ variable: String, _ fallback: String) -> String {
             if let value = environment[variable], value.hasPrefix("/") { return value }
-            return home + "/" + fallback
+            if let home { return home + "/" + fallback }
+            missing.append(variable)
+            return "/nonexistent/" + fallback
         }
         self.init(
             dataDirectory: base("XDG_DATA_HOME", ".local/share") + "/hum",
             stateDirectory: base("XDG_STATE_HOME", ".local/state") + "/hum",
             cacheDirectory: base("XDG_CACHE_HOME", ".cache") + "/hum")
+        if !missing.isEmpty {
+            problem =
+                "no home directory: HOME is unset and the password database has none for this user; set HOME (or \(missing.joined(separator: ", "))) to a folder of yours"
+        }
     }
 }

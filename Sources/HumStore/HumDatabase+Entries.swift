@@ -58,15 +58,13 @@ extension HumDatabase {
     func rawBalance() throws -> Int64 { try db.scalarInt("SELECT balance FROM totals WHERE id = 1") ?? 0 }
 
     func earned(on day: CivilDate) throws -> Int64 {
-        try db.scalarInt(
-            "SELECT COALESCE(SUM(amount), 0) FROM entries WHERE kind = 'grant' AND local_day = ?",
-            [.text(day.description)]) ?? 0
+        try db.scalarTotal(
+            "SELECT TOTAL(amount) FROM entries WHERE kind = 'grant' AND local_day = ?", [.text(day.description)])
     }
 
     func reserveUsed(in week: IsoWeek) throws -> Int64 {
-        try db.scalarInt(
-            "SELECT COALESCE(SUM(reserve), 0) FROM entries WHERE kind = 'emergency' AND iso_week = ?",
-            [.text(week.description)]) ?? 0
+        try db.scalarTotal(
+            "SELECT TOTAL(reserve) FROM entries WHERE kind = 'emergency' AND iso_week = ?", [.text(week.description)])
     }
 
     func snapshot(for request: LedgerRequest, now: Timestamp) throws -> LedgerSnapshot {
@@ -112,7 +110,10 @@ extension HumDatabase {
                 return BankStatus(
                     rawBalance: try rawBalance(), earnedToday: try earned(on: now.localDate),
                     dailyCap: config.dailyCapSeconds,
-                    emergencyLeft: max(0, config.emergencyWeeklySeconds - (try reserveUsed(in: now.localDate.isoWeek))),
+                    emergencyLeft: max(
+                        0,
+                        config.emergencyWeeklySeconds.subtracting(
+                            saturating: try reserveUsed(in: now.localDate.isoWeek))),
                     emergencyWeekly: config.emergencyWeeklySeconds, openPass: try loadOpenPass())
             }
         }
@@ -142,10 +143,28 @@ extension HumDatabase {
                     ORDER BY at_epoch, seq
                     """, [.int(lower), .int(upper)]
                 ) { list.append(try HumDatabase.entry($0)) }
-                let after =
-                    try db.scalarInt("SELECT COALESCE(SUM(amount), 0) FROM entries WHERE at_epoch >= ?", [.int(lower)])
-                    ?? 0
-                return (try rawBalance() - after, list)
+                let after = try db.scalarTotal("SELECT TOTAL(amount) FROM entries WHERE at_epoch >= ?", [.int(lower)])
+                return (try rawBalance().subtracting(saturating: after), list)
+            }
+        }
+    }
+
+    /// Calls `body` with every entry written in [from, to) and the entries its rounds and passes need (the grants
+    /// of the rounds started in it, the hold of a settle and the settle of a hold), by time, without holding them
+    /// all in memory: what a date-bounded `hum export` writes, so that it imports whole.
+    public func forEachExportEntry(from: Int64?, to: Int64?, _ body: (LedgerEntry) throws -> Void) throws {
+        let range: [SQLValue] = [.int(from ?? Int64.min), .int(to ?? Int64.max)]
+        try guarded {
+            try db.reading {
+                try db.query(
+                    """
+                    SELECT \(HumDatabase.entryColumns) FROM entries WHERE (at_epoch >= ? AND at_epoch < ?)
+                    OR (kind = 'grant' AND round_id IN (SELECT id FROM rounds WHERE start_epoch >= ? AND start_epoch < ?))
+                    OR (kind IN ('hold', 'settle') AND pass_id IN (SELECT pass_id FROM entries
+                        WHERE kind IN ('hold', 'settle') AND at_epoch >= ? AND at_epoch < ?))
+                    ORDER BY at_epoch, seq
+                    """, range + range + range
+                ) { try body(try HumDatabase.entry($0)) }
             }
         }
     }

@@ -5,35 +5,152 @@ import HumCore
     import Glibc
 #endif
 
-/// Probing and preparing the file before SQLite opens it for writing.
+/// The file before SQLite opens it for writing: made whole or not at all, checked to be hum's without writing to it,
+/// kept private.
 extension HumDatabase {
-    /// Makes the directory (0700) and the file (0600) when absent; checks an existing file is hum's without writing.
-    static func prepareFile(_ path: String) throws {
+    /// Makes sure a hum database is at `path`: creates it (and its directory, 0700) when absent, or checks that the
+    /// file there is one without writing to it. A new database is built under a temporary name and linked into
+    /// place only once its schema is committed, so a command killed while creating it leaves no half-made file at
+    /// `path` (only a hidden temporary, removed later by `removeAbandonedCreations`).
+    static func prepareFile(_ path: String, device: String, created: String) throws {
+        let directory = parent(of: path)
+        try makeDirectories(directory)
+        removeAbandonedCreations(of: path)
         var info = stat()
         if stat(path, &info) != 0 {
             guard errno == ENOENT else { throw StoreError.system(call: "stat", path: path, errno: errno) }
-            let directory = parent(of: path)
-            try makeDirectories(directory)
-            let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                close(fd)
-            } else if errno != EEXIST {
-                throw StoreError.system(call: "open", path: path, errno: errno)
-            }
+            try checkWritable(directory: directory)
+            try create(path, device: device, created: created)
             return
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StoreError.notADatabase(path: path, detail: "not a regular file")
         }
-        if info.st_size > 0 { try probeExisting(path) }
-        // Ours: keep it private.
-        if info.st_uid == getuid() {
-            if info.st_mode & 0o077 != 0 { chmod(path, 0o600) }
-            let directory = parent(of: path)
-            var dirInfo = stat()
-            if stat(directory, &dirInfo) == 0, dirInfo.st_uid == getuid(), dirInfo.st_mode & 0o077 != 0 {
-                chmod(directory, 0o700)
+        if info.st_uid != geteuid() { throw StoreError.ownedByAnother(path: path, uid: info.st_uid) }
+        // A database is never empty: hum's own appears whole, with its schema. An empty file is a truncated copy.
+        if info.st_size == 0 { throw StoreError.emptyFile(path: path) }
+        if access(path, R_OK | W_OK) != 0 { throw StoreError.readOnly(path: path, what: "the file") }
+        try checkWritable(directory: directory)
+        try probeExisting(path)
+    }
+
+    /// The directory must take the journal files SQLite writes beside the database.
+    static func checkWritable(directory: String) throws {
+        if access(directory, W_OK | X_OK) != 0 {
+            if errno == EACCES || errno == EROFS || errno == EPERM {
+                throw StoreError.readOnly(path: directory, what: "the folder")
             }
+            throw StoreError.system(call: "access", path: directory, errno: errno)
+        }
+    }
+
+    /// Keeps the ledger private on every open: the directory 0700, the database and its -wal and -shm files 0600
+    /// (SQLite makes the latter with the database's mode, and nothing tightens them if someone loosens them).
+    static func tighten(_ path: String) {
+        let uid = geteuid()
+        var info = stat()
+        let directory = parent(of: path)
+        if stat(directory, &info) == 0, info.st_uid == uid, info.st_mode & 0o077 != 0 {
+            chmod(directory, mode_t(info.st_mode & 0o700))
+        }
+        for file in [path, path + "-wal", path + "-shm"] {
+            if lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == uid,
+                info.st_mode & 0o077 != 0
+            {
+                chmod(file, mode_t(info.st_mode & 0o700))
+            }
+        }
+    }
+
+    /// The hidden temporary name a database is created under, beside it.
+    static func creationPrefix(of path: String) -> String {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        return String(path[..<slash]) + "." + String(path[slash...]) + ".new-"
+    }
+
+    /// Builds a new database (schema, device id, WAL mode) under a temporary name, syncs it, and links it to `path`
+    /// unless another process did first. Whatever happens, `path` is either absent or a whole database.
+    static func create(_ path: String, device: String, created: String) throws {
+        var rng = SystemRandomNumberGenerator()
+        let temp = creationPrefix(of: path) + String(rng.next(), radix: 16)
+        let fd = open(temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.system(call: "open", path: temp, errno: errno) }
+        // The lock tells a later process that this creation is still under way; it is dropped if this one dies.
+        // It is an flock, which SQLite's POSIX locks do not see; the descriptor is closed only after SQLite's.
+        _ = flock(fd, LOCK_EX)
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temp + suffix) }
+            close(fd)
+        }
+        do {
+            let connection = try Connection(path: temp, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
+            try connection.execute("PRAGMA journal_mode=WAL")
+            try connection.execute("PRAGMA synchronous=FULL")
+            try connection.immediate { try migrate(connection, path: path, device: device, created: created) }
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }  // closed here: the WAL is folded into the file
+        guard fsync(fd) == 0 else { throw StoreError.system(call: "fsync", path: temp, errno: errno) }
+        if link(temp, path) != 0 {
+            let code = errno
+            if code == EEXIST { return }  // another hum created it first: that one is used
+            guard code == EPERM || code == EOPNOTSUPP || code == EXDEV || code == EMLINK else {
+                throw StoreError.system(call: "link", path: path, errno: code)
+            }
+            // A file system without hard links: rename, having looked first (a race with another creator here
+            // would at worst replace one empty new database by another).
+            if access(path, F_OK) == 0 { return }
+            guard rename(temp, path) == 0 else { throw StoreError.system(call: "rename", path: path, errno: errno) }
+        }
+        syncDirectory(parent(of: path))
+    }
+
+    static func syncDirectory(_ directory: String) {
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+    }
+
+    /// Removes the temporaries of creations whose process died (killed before it linked its database into place):
+    /// no process holds their lock and they have not changed for a minute.
+    static func removeAbandonedCreations(of path: String) {
+        let prefix = creationPrefix(of: path)
+        let directory = parent(of: path)
+        let namePrefix = String(prefix[prefix.index(after: prefix.lastIndex(of: "/")!)...])
+        guard let dir = opendir(directory) else { return }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(namePrefix), !name.hasSuffix("-wal"), !name.hasSuffix("-shm"), !name.hasSuffix("-journal")
+            {
+                names.append(name)
+            }
+        }
+        closedir(dir)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var database = stat()
+        let hasDatabase = stat(path, &database) == 0
+        for name in names {
+            let file = directory + "/" + name
+            var info = stat()
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else {
+                continue
+            }
+            if hasDatabase, info.st_ino == database.st_ino, info.st_dev == database.st_dev {
+                unlink(file)  // killed between linking the database into place and removing its temporary name
+                continue
+            }
+            guard now.tv_sec - info.st_mtim.tv_sec > 60 else { continue }
+            let fd = open(file, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                for suffix in ["", "-wal", "-shm", "-journal"] { unlink(file + suffix) }
+            }
+            close(fd)
         }
     }
 
@@ -44,7 +161,8 @@ extension HumDatabase {
             probe = try Connection(path: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX)
             try probe.check(sqlite3_busy_timeout(probe.handle, busyTimeoutMilliseconds), "sqlite3_busy_timeout")
         } catch {
-            throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
+            if error.isCorruption { throw StoreError.notADatabase(path: path, detail: error.sqliteMessage) }
+            throw error
         }
         do {
             let appID = try probe.scalarInt("PRAGMA application_id") ?? 0
@@ -54,13 +172,14 @@ extension HumDatabase {
                 if version > Schema.latestVersion { throw StoreError.newerSchema(path: path, version: version) }
                 return
             }
-            if appID == 0 && objects == 0 && version == 0 { return }  // an empty database: ours to set up
+            // An empty SQLite database (left by an older hum killed while creating one) holds nothing to lose.
+            if appID == 0 && objects == 0 && version == 0 { return }
             throw StoreError.foreign(
                 path: path,
                 detail: appID == 0
                     ? "a SQLite database with \(objects) objects and no hum marker"
                     : "a SQLite database with application id \(appID)")
-        } catch let error as SQLiteError {
+        } catch let error as SQLiteError where error.isCorruption {
             throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
         }
     }
@@ -76,6 +195,9 @@ extension HumDatabase {
         let up = parent(of: directory)
         if up != directory { try makeDirectories(up) }
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
+            if errno == EACCES || errno == EROFS || errno == EPERM {
+                throw StoreError.readOnly(path: up, what: "the folder")
+            }
             throw StoreError.system(call: "mkdir", path: directory, errno: errno)
         }
     }

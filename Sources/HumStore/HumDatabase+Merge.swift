@@ -1,53 +1,89 @@
 import CSQLite
 import HumCore
 
-/// Merging the entries and rounds of another replica (`hum ledger import`).
+/// What an import added, and what was already here.
+public struct ImportOutcome: Sendable, Equatable {
+    public var added = 0
+    public var present = 0
+    public var roundsAdded = 0
+    public var roundsPresent = 0
+}
+
+/// Merging the entries and rounds of another replica or a backup (`hum ledger import`).
 extension HumDatabase {
     /// Merges entries from another replica by id (a union), all or nothing. Returns how many were added and how many
     /// were already there; throws `LedgerMerge.Conflict` when an entry disagrees with one here.
     public func merge(_ incoming: [LedgerEntry]) throws -> (added: Int, present: Int) {
-        try guarded {
+        let outcome = try importLedger(entries: incoming, sessions: [])
+        return (outcome.added, outcome.present)
+    }
+
+    /// Adds rounds from an export that are not here yet (by id); see `importLedger`.
+    public func importRounds(_ records: [RoundRecord]) throws -> Int {
+        try importLedger(entries: [], sessions: records).roundsAdded
+    }
+
+    /// Imports entries and sessions in one `BEGIN IMMEDIATE` transaction, all or nothing: entries are merged by id,
+    /// sessions not here yet are added as they were recorded (one exported while running as interrupted), and then
+    /// the ledger's invariants are checked inside the same transaction. An import that would leave a failure that
+    /// was not there before (a settle without its hold or above it, a completed session without its grant, a
+    /// grant that does not match its session, a number out of range, …) is rolled back and refused with
+    /// `StoreError.importBreaks`, naming the failure. A conflicting entry throws `LedgerMerge.Conflict`.
+    public func importLedger(entries: [LedgerEntry], sessions: [RoundRecord]) throws -> ImportOutcome {
+        for r in sessions {
+            if let problem = r.validationProblem() { throw StoreError.importBreaks(.init(.round(r.id), problem)) }
+        }
+        return try guarded {
             try db.immediate {
-                var added = 0
-                var present = 0
-                for e in incoming {
-                    let byID = try entry(where: "id = ?", [.text(e.id)])
-                    let byKey = try e.key.flatMap { try entry(where: "key = ?", [.text($0)]) }
-                    switch try LedgerMerge.classify(e, byID: byID, byKey: byKey) {
-                    case .skip: present += 1
-                    case .add:
-                        do {
-                            try insert(e)
-                        } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-                            throw LedgerMerge.Conflict(
-                                id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
-                        }
-                        added += 1
-                    }
+                try db.execute("SAVEPOINT import")
+                var outcome = try applyImport(entries: entries, sessions: sessions)
+                let after = try auditLocked()
+                if after.isEmpty {
+                    try db.execute("RELEASE import")
+                    return outcome
                 }
-                return (added, present)
+                // Failures the ledger had before the import are not the import's: compare by what they are about.
+                try db.execute("ROLLBACK TO import")
+                let before = Set(try auditLocked().map(\.subject))
+                if let new = after.first(where: { !before.contains($0.subject) }) {
+                    throw StoreError.importBreaks(new)
+                }
+                outcome = try applyImport(entries: entries, sessions: sessions)
+                try db.execute("RELEASE import")
+                return outcome
             }
         }
     }
 
-    /// Adds rounds from an export that are not here yet (by id), as they were recorded; grants come with the ledger's
-    /// entries, not from here. A round exported while running is added as interrupted. Returns how many were added.
-    public func importRounds(_ records: [RoundRecord]) throws -> Int {
-        guard !records.isEmpty else { return 0 }
-        return try guarded {
-            try db.immediate {
-                var added = 0
-                for r in records {
-                    if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil { continue }
-                    var round = r
-                    round.status = r.status == .running ? .interrupted : r.status
-                    round.end = r.end ?? r.start
-                    if round.status != .completed || round.kind != .focus { round.earnedSeconds = 0 }
-                    try insertRound(round, deadline: nil, heartbeat: (r.end ?? r.start).epochSeconds, owner: nil)
-                    added += 1
+    func applyImport(entries: [LedgerEntry], sessions: [RoundRecord]) throws -> ImportOutcome {
+        var outcome = ImportOutcome()
+        for e in entries {
+            let byID = try entry(where: "id = ?", [.text(e.id)])
+            let byKey = try e.key.flatMap { try entry(where: "key = ?", [.text($0)]) }
+            switch try LedgerMerge.classify(e, byID: byID, byKey: byKey) {
+            case .skip: outcome.present += 1
+            case .add:
+                do {
+                    try insert(e)
+                } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                    throw LedgerMerge.Conflict(
+                        id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
                 }
-                return added
+                outcome.added += 1
             }
         }
+        for r in sessions {
+            if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil {
+                outcome.roundsPresent += 1
+                continue
+            }
+            var round = r
+            round.status = r.status == .running ? .interrupted : r.status
+            round.end = r.end ?? r.start
+            if round.status != .completed || round.kind != .focus { round.earnedSeconds = 0 }
+            try insertRound(round, deadline: nil, heartbeat: (r.end ?? r.start).epochSeconds, owner: nil)
+            outcome.roundsAdded += 1
+        }
+        return outcome
     }
 }

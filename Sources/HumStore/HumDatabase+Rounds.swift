@@ -178,7 +178,23 @@ extension HumDatabase {
         try guarded { try loadRounds(where: "r.status = 'running'", []) }
     }
 
-    func loadRounds(where clause: String, _ arguments: [SQLValue]) throws -> [RoundRecord] {
+    /// Rounds started in [from, to), with the rounds of the grants written in it (a round that started before `from`
+    /// and ended inside): what a date-bounded `hum export` writes, so that it imports whole. Oldest first.
+    public func exportRounds(from: Int64? = nil, to: Int64? = nil) throws -> [RoundRecord] {
+        let range: [SQLValue] = [.int(from ?? Int64.min), .int(to ?? Int64.max)]
+        return try guarded {
+            try db.reading {
+                try loadRounds(
+                    where: """
+                        (r.start_epoch >= ? AND r.start_epoch < ?) OR r.id IN (SELECT round_id FROM entries
+                        WHERE kind = 'grant' AND at_epoch >= ? AND at_epoch < ?)
+                        """, range + range)
+            }
+        }
+    }
+
+    /// Reads rounds. A volume is read within 0…1 unless `clampVolumes` is false (the check reports it instead).
+    func loadRounds(where clause: String, _ arguments: [SQLValue], clampVolumes: Bool = true) throws -> [RoundRecord] {
         var records: [RoundRecord] = []
         var seqs: [Int64] = []
         try db.query(
@@ -213,7 +229,9 @@ extension HumDatabase {
             """, [.int(low), .int(high)]
         ) { row in
             if let i = index[try row.int("round_seq")] {
-                records[i].mix.append(MixItem(sound: try row.text("sound"), volume: try row.double("volume")))
+                let volume = try row.double("volume")
+                let shown = volume.isFinite ? min(max(volume, 0), 1) : 0
+                records[i].mix.append(MixItem(sound: try row.text("sound"), volume: clampVolumes ? shown : volume))
             }
         }
         try db.query(

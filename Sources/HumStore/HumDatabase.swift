@@ -30,7 +30,9 @@ public final class HumDatabase: LedgerStore {
         self.calendar = calendar
         self.probe = probe
         do {
-            try HumDatabase.prepareFile(path)
+            var generator = SystemRandomNumberGenerator()
+            try HumDatabase.prepareFile(
+                path, device: Identifier.make(using: &generator), created: calendar.now().rfc3339)
             db = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
             try db.check(sqlite3_busy_timeout(db.handle, HumDatabase.busyTimeoutMilliseconds), "sqlite3_busy_timeout")
             try retryingBusy { try db.execute("PRAGMA journal_mode=WAL") }
@@ -38,6 +40,7 @@ public final class HumDatabase: LedgerStore {
             try db.execute("PRAGMA foreign_keys=ON")
             try migrate()
             device = try db.scalarText("SELECT value FROM meta WHERE key = 'device'") ?? ""
+            HumDatabase.tighten(path)
         } catch {
             throw StoreError.wrap(error)
         }

@@ -8,6 +8,11 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// What SQLite said (`sqlite3_errmsg`); `message` is the sentence for people.
     public var sqliteMessage: String
     public var sql: String?
+    /// The database file of the connection, when known: the messages for people name it.
+    public var path: String? = nil
+    /// The operating system's error behind it (`sqlite3_system_errno`), 0 when none: tells a full disk behind an
+    /// I/O error.
+    public var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY` for `SQLITE_BUSY_SNAPSHOT`, …).
     public var primaryCode: Int32 { code & 0xFF }
@@ -47,7 +52,7 @@ final class Connection {
         guard rc == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(pointer)  // a half-opened handle is closed before the error is thrown
-            throw SQLiteError(code: rc, call: "sqlite3_open_v2", sqliteMessage: message, sql: nil)
+            throw SQLiteError(code: rc, call: "sqlite3_open_v2", sqliteMessage: message, sql: nil, path: path)
         }
         handle = pointer
         self.path = path
@@ -65,7 +70,8 @@ final class Connection {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return rc
         default:
             throw SQLiteError(
-                code: rc, call: call, sqliteMessage: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                code: rc, call: call, sqliteMessage: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path,
+                systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -111,6 +117,17 @@ final class Connection {
         return value
     }
 
+    /// A sum read as SQLite's `TOTAL` (a float, which never overflows), held within `Int64`: for sums of stored
+    /// values, so that a database written by hand cannot make a read fail or trap.
+    func scalarTotal(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
+        var value = 0.0
+        try query(sql, arguments) { value = $0.double(0) }
+        guard value.isFinite else { return 0 }
+        if value >= 9.2e18 { return .max }
+        if value <= -9.2e18 { return .min }
+        return Int64(value.rounded())
+    }
+
     func scalarText(_ sql: String, _ arguments: [SQLValue] = []) throws -> String? {
         var value: String? = nil
         try query(sql, arguments) { value = $0.optionalText(0) }
@@ -144,7 +161,7 @@ final class Connection {
 
 /// A prepared statement. Keeps its connection alive; finalized in `deinit`.
 final class Statement {
-    let connection: Connection
+    unowned let connection: Connection  // the connection owns its statements (its cache): no cycle
     let pointer: OpaquePointer
     let sql: String
     /// Result column names to indexes, filled on the first read by name.

@@ -5,7 +5,7 @@ import HumCore
     import Glibc
 #endif
 
-/// Why the database could not be used.
+/// Why the database could not be used. Each case reads as one line that names what happened and what to do.
 public enum StoreError: Error, Sendable {
     /// A SQLite call failed.
     case sqlite(SQLiteError)
@@ -13,6 +13,12 @@ public enum StoreError: Error, Sendable {
     case notADatabase(path: String, detail: String)
     /// The file at the path is a database of another program. It was left untouched.
     case foreign(path: String, detail: String)
+    /// The file at the path is empty: a truncated copy (hum's own databases never are). It was left untouched.
+    case emptyFile(path: String)
+    /// The file at the path belongs to another user. It was left untouched.
+    case ownedByAnother(path: String, uid: uid_t)
+    /// The file or the folder (`what`) at the path cannot be written.
+    case readOnly(path: String, what: String)
     /// The database was written by a newer hum.
     case newerSchema(path: String, version: Int64)
     /// A system call on the path failed.
@@ -21,19 +27,27 @@ public enum StoreError: Error, Sendable {
     case round(String)
     /// A round id was used again for another round, or a round finished again differently (a refusal: nothing changed).
     case roundConflict(String)
+    /// An import would leave the ledger failing `hum ledger check`; nothing was imported.
+    case importBreaks(LedgerAudit.Failure)
 
     public var message: String {
         let restore = "move it aside, then restore from an export with 'hum ledger import FILE'"
         switch self {
-        case .sqlite(let e) where e.isCorruption:
-            return "the database is damaged (\(e.sqliteMessage)); it was left as it is: \(restore)"
         case .sqlite(let e):
-            return "database error: \(e.description)"
+            return StoreError.describe(e)
         case .notADatabase(let path, let detail):
             return "\(path) is not a hum database (\(detail)); it was left untouched: \(restore)"
         case .foreign(let path, let detail):
             return
                 "\(path) belongs to another program (\(detail)); it was left untouched: \(restore), or set XDG_DATA_HOME"
+        case .emptyFile(let path):
+            return "\(path) is empty (0 bytes), as a truncated copy is; it was left untouched: \(restore)"
+        case .ownedByAnother(let path, let uid):
+            return
+                "\(path) belongs to another user (uid \(uid)); hum keeps each user's ledger private: run hum as that user, or set XDG_DATA_HOME to a folder of yours"
+        case .readOnly(let path, let what):
+            return
+                "\(what) \(path) is read-only for you, and hum writes its ledger (and the journal beside it) there: make it writable ('chmod u+w'), or set XDG_DATA_HOME"
         case .newerSchema(let path, let version):
             return
                 "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); upgrade hum"
@@ -41,6 +55,47 @@ public enum StoreError: Error, Sendable {
             return "\(call) failed on \(path): \(String(cString: strerror(code)))"
         case .round(let why), .roundConflict(let why):
             return why
+        case .importBreaks(let failure):
+            return "\(failure.message); nothing was imported"
+        }
+    }
+
+    /// One line for a failed SQLite call: what happened to the database and what to do, never the SQL.
+    static func describe(_ e: SQLiteError) -> String {
+        let path = e.path ?? "the database"
+        let detail = e.sqliteMessage.split(whereSeparator: \.isNewline).joined(separator: " ")
+        if e.systemErrno == ENOSPC || e.systemErrno == EDQUOT {
+            return "the disk holding \(path) is full; nothing was written: free some space and try again"
+        }
+        switch e.primaryCode {
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return
+                "the database \(path) is damaged (\(detail)); it was left as it is: move it aside, then restore from an export with 'hum ledger import FILE'"
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return
+                "the database \(path) stayed locked by another process for \(HumDatabase.busyTimeoutMilliseconds / 1000) s; nothing was changed: try again ('fuser \(path)' names who holds it)"
+        case SQLITE_FULL:
+            return "the disk holding \(path) is full; nothing was written: free some space and try again"
+        case SQLITE_READONLY:
+            return
+                "the database \(path) cannot be written (\(detail)); make it and its folder writable for you, or set XDG_DATA_HOME"
+        case SQLITE_CANTOPEN:
+            return
+                "cannot open the database \(path) (\(detail)); check that its folder exists and is yours, or set XDG_DATA_HOME"
+        case SQLITE_PERM, SQLITE_AUTH:
+            return "access to the database \(path) was denied (\(detail)); check its owner and mode"
+        case SQLITE_IOERR:
+            return
+                "reading or writing the database \(path) failed (\(detail)); check the disk, then run 'hum ledger check'"
+        case SQLITE_NOMEM:
+            return "out of memory while using the database \(path); close some programs and try again"
+        case SQLITE_CONSTRAINT:
+            return
+                "the database \(path) refused a change that breaks its rules (\(detail)); nothing was written: run 'hum ledger check'"
+        default:
+            let name = String(cString: sqlite3_errstr(e.code))
+            return
+                "unexpected database error on \(path) (\(name): \(detail)); nothing was written: run 'hum ledger check'"
         }
     }
 
@@ -52,15 +107,17 @@ public enum StoreError: Error, Sendable {
 }
 
 extension StoreError: UserFacingError {
-    /// A round reused or finished again differently is a refusal (nothing changed); every other store error is a
-    /// failure.
+    /// A round reused or finished again differently, and an import that would break the ledger's invariants, are
+    /// refusals (nothing changed); every other store error is a failure.
     public var kind: FailureKind {
-        if case .roundConflict = self { return .refused }
-        return .failure
+        switch self {
+        case .roundConflict, .importBreaks: return .refused
+        default: return .failure
+        }
     }
 }
 
 /// A SQLite error that escaped `StoreError.wrap` reads as the store's own.
 extension SQLiteError: UserFacingError {
-    public var message: String { StoreError.sqlite(self).message }
+    public var message: String { StoreError.describe(self) }
 }

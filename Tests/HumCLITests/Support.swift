@@ -70,14 +70,16 @@ let humBinary: String = {
 
 /// Starts the built binary with stdout and stderr going to files (not pipes: a command left running by a pass
 /// would hold a pipe open). Returns its pid; reap it with `waitFor`.
-func spawnBinary(_ arguments: [String], environment: [String: String], stdout: String, stderr: String) throws -> pid_t {
+func spawnBinary(
+    _ arguments: [String], environment: [String: String], stdout: String, stderr: String, program: String = humBinary
+) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([humBinary] + arguments).map { strdup($0) } + [nil]
+    let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for p in argv + envp { free(p) } }
     var attributes = posix_spawnattr_t()
@@ -88,7 +90,7 @@ func spawnBinary(_ arguments: [String], environment: [String: String], stdout: S
     posix_spawnattr_setsigmask(&attributes, &mask)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, humBinary, &actions, &attributes, argv, envp)
+    let rc = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
     guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
     return pid
 }
@@ -103,13 +105,16 @@ func waitFor(_ pid: pid_t) -> Int32 {
 }
 
 /// Runs the built binary and waits.
-func runBinary(_ arguments: [String], environment: [String: String]) throws -> (code: Int32, out: String, err: String) {
+func runBinary(_ arguments: [String], environment: [String: String], program: String = humBinary) throws -> (
+    code: Int32, out: String, err: String
+) {
     let base = NSTemporaryDirectory() + "hum-run-" + UUID().uuidString
     defer {
         unlink(base + ".out")
         unlink(base + ".err")
     }
-    let pid = try spawnBinary(arguments, environment: environment, stdout: base + ".out", stderr: base + ".err")
+    let pid = try spawnBinary(
+        arguments, environment: environment, stdout: base + ".out", stderr: base + ".err", program: program)
     let code = waitFor(pid)
     let out = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
     let err = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""

@@ -328,7 +328,7 @@ struct RequestGenerator {
         #expect(try c.text(for: "earn.ratio") == "2.5")
         try c.set("earn.daily-cap", to: "2h")
         #expect(c.dailyCapSeconds == 7200)
-        for bad in ["0", "-1", "abc", "1.2345", "", ".5", "5.", "100000", "1e3"] {
+        for bad in ["0", "-1", "abc", "1.2345", "", ".", "100000", "1e3"] {
             #expect(throws: LedgerConfig.ConfigError.self) { try c.set("earn.ratio", to: bad) }
         }
         #expect(throws: LedgerConfig.ConfigError.self) { try c.set("earn.daily-cap", to: "25h") }

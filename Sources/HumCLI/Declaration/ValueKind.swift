@@ -229,7 +229,10 @@ public enum DateWord: Sendable, Equatable, CustomStringConvertible {
         case .day(let day): date = day
         case .instant(let t): return t.epochSeconds
         }
-        return calendar.startOfDay(endOfDay ? date.adding(days: 1) : date)
+        let day = endOfDay ? date.adding(days: 1) : date
+        // The end of 9999-12-31 is the end of what hum keeps (instants are held within the years 1970 to 9999).
+        if day.year > LedgerBounds.years.upperBound { return LedgerBounds.epoch.upperBound + 1 }
+        return calendar.startOfDay(day)
     }
 }
 
@@ -239,8 +242,18 @@ extension ValueKind where Value == DateWord {
         case "today": return .success(.today)
         case "yesterday": return .success(.yesterday)
         default:
-            if let day = CivilDate(text: text) { return .success(.day(day)) }
-            if let t = Timestamp(rfc3339: text) { return .success(.instant(t)) }
+            if let day = CivilDate(text: text) {
+                guard LedgerBounds.years.contains(day.year) else {
+                    return .failure(.init("is outside the years 1970 to 9999 that hum keeps; try a later date"))
+                }
+                return .success(.day(day))
+            }
+            if let t = Timestamp(rfc3339: text) {
+                guard LedgerBounds.epoch.contains(t.epochSeconds) else {
+                    return .failure(.init("is outside the years 1970 to 9999 that hum keeps; try a later date"))
+                }
+                return .success(.instant(t))
+            }
             return .failure(.init("is not a date; try 2025-03-30, today, yesterday or 2025-03-30T09:00:00+01:00"))
         }
     }
@@ -248,8 +261,13 @@ extension ValueKind where Value == DateWord {
 
 extension ValueKind where Value == Timestamp {
     public static let instant = ValueKind("TIME") { text in
-        Timestamp(rfc3339: text).map { .success($0) }
-            ?? .failure(.init("is not an RFC 3339 time like 2025-03-30T09:00:00+01:00"))
+        guard let t = Timestamp(rfc3339: text) else {
+            return .failure(.init("is not an RFC 3339 time like 2025-03-30T09:00:00+01:00"))
+        }
+        guard LedgerBounds.epoch.contains(t.epochSeconds) else {
+            return .failure(.init("is outside the years 1970 to 9999 that hum keeps; give a later time"))
+        }
+        return .success(t)
     }
 }
 

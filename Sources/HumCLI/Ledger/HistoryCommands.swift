@@ -240,7 +240,8 @@ struct ExportCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
-        let rounds = try db.rounds(from: from, to: to)
+        // A backup (json, jsonl) carries what its records need to import whole; the csv lists the range's sessions.
+        let rounds = format == .csv ? try db.rounds(from: from, to: to) : try db.exportRounds(from: from, to: to)
         let now = db.calendar.now()
         let format = self.format
         let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
@@ -266,7 +267,7 @@ struct ExportCommand: HumCommand {
                 }
                 buffer.append(contentsOf: Array("],\"ledger\":[".utf8))
                 var first = true
-                try db.forEachEntry(from: from, to: to) { e in
+                try db.forEachExportEntry(from: from, to: to) { e in
                     if !first { buffer.append(0x2C) }
                     first = false
                     try encoder.encode(e, into: &buffer)
@@ -280,7 +281,9 @@ struct ExportCommand: HumCommand {
             case .jsonl:
                 try write(try line(Header(exportedAt: now)))
                 for r in rounds { try write(try line(Typed(type: "session", value: r))) }
-                try db.forEachEntry(from: from, to: to) { e in try write(try line(Typed(type: "entry", value: e))) }
+                try db.forEachExportEntry(from: from, to: to) { e in
+                    try write(try line(Typed(type: "entry", value: e)))
+                }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
                 let c = LedgerCLI.csv

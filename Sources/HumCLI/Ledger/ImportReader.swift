@@ -1,40 +1,136 @@
 import FoundationEssentials
 import HumCore
+import HumStore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Reads what `hum ledger import` accepts: `hum ledger export --jsonl` (one entry per line), `hum export --format
-/// jsonl` (typed lines) and `hum export --format json` (one document). Never traps on bad input.
+/// jsonl` (typed lines) and `hum export --format json` (one document). Read as a stream with bounds: a line longer
+/// than `maximumLineBytes`, or a document larger than `maximumDocumentBytes`, is refused as soon as it is seen (so
+/// `/dev/zero` is refused after a megabyte, not read to the end). Every record is range-checked here and named by its
+/// place in the file. Never traps on bad input.
 enum ImportReader {
     struct Parsed {
         var entries: [LedgerEntry] = []
         var sessions: [RoundRecord] = []
+        /// Where each entry and session is in the file ("line 12", "ledger entry 3"), by id.
+        var entryPlaces: [String: String] = [:]
+        var sessionPlaces: [String: String] = [:]
+
+        /// The place in the file of what a failure is about, when the file holds it.
+        func place(of subject: LedgerAudit.Failure.Subject) -> String? {
+            switch subject {
+            case .entry(let id): return entryPlaces[id]
+            case .round(let id):
+                return sessionPlaces[id]
+                    ?? entries.first { $0.kind == .grant && $0.roundID == id }.flatMap {
+                        entryPlaces[$0.id]
+                    }
+            case .pass(let id):
+                return entries.first { $0.passID == id }.flatMap { entryPlaces[$0.id] }
+            case .day(let day):
+                return entries.first { $0.localDay.description == day }.flatMap { entryPlaces[$0.id] }
+            case .week(let week):
+                return entries.first { $0.isoWeek.description == week }.flatMap { entryPlaces[$0.id] }
+            case .ledger: return nil
+            }
+        }
     }
 
-    /// The largest file read: far beyond any real ledger, small enough not to exhaust memory.
-    static let maximumBytes = 2 << 30
+    /// The longest line of JSON lines: far beyond any entry or session hum writes.
+    static let maximumLineBytes = 1 << 20
+    /// The largest single JSON document (`hum export --format json` is one line).
+    static let maximumDocumentBytes = 256 << 20
 
-    static func read(_ file: String) throws -> [UInt8] {
+    struct Failure: UserFacingError {
+        var message: String
+    }
+
+    /// Reads and parses `file` (`-` is stdin), refusing early what cannot be an export.
+    static func read(_ file: String) throws -> Parsed {
         let fd = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw HumError.failure("cannot open \(file): \(String(cString: strerror(errno))); check the path")
+            throw Failure(message: "cannot open \(file): \(String(cString: strerror(errno))); check the path")
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw HumError.failure("cannot read \(file): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: chunk[0..<n])
-            guard bytes.count <= maximumBytes else { throw HumError.failure("\(file) is larger than 2 GiB; split it") }
+        var source = Source(fd: fd, name: file)
+        return try parse(&source)
+    }
+
+    /// Bytes from a descriptor (or from memory, for tests), in chunks.
+    struct Source {
+        var fd: Int32 = -1
+        var name: String
+        var memory: [UInt8]? = nil
+        var buffer: [UInt8] = []
+        var start = 0
+        var ended = false
+
+        init(fd: Int32, name: String) {
+            self.fd = fd
+            self.name = name
         }
-        return bytes
+
+        init(bytes: [UInt8], name: String) {
+            self.name = name
+            buffer = bytes
+            ended = true
+        }
+
+        /// Reads one more chunk into the buffer; false at the end.
+        mutating func fill() throws -> Bool {
+            if ended { return false }
+            if start > 0 && start >= buffer.count / 2 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(message: "cannot read \(name): \(String(cString: strerror(errno)))")
+                }
+                if n == 0 {
+                    ended = true
+                    return false
+                }
+                buffer.append(contentsOf: chunk[0..<n])
+                return true
+            }
+        }
+
+        /// The next line without its newline, or nil at the end; refuses a line longer than `limit`.
+        mutating func line(limit: Int, number: Int) throws -> ArraySlice<UInt8>? {
+            var scanned = start
+            while true {
+                if let newline = buffer[scanned...].firstIndex(of: 10) {
+                    let line = buffer[start..<newline]
+                    start = newline + 1
+                    guard line.count <= limit else { throw tooLong(number) }
+                    return line
+                }
+                scanned = buffer.count
+                if buffer.count - start > limit { throw tooLong(number) }
+                let base = start
+                if try !fill() {
+                    if start >= buffer.count { return nil }
+                    let line = buffer[start...]
+                    start = buffer.count
+                    return line
+                }
+                scanned -= base - start  // fill() may have dropped what was read before `start`
+            }
+        }
+
+        func tooLong(_ number: Int) -> Failure {
+            Failure(
+                message:
+                    "\(name) line \(number) is longer than \(ImportReader.maximumLineBytes >> 20) MiB, more than any entry or session; nothing was imported"
+            )
+        }
     }
 
     private struct Probe: Decodable {
@@ -42,53 +138,128 @@ enum ImportReader {
         var schema: String?
     }
 
+    static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 10 || b == 13 || b == 9 }
+
     static func parse(_ bytes: [UInt8], name: String) throws -> Parsed {
+        var source = Source(bytes: bytes, name: name)
+        return try parse(&source)
+    }
+
+    static func parse(_ source: inout Source) throws -> Parsed {
+        let name = source.name
+        // The first thing that is not white space tells a JSON value from anything else at once.
+        while true {
+            if let first = source.buffer[source.start...].first(where: { !isSpace($0) }) {
+                guard first == UInt8(ascii: "{") else {
+                    throw Failure(
+                        message: "\(name) is not a hum export (it does not begin with JSON); nothing was imported")
+                }
+                break
+            }
+            if try !source.fill() { return Parsed() }
+        }
         let decoder = JSONDecoder()
         var parsed = Parsed()
-        let trimmed = bytes.drop { $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }
-        if trimmed.isEmpty { return parsed }
-        // One document?
-        if trimmed.first == UInt8(ascii: "{"), let probe = try? decoder.decode(Probe.self, from: Data(trimmed)),
-            probe.schema != nil
-        {
-            guard probe.schema == ExportDocument.schemaName else {
-                throw HumError.failure(
-                    "\(name) has schema \"\(probe.schema ?? "")\"; this hum reads \(ExportDocument.schemaName)")
-            }
+        var number = 0
+        var seenRecord = false
+        // Set when the file is one JSON document rather than JSON lines: what was consumed of it so far.
+        var document: [UInt8]? = nil
+        while true {
+            let line: ArraySlice<UInt8>
             do {
-                let document = try decoder.decode(ExportDocument.self, from: Data(trimmed))
-                parsed.entries = document.ledger
-                parsed.sessions = document.sessions
-                return parsed
-            } catch {
-                throw HumError.failure("\(name) is not a valid hum export: \(describe(error))")
+                guard let next = try source.line(limit: maximumLineBytes, number: number + 1) else { break }
+                line = next
+            } catch let failure as Failure {
+                // A first line longer than any entry can only be a single document (`hum export --format json`).
+                guard !seenRecord else { throw failure }
+                document = []
+                break
             }
-        }
-        var lineNumber = 0
-        for line in bytes.split(separator: 10, omittingEmptySubsequences: false) {
-            lineNumber += 1
+            number += 1
+            if line.allSatisfy(isSpace) { continue }
             let data = Data(line)
-            if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
+            let probe = try? decoder.decode(Probe.self, from: data)
+            if !seenRecord && (probe == nil || (probe?.schema != nil && probe?.type == nil)) {
+                // Not one JSON value per line (a pretty-printed document), or a one-line document: read it whole.
+                document = Array(line) + [10]
+                break
+            }
+            seenRecord = true
             do {
-                let probe = try decoder.decode(Probe.self, from: data)
-                switch probe.type {
+                switch probe?.type {
                 case "header":
-                    if let schema = probe.schema, schema != ExportDocument.schemaName {
-                        throw HumError.failure(
-                            "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
+                    if let schema = probe?.schema, schema != ExportDocument.schemaName {
+                        throw Failure(
+                            message: "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
                     }
-                case "session": parsed.sessions.append(try decoder.decode(RoundRecord.self, from: data))
-                case nil, "entry": parsed.entries.append(try decoder.decode(LedgerEntry.self, from: data))
-                case let other?: throw HumError.failure("\(name) line \(lineNumber): unknown record type \"\(other)\"")
+                case "session":
+                    let session = try decoder.decode(RoundRecord.self, from: data)
+                    try add(session, at: "line \(number)", to: &parsed, name: name)
+                case nil, "entry":
+                    let entry = try decoder.decode(LedgerEntry.self, from: data)
+                    try add(entry, at: "line \(number)", to: &parsed, name: name)
+                case let other?:
+                    throw Failure(
+                        message: "\(name) line \(number): unknown record type \"\(other)\"; nothing was imported")
                 }
-            } catch let error as HumError {
+            } catch let error as Failure {
                 throw error
             } catch {
-                throw HumError.failure(
-                    "\(name) line \(lineNumber) is not a ledger entry: \(describe(error)); nothing was imported")
+                throw Failure(
+                    message: "\(name) line \(number) is not a ledger entry: \(describe(error)); nothing was imported")
             }
         }
+        guard var document else { return parsed }
+        // One document: the rest of the file, within its bound.
+        repeat {
+            document.append(contentsOf: source.buffer[source.start...])
+            source.start = source.buffer.count
+            guard document.count <= maximumDocumentBytes else {
+                throw Failure(
+                    message:
+                        "\(name) is larger than \(maximumDocumentBytes >> 20) MiB for one JSON document; export it as JSON lines (hum export --format jsonl); nothing was imported"
+                )
+            }
+        } while try source.fill()
+        let data = Data(document)
+        guard let probe = try? decoder.decode(Probe.self, from: data), let schema = probe.schema else {
+            throw Failure(
+                message:
+                    "\(name) line \(max(1, number)) is not a ledger entry, nor the file a hum export document; nothing was imported"
+            )
+        }
+        guard schema == ExportDocument.schemaName else {
+            throw Failure(message: "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
+        }
+        let exported: ExportDocument
+        do {
+            exported = try decoder.decode(ExportDocument.self, from: data)
+        } catch {
+            throw Failure(message: "\(name) is not a valid hum export: \(describe(error)); nothing was imported")
+        }
+        for (i, session) in exported.sessions.enumerated() {
+            try add(session, at: "session \(i + 1)", to: &parsed, name: name)
+        }
+        for (i, entry) in exported.ledger.enumerated() {
+            try add(entry, at: "ledger entry \(i + 1)", to: &parsed, name: name)
+        }
         return parsed
+    }
+
+    static func add(_ entry: LedgerEntry, at place: String, to parsed: inout Parsed, name: String) throws {
+        if let problem = entry.validationProblem() {
+            throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
+        }
+        if parsed.entryPlaces[entry.id] == nil { parsed.entryPlaces[entry.id] = place }
+        parsed.entries.append(entry)
+    }
+
+    static func add(_ session: RoundRecord, at place: String, to parsed: inout Parsed, name: String) throws {
+        if let problem = session.validationProblem() {
+            throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
+        }
+        if parsed.sessionPlaces[session.id] == nil { parsed.sessionPlaces[session.id] = place }
+        parsed.sessions.append(session)
     }
 
     static func describe(_ error: any Error) -> String {

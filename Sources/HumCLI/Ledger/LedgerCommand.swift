@@ -79,7 +79,7 @@ struct LedgerCommand: HumCommand {
         case .json:
             var lines: [Line] = []
             for e in entries {
-                balance += e.amount
+                balance = balance.adding(saturating: e.amount)
                 lines.append(Line(entry: e, balance: balance))
             }
             context.stdout.write(try LedgerCLI.json(lines) + "\n")
@@ -88,7 +88,7 @@ struct LedgerCommand: HumCommand {
             let c = LedgerCLI.csv
             func n(_ v: Int64?) -> String { v.map(String.init) ?? "" }
             for e in entries {
-                balance += e.amount
+                balance = balance.adding(saturating: e.amount)
                 out +=
                     [
                         c(e.id), e.at.rfc3339, e.kind.rawValue, String(e.amount), String(balance),
@@ -114,9 +114,9 @@ struct LedgerCommand: HumCommand {
                     "\("".padding(10)) \("".padding(11))\(LedgerCLI.fit("opening balance", describeWidth)) \(LedgerCLI.rightAligned("", amountWidth)) \(LedgerCLI.rightAligned(LedgerCLI.format(opening), amountWidth))\n"
             }
             for e in entries {
-                balance += e.amount
+                balance = balance.adding(saturating: e.amount)
                 if e.isCorrection {
-                    corrections += e.amount
+                    corrections = corrections.adding(saturating: e.amount)
                     correctionCount += 1
                 }
                 let kind = e.isCorrection ? "correction" : e.kind.rawValue
@@ -139,7 +139,7 @@ struct LedgerCommand: HumCommand {
             }
             if balance < 0 {
                 out +=
-                    "the bank is in debt by \(LedgerCLI.format(-balance)): spending is blocked until earnings cover it\n"
+                    "the bank is in debt by \(LedgerCLI.format(balance.negatedSaturating)): spending is blocked until earnings cover it\n"
             }
             context.stdout.write(out)
         }
@@ -244,6 +244,12 @@ struct LedgerCommand: HumCommand {
         }
     }
 
+    /// An import the ledger's invariants refuse (exit 3): nothing was imported.
+    struct ImportRefusal: UserFacingError {
+        var message: String
+        var kind: FailureKind { .refused }
+    }
+
     /// `hum ledger import FILE`.
     struct Import: HumCommand {
         static let name = "import"
@@ -262,15 +268,27 @@ struct LedgerCommand: HumCommand {
         let file: String
         init(_ arguments: ParsedArguments) throws { file = try arguments.positional(Self.file, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
-            let data = try ImportReader.read(file)
-            let parsed = try ImportReader.parse(data, name: file)
+            let parsed = try ImportReader.read(file)
             let db = try LedgerCLI.open(context)
-            let (added, present) = try db.merge(parsed.entries)
-            let rounds = try db.importRounds(parsed.sessions)
-            var out = "imported \(added) entr\(added == 1 ? "y" : "ies") (\(present) already here)"
+            let outcome: ImportOutcome
+            do {
+                outcome = try db.importLedger(entries: parsed.entries, sessions: parsed.sessions)
+            } catch StoreError.importBreaks(let failure) {
+                // Refused whole: name the first record of the file that the failure is about.
+                let place = parsed.place(of: failure.subject).map { " \($0)" } ?? ""
+                throw ImportRefusal(
+                    message:
+                        "\(file)\(place) would leave the ledger failing its check: \(failure.message); nothing was imported"
+                )
+            } catch let conflict as LedgerMerge.Conflict {
+                let place = parsed.entryPlaces[conflict.id].map { "\(file) \($0): " } ?? ""
+                throw ImportReader.Failure(message: place + conflict.message)
+            }
+            var out =
+                "imported \(outcome.added) entr\(outcome.added == 1 ? "y" : "ies") (\(outcome.present) already here)"
             if !parsed.sessions.isEmpty {
                 out +=
-                    " and \(rounds) session\(rounds == 1 ? "" : "s") (\(parsed.sessions.count - rounds) already here)"
+                    " and \(outcome.roundsAdded) session\(outcome.roundsAdded == 1 ? "" : "s") (\(outcome.roundsPresent) already here)"
             }
             let status = try db.bankStatus()
             out += "; \(LedgerCLI.format(status.balance)) in the bank"

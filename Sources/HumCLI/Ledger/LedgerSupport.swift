@@ -13,6 +13,7 @@ enum LedgerCLI {
     /// Opens the database at `$XDG_DATA_HOME/hum/hum.db`, then settles what dead processes left behind (see
     /// `LedgerHook`). Only the commands that use the ledger or the history open it, once each.
     static func open(_ context: CommandContext) throws -> HumDatabase {
+        if let problem = context.paths.problem { throw HumError.failure(problem) }
         let db = try HumDatabase(path: context.paths.databasePath)
         LedgerHook.reconcile(db, context: context)
         return db

@@ -57,6 +57,28 @@ public struct RoundRecord: Sendable, Equatable, Codable {
         self.earnedSeconds = earnedSeconds
     }
 
+    /// Checks every number against `LedgerBounds` (times within a year, instants within 1970 to 9999, volumes
+    /// within 0 to 1) and the sizes of the lists. Used on import and by `hum ledger check`. The first problem, or nil.
+    public func validationProblem() -> String? {
+        guard !id.isEmpty, id.utf8.count <= LedgerBounds.idBytes else { return "a session has an empty or overlong id" }
+        let seconds: [(String, Int64)] = [
+            ("planned", plannedSeconds), ("active", activeSeconds), ("paused", pausedSeconds),
+            ("earned", earnedSeconds),
+        ]
+        for (name, value) in seconds where !LedgerBounds.roundSeconds.contains(value) {
+            return "session \(id): \(name) time \(value)s is out of range (0 to 366 days)"
+        }
+        if let problem = LedgerBounds.problem(start, "session \(id): its start") { return problem }
+        if let end, let problem = LedgerBounds.problem(end, "session \(id): its end") { return problem }
+        guard mix.count <= LedgerBounds.listCount, tags.count <= LedgerBounds.listCount else {
+            return "session \(id): more than \(LedgerBounds.listCount) sounds or tags"
+        }
+        for item in mix where !(item.volume.isFinite && LedgerBounds.volume.contains(item.volume)) {
+            return "session \(id): the volume of \(item.sound) is out of range (0 to 1)"
+        }
+        return nil
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, kind, status, start, end
         case plannedSeconds = "planned_seconds"
@@ -128,7 +150,7 @@ public enum HistorySummary {
             let p = period(r.start.localDate)
             var s = table[p] ?? PeriodSummary(period: p)
             if r.kind == .focus {
-                s.focusedSeconds += r.activeSeconds
+                s.focusedSeconds = s.focusedSeconds.adding(saturating: r.activeSeconds)
                 switch r.status {
                 case .completed: s.completed += 1
                 case .interrupted: s.interrupted += 1
@@ -142,10 +164,10 @@ public enum HistorySummary {
             let p = period(e.localDay)
             var s = table[p] ?? PeriodSummary(period: p)
             switch e.kind {
-            case .grant: s.earnedSeconds += e.amount
-            case .spend: s.spentSeconds += -e.amount
-            case .settle: s.spentSeconds += e.used ?? 0
-            case .emergency: s.emergencySeconds += e.reserve ?? 0
+            case .grant: s.earnedSeconds = s.earnedSeconds.adding(saturating: e.amount)
+            case .spend: s.spentSeconds = s.spentSeconds.subtracting(saturating: e.amount)
+            case .settle: s.spentSeconds = s.spentSeconds.adding(saturating: e.used ?? 0)
+            case .emergency: s.emergencySeconds = s.emergencySeconds.adding(saturating: e.reserve ?? 0)
             case .hold, .adjustment: break
             }
             table[p] = s

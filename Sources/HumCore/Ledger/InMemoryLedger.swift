@@ -35,9 +35,11 @@ public final class InMemoryLedger: LedgerStore {
         let today = now.localDate
         let week = today.isoWeek
         for e in all {
-            s.rawBalance += e.amount
-            if e.kind == .grant, e.localDay == today { s.earnedToday += e.amount }
-            if e.kind == .emergency, e.isoWeek == week { s.emergencyUsedThisWeek += e.reserve ?? 0 }
+            s.rawBalance = s.rawBalance.adding(saturating: e.amount)
+            if e.kind == .grant, e.localDay == today { s.earnedToday = s.earnedToday.adding(saturating: e.amount) }
+            if e.kind == .emergency, e.isoWeek == week {
+                s.emergencyUsedThisWeek = s.emergencyUsedThisWeek.adding(saturating: e.reserve ?? 0)
+            }
         }
         if let key = request.key { s.existing = all.first { $0.key == key } }
         if case .settlePass(let passID, _) = request {
@@ -70,7 +72,7 @@ public final class InMemoryLedger: LedgerStore {
         let s = snapshot(for: .spend(seconds: 1, label: "", key: nil), now: now)
         return BankStatus(
             rawBalance: s.rawBalance, earnedToday: s.earnedToday, dailyCap: config.dailyCapSeconds,
-            emergencyLeft: max(0, config.emergencyWeeklySeconds - s.emergencyUsedThisWeek),
+            emergencyLeft: max(0, config.emergencyWeeklySeconds.subtracting(saturating: s.emergencyUsedThisWeek)),
             emergencyWeekly: config.emergencyWeeklySeconds, openPass: open)
     }
 

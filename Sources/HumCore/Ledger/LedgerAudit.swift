@@ -6,11 +6,40 @@ public enum LedgerAudit {
         public var kind: RoundKind
         public var status: RoundStatus
         public var earned: Int64
-        public init(id: String, kind: RoundKind, status: RoundStatus, earned: Int64) {
+        /// Its active seconds, when known: compared with what its grant was asked for.
+        public var active: Int64?
+        /// What is wrong with its stored numbers (`RoundRecord.validationProblem`), if anything.
+        public var problem: String?
+        public init(
+            id: String, kind: RoundKind, status: RoundStatus, earned: Int64, active: Int64? = nil,
+            problem: String? = nil
+        ) {
             self.id = id
             self.kind = kind
             self.status = status
             self.earned = earned
+            self.active = active
+            self.problem = problem
+        }
+    }
+
+    /// A broken invariant, with what it is about: an import that would add one is refused, naming its line.
+    public struct Failure: Sendable, Equatable, CustomStringConvertible {
+        public enum Subject: Sendable, Hashable {
+            case entry(String)
+            case round(String)
+            case pass(String)
+            case day(String)
+            case week(String)
+            /// The ledger as a whole (the stored balance, the open passes).
+            case ledger
+        }
+        public var subject: Subject
+        public var message: String
+        public var description: String { message }
+        public init(_ subject: Subject, _ message: String) {
+            self.subject = subject
+            self.message = message
         }
     }
 
@@ -26,102 +55,160 @@ public enum LedgerAudit {
         entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
         rounds: [RoundFacts]? = nil
     ) -> [String] {
-        var failures: [String] = []
-        func fail(_ s: String) { if failures.count < 100 { failures.append(s) } }
+        failures(
+            entries: entries, device: device, openPassIDs: openPassIDs, cachedBalance: cachedBalance, rounds: rounds
+        ).map(\.message)
+    }
+
+    /// Every broken invariant, with its subject. Never traps, whatever the entries hold: sums saturate.
+    public static func failures(
+        entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
+        rounds: [RoundFacts]? = nil
+    ) -> [Failure] {
+        var failures: [Failure] = []
+        func fail(_ subject: Failure.Subject, _ s: String) {
+            if failures.count < 100 { failures.append(Failure(subject, s)) }
+        }
         var ids = Set<String>()
         var keys = Set<String>()
         var grantByRound: [String: LedgerEntry] = [:]
         var holds: [String: LedgerEntry] = [:]
+        // Holds first: a settle is checked against its hold wherever the two stand in the order written (a merge can
+        // bring a settle before its hold).
+        for e in entries where e.kind == .hold {
+            if let pass = e.passID {
+                if holds[pass] != nil { fail(.pass(pass), "pass \(pass) was held twice") }
+                holds[pass] = e
+            }
+        }
         var settled = Set<String>()
         var earnedPerDay: [String: Int64] = [:]
         var reservePerWeek: [String: Int64] = [:]
         var balance: Int64 = 0
         for e in entries {
-            if !ids.insert(e.id).inserted { fail("entry id \(e.id) appears twice") }
-            if let key = e.key, !keys.insert(key).inserted { fail("key \"\(key)\" is used by two entries") }
-            if let problem = e.validationProblem() { fail(problem) }
+            if !ids.insert(e.id).inserted { fail(.entry(e.id), "entry id \(e.id) appears twice") }
+            if let key = e.key, !keys.insert(key).inserted {
+                fail(.entry(e.id), "key \"\(key)\" is used by two entries")
+            }
+            if let problem = e.validationProblem() { fail(.entry(e.id), problem) }
             let local = e.device == device
             switch e.kind {
             case .grant:
                 if let round = e.roundID {
-                    if grantByRound[round] != nil { fail("round \(round) was granted twice") }
+                    if grantByRound[round] != nil { fail(.entry(e.id), "round \(round) was granted twice") }
                     grantByRound[round] = e
                 }
                 if local {
                     let dayKey = e.localDay.description
-                    let sum = earnedPerDay[dayKey, default: 0] + e.amount
+                    let sum = earnedPerDay[dayKey, default: 0].adding(saturating: e.amount)
                     earnedPerDay[dayKey] = sum
                     if let cap = e.cap, sum > cap {
-                        fail("grant \(e.id) takes \(dayKey) past its daily cap (\(sum)s > \(cap)s)")
+                        fail(.day(dayKey), "grant \(e.id) takes \(dayKey) past its daily cap (\(sum)s > \(cap)s)")
                     }
                 }
             case .spend, .hold:
-                if local, balance < -e.amount {
-                    fail("\(e.kind.rawValue) \(e.id) of \(-e.amount)s was taken with only \(balance)s in the bank")
-                }
-                if e.kind == .hold, let pass = e.passID {
-                    if holds[pass] != nil { fail("pass \(pass) was held twice") }
-                    holds[pass] = e
+                if local, balance < e.amount.negatedSaturating {
+                    fail(
+                        .entry(e.id),
+                        "\(e.kind.rawValue) \(e.id) of \(e.amount.negatedSaturating)s was taken with only \(balance)s in the bank"
+                    )
                 }
             case .settle:
                 guard let pass = e.passID else { break }
-                if !settled.insert(pass).inserted { fail("pass \(pass) was settled twice") }
+                if !settled.insert(pass).inserted { fail(.pass(pass), "pass \(pass) was settled twice") }
                 if let hold = holds[pass] {
-                    let held = -hold.amount
+                    let held = hold.amount.negatedSaturating
                     let used = e.used ?? 0
-                    if used > held { fail("pass \(pass) posted \(used)s, more than the \(held)s it held") }
-                    let expected = (hold.forfeit ?? false) ? 0 : held - used
-                    if e.amount != expected { fail("pass \(pass) released \(e.amount)s; \(expected)s was due") }
-                } else if local {
-                    fail("settle \(e.id) has no earlier hold for pass \(pass)")
+                    if used > held { fail(.pass(pass), "pass \(pass) posted \(used)s, more than the \(held)s it held") }
+                    let expected = (hold.forfeit ?? false) ? 0 : max(0, held.subtracting(saturating: used))
+                    if e.amount != expected {
+                        fail(.pass(pass), "pass \(pass) released \(e.amount)s; \(expected)s was due")
+                    }
+                } else {
+                    fail(.pass(pass), "settle \(e.id) returns \(e.amount)s for pass \(pass), which has no hold")
                 }
             case .emergency:
                 if local {
                     let weekKey = e.isoWeek.description
-                    let sum = reservePerWeek[weekKey, default: 0] + (e.reserve ?? 0)
+                    let sum = reservePerWeek[weekKey, default: 0].adding(saturating: e.reserve ?? 0)
                     reservePerWeek[weekKey] = sum
                     if let allowance = e.allowance, sum > allowance {
-                        fail("emergency \(e.id) takes \(weekKey) past its reserve (\(sum)s > \(allowance)s)")
+                        fail(
+                            .week(weekKey),
+                            "emergency \(e.id) takes \(weekKey) past its reserve (\(sum)s > \(allowance)s)")
                     }
                 }
             case .adjustment:
-                if local, e.amount < 0, balance < -e.amount {
-                    fail("adjustment \(e.id) of \(e.amount)s was made with only \(balance)s in the bank")
+                if local, e.amount < 0, balance < e.amount.negatedSaturating {
+                    fail(.entry(e.id), "adjustment \(e.id) of \(e.amount)s was made with only \(balance)s in the bank")
                 }
             }
-            balance += e.amount
+            balance = balance.adding(saturating: e.amount)
         }
         if let cachedBalance, cachedBalance != balance {
-            fail("the stored balance \(cachedBalance)s differs from the sum of the entries, \(balance)s")
+            fail(.ledger, "the stored balance \(cachedBalance)s differs from the sum of the entries, \(balance)s")
         }
-        if openPassIDs.count > 1 { fail("\(openPassIDs.count) passes are open at once") }
+        if openPassIDs.count > 1 { fail(.ledger, "\(openPassIDs.count) passes are open at once") }
         for id in openPassIDs {
-            if holds[id] == nil { fail("open pass \(id) has no hold") }
-            if settled.contains(id) { fail("pass \(id) is open but already settled") }
+            if holds[id] == nil { fail(.pass(id), "open pass \(id) has no hold") }
+            if settled.contains(id) { fail(.pass(id), "pass \(id) is open but already settled") }
         }
         let open = Set(openPassIDs)
         for (id, hold) in holds where hold.device == device && !settled.contains(id) && !open.contains(id) {
-            fail("pass \(id) is neither open nor settled")
+            fail(.pass(id), "pass \(id) is neither open nor settled")
         }
         if let rounds {
+            var known = Set<String>()
             for round in rounds {
+                known.insert(round.id)
+                if let problem = round.problem { fail(.round(round.id), problem) }
                 let grant = grantByRound[round.id]
                 if round.kind == .focus, round.status == .completed {
                     if let grant {
                         if grant.amount != round.earned {
-                            fail("round \(round.id) says it earned \(round.earned)s; its grant is \(grant.amount)s")
+                            fail(
+                                .round(round.id),
+                                "round \(round.id) says it earned \(round.earned)s; its grant is \(grant.amount)s")
+                        }
+                        if let active = round.active, let asked = grantedActive(grant), asked != active {
+                            fail(
+                                .round(round.id), "round \(round.id) was active \(active)s; its grant was for \(asked)s"
+                            )
+                        }
+                        if let active = round.active, let requested = grant.requested,
+                            requested > LedgerConfig.mostEarned(activeSeconds: active)
+                        {
+                            fail(
+                                .round(round.id),
+                                "round \(round.id) was granted \(requested)s for \(active)s active, more than any ratio gives"
+                            )
                         }
                     } else {
-                        fail("completed round \(round.id) has no grant")
+                        fail(.round(round.id), "completed round \(round.id) has no grant")
                     }
                 } else {
-                    if grant != nil { fail("round \(round.id) is \(round.status.rawValue) but was granted") }
+                    if grant != nil {
+                        fail(.round(round.id), "round \(round.id) is \(round.status.rawValue) but was granted")
+                    }
                     if round.earned != 0 {
-                        fail("round \(round.id) is \(round.status.rawValue) but says it earned \(round.earned)s")
+                        fail(
+                            .round(round.id),
+                            "round \(round.id) is \(round.status.rawValue) but says it earned \(round.earned)s")
                     }
                 }
             }
+            // hum writes a grant in the same transaction as its round: a grant of this device without its round
+            // minted time from nothing. (Merged grants may come without their rounds, which stay on their device.)
+            for (round, grant) in grantByRound where grant.device == device && !known.contains(round) {
+                fail(.entry(grant.id), "grant \(grant.id) of \(grant.amount)s has no round \(round) in the history")
+            }
         }
         return failures
+    }
+
+    /// The active seconds a grant was asked for, from its payload (`grant round=… active=N`).
+    static func grantedActive(_ grant: LedgerEntry) -> Int64? {
+        guard let last = grant.payload.split(separator: " ").last, last.hasPrefix("active=") else { return nil }
+        return Int64(last.dropFirst("active=".count))
     }
 }

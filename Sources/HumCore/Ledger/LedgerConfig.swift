@@ -18,18 +18,34 @@ public struct LedgerConfig: Sendable, Equatable {
         public var message: String {
             switch self {
             case .unknownKey(let key):
-                return "unknown setting \"\(key)\"; the settings are \(LedgerConfig.keys.joined(separator: ", "))"
+                let shown = key.unicodeScalars.map { c in
+                    c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
+                }.joined()
+                return "unknown setting \"\(shown)\"; the settings are \(LedgerConfig.keys.joined(separator: ", "))"
             case .badValue(let key, let value, let expected):
-                return "bad value \"\(value)\" for \(key): expected \(expected)"
+                // One line whatever was typed: control characters are shown escaped.
+                let shown = value.unicodeScalars.map { c in
+                    c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
+                }.joined()
+                return "bad value \"\(shown)\" for \(key): expected \(expected)"
             }
         }
     }
 
+    /// The ratios `earn.ratio` accepts, in thousandths: 0.1 to 1000, with at most three decimals.
+    public static let ratioMilli: ClosedRange<Int64> = 100...1_000_000
+
     /// Seconds earned by a completed focus round of `activeSeconds`: floor(active / ratio).
     public func earned(activeSeconds: Int64) -> Int64 {
         guard activeSeconds > 0 else { return 0 }
-        let active = min(activeSeconds, 366 * 86_400)
-        return active * 1000 / earnRatioMilli
+        let active = min(activeSeconds, LedgerBounds.roundSeconds.upperBound)
+        let ratio = min(max(earnRatioMilli, LedgerConfig.ratioMilli.lowerBound), LedgerConfig.ratioMilli.upperBound)
+        return active * 1000 / ratio
+    }
+
+    /// The most any ratio can earn for `activeSeconds` (the smallest ratio, 0.1): what a grant can never exceed.
+    public static func mostEarned(activeSeconds: Int64) -> Int64 {
+        max(0, min(activeSeconds, LedgerBounds.roundSeconds.upperBound)) * 1000 / ratioMilli.lowerBound
     }
 
     /// The value of a setting as text, in the form `set` accepts.
@@ -47,15 +63,17 @@ public struct LedgerConfig: Sendable, Equatable {
         switch key {
         case "earn.ratio":
             guard let milli = LedgerConfig.parseRatio(value) else {
-                throw .badValue(key: key, value: value, expected: "a number from 0.1 to 1000, like 3 or 2.5")
+                throw .badValue(
+                    key: key, value: value, expected: "a number from 0.1 to 1000 with at most 3 decimals, like 3 or 2.5"
+                )
             }
             earnRatioMilli = milli
         case "earn.daily-cap":
             dailyCapSeconds = try LedgerConfig.parseDuration(
-                key, value, max: 86_400, expected: "a duration from 0 to 24h, like 180m")
+                key, value, max: 86_400, expected: "whole seconds from 0s to 24h, like 180m")
         case "emergency.weekly":
             emergencyWeeklySeconds = try LedgerConfig.parseDuration(
-                key, value, max: 7 * 86_400, expected: "a duration from 0 to 168h, like 10m")
+                key, value, max: 7 * 86_400, expected: "whole seconds from 0s to 168h, like 10m")
         default:
             throw .unknownKey(key)
         }
@@ -69,21 +87,23 @@ public struct LedgerConfig: Sendable, Equatable {
         return ms / 1000
     }
 
-    /// Parses `3`, `2.5`, `0.125` into thousandths; nil outside 0.1 … 1000 or with more than three decimals.
+    /// Parses `3`, `2.5`, `0.125`, `.5`, `3.` into thousandths; nil for anything that is not such a number from 0.1
+    /// to 1000 with at most three decimals (trailing zeros beyond them are fine: `0.1000` is 0.1). Never traps.
     static func parseRatio(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].count <= 4,
-            parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), let whole = Int64(parts[0])
+        guard (1...2).contains(parts.count), parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            !(parts[0].isEmpty && (parts.count == 1 || parts[1].isEmpty))
         else { return nil }
-        var milli = whole * 1000
+        let whole = parts[0].drop { $0 == "0" }
+        guard whole.count <= 4, let w = whole.isEmpty ? 0 : Int64(whole) else { return nil }
+        var milli = w * 1000
         if parts.count == 2 {
             let frac = parts[1]
-            guard !frac.isEmpty, frac.count <= 3, frac.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let f = Int64(frac + String(repeating: "0", count: 3 - frac.count))
-            else { return nil }
-            milli += f
+            guard frac.dropFirst(3).allSatisfy({ $0 == "0" }) else { return nil }
+            let three = String(frac.prefix(3))
+            milli += Int64(three + String(repeating: "0", count: 3 - three.count)) ?? 0
         }
-        return (100...1_000_000).contains(milli) ? milli : nil
+        return ratioMilli.contains(milli) ? milli : nil
     }
 
     static func ratioText(_ milli: Int64) -> String {

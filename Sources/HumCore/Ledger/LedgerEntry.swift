@@ -82,29 +82,40 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
         case allowance = "allowance_seconds"
     }
 
-    /// Checks the fields an entry of its kind must have, and that they agree. Used on import, so that nothing from
-    /// outside can break the invariants. Returns the first problem, or nil.
+    /// Checks the fields an entry of its kind must have, that every number is within `LedgerBounds`, and that they
+    /// agree. Used on import and by `hum ledger check`, so that nothing from outside can break the invariants or make
+    /// the arithmetic on stored values trap. Returns the first problem, or nil.
     public func validationProblem() -> String? {
-        func nonNegative(_ v: Int64?) -> Bool { v.map { $0 >= 0 } ?? false }
-        let maxAmount = 366 * 86_400 as Int64
-        guard !id.isEmpty, id.utf8.count <= 200 else { return "an entry has an empty or overlong id" }
-        guard abs(amount) <= maxAmount else { return "entry \(id): amount out of range" }
-        if let key, key.isEmpty || key.utf8.count > 200 { return "entry \(id): empty or overlong key" }
+        guard !id.isEmpty, id.utf8.count <= LedgerBounds.idBytes else { return "an entry has an empty or overlong id" }
+        guard LedgerBounds.amount.contains(amount) else {
+            return "entry \(id): amount \(amount)s is out of range (at most 10 years either way)"
+        }
+        if let key, key.isEmpty || key.utf8.count > LedgerBounds.idBytes { return "entry \(id): empty or overlong key" }
+        if let problem = LedgerBounds.problem(at, "entry \(id): its time") { return problem }
+        let fields: [(String, Int64?)] = [
+            ("requested", requested), ("cut", cut), ("cap", cap), ("used", used), ("reserve", reserve),
+            ("allowance", allowance),
+        ]
+        for (name, value) in fields {
+            if let value, !LedgerBounds.entryField.contains(value) {
+                return "entry \(id): \(name) \(value)s is out of range (0 to 10 years)"
+            }
+        }
         switch kind {
         case .grant:
-            guard nonNegative(requested), nonNegative(cut), let requested, let cut, amount == requested - cut,
-                amount >= 0, roundID != nil
-            else { return "entry \(id): a grant needs round_id, requested and cut" }
+            guard let requested, let cut, amount == requested - cut, amount >= 0, roundID != nil else {
+                return "entry \(id): a grant needs round_id, requested and cut, with amount = requested - cut"
+            }
         case .spend:
             guard amount < 0 else { return "entry \(id): a spend must be negative" }
         case .hold:
             guard amount < 0, passID != nil else { return "entry \(id): a hold needs pass_id and a negative amount" }
         case .settle:
-            guard passID != nil, nonNegative(used), amount >= 0 else {
+            guard passID != nil, used != nil, amount >= 0 else {
                 return "entry \(id): a settle needs pass_id, used and a non-negative amount"
             }
         case .emergency:
-            guard amount == 0, let reserve, reserve > 0, reserve <= maxAmount else {
+            guard amount == 0, let reserve, reserve > 0 else {
                 return "entry \(id): an emergency needs a positive reserve and amount 0"
             }
         case .adjustment:
@@ -175,7 +186,7 @@ public struct BankStatus: Sendable, Equatable {
     /// The balance as shown: clamped at zero.
     public var balance: Int64 { max(0, rawBalance) }
     /// Debt (a negative raw balance), which blocks spending.
-    public var debt: Int64 { max(0, -rawBalance) }
+    public var debt: Int64 { max(0, rawBalance.negatedSaturating) }
 }
 
 /// Random entry, pass and round identifiers in the UUID version 4 text form.

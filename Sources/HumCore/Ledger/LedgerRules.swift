@@ -111,7 +111,7 @@ public enum LedgerRules {
     ) throws(LedgerRefusal) -> LedgerDecision {
         var request = request
         if case .settlePass(let passID, let used) = request, let hold = snapshot.hold {
-            request = .settlePass(passID: passID, usedSeconds: min(max(0, used), -hold.amount))
+            request = .settlePass(passID: passID, usedSeconds: min(max(0, used), hold.amount.negatedSaturating))
         }
         let key = request.key
         let payload = request.payload
@@ -128,14 +128,14 @@ public enum LedgerRules {
             }
         }
         func canTake(_ s: Int64) throws(LedgerRefusal) {
-            if snapshot.rawBalance < 0 { throw .inDebt(debt: -snapshot.rawBalance) }
+            if snapshot.rawBalance < 0 { throw .inDebt(debt: snapshot.rawBalance.negatedSaturating) }
             if snapshot.rawBalance < s { throw .notEnough(balance: snapshot.rawBalance, asked: s) }
         }
         switch request {
         case .grant(let roundID, let active):
             guard active >= 0, active <= maxSeconds else { throw .invalidAmount("active seconds out of range") }
             let requested = config.earned(activeSeconds: active)
-            let left = max(0, config.dailyCapSeconds - snapshot.earnedToday)
+            let left = max(0, config.dailyCapSeconds.subtracting(saturating: snapshot.earnedToday))
             let granted = min(requested, left)
             entry.kind = .grant
             entry.amount = granted
@@ -159,7 +159,7 @@ public enum LedgerRules {
             entry.reason = reason
         case .emergency(let s, let reason, _):
             try positive(s, "an emergency draw")
-            let left = max(0, config.emergencyWeeklySeconds - snapshot.emergencyUsedThisWeek)
+            let left = max(0, config.emergencyWeeklySeconds.subtracting(saturating: snapshot.emergencyUsedThisWeek))
             guard s <= left else { throw .reserveExhausted(left: left, asked: s) }
             entry.kind = .emergency
             entry.amount = 0
@@ -177,7 +177,7 @@ public enum LedgerRules {
             entry.forfeit = forfeit
         case .settlePass(let passID, let used):
             guard let hold = snapshot.hold else { throw .unknownPass(passID) }
-            let held = -hold.amount
+            let held = hold.amount.negatedSaturating
             let used = min(max(0, used), held)
             let forfeit = hold.forfeit ?? false
             entry.kind = .settle
@@ -185,7 +185,7 @@ public enum LedgerRules {
             entry.label = hold.label
             entry.used = used
             entry.forfeit = forfeit
-            entry.amount = forfeit ? 0 : held - used
+            entry.amount = forfeit ? 0 : max(0, held.subtracting(saturating: used))
         }
         return .record(entry)
     }

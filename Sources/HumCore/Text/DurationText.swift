@@ -68,7 +68,8 @@ public enum DurationText {
 
     /// Formats whole seconds compactly: `8m20s`, `1h5m`, `45s`, `0s`. Negative values get a leading `-`.
     public static func format(seconds: Int64) -> String {
-        if seconds < 0 { return "-" + format(seconds: -seconds) }
+        let sign = seconds < 0 ? "-" : ""
+        let seconds = seconds.magnitude  // Int64.min has no positive Int64
         let h = seconds / 3600
         let m = seconds % 3600 / 60
         let s = seconds % 60
@@ -76,16 +77,16 @@ public enum DurationText {
         if h > 0 { out += "\(h)h" }
         if m > 0 { out += "\(m)m" }
         if s > 0 || out.isEmpty { out += "\(s)s" }
-        return out
+        return sign + out
     }
 
     /// Formats a countdown as a clock: `24:59`, `1:02:03`.
     public static func clock(seconds: Int64) -> String {
-        let s = max(0, seconds)
+        let s = max(0, seconds).magnitude
         let h = s / 3600
         let m = s % 3600 / 60
         let sec = s % 60
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        func two(_ v: UInt64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(two(m)):\(two(sec))"
     }
 }

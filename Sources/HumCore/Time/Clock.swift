@@ -34,14 +34,32 @@ public struct LocalCalendar: Sendable {
         Timestamp(epochSeconds: epochSeconds, offsetSeconds: zone.offsetSeconds(atEpoch: epochSeconds))
     }
 
-    /// The first instant of a local calendar day (local midnight, or the first instant after it when a DST jump
-    /// skips midnight).
+    /// The first instant of a local calendar day: local midnight, or the first instant after it when the clock
+    /// jumps over midnight (a DST gap), or when the zone skips the whole day (Samoa went from 2011-12-29 to
+    /// 2011-12-31): then the day "starts", empty, where the next one does. Precisely, the first instant whose local
+    /// date is `date` or later.
     public func startOfDay(_ date: CivilDate) -> Int64 {
         let local = date.daysSinceEpoch * 86_400
-        // Two rounds find the offset in force at that wall-clock time; a skipped midnight lands just after the gap.
+        func reached(_ t: Int64) -> Bool { stamp(t).localDate >= date }
+        // Two rounds find the offset in force at that wall-clock time: right whenever midnight exists.
         var guess = local - Int64(zone.offsetSeconds(atEpoch: local))
         guess = local - Int64(zone.offsetSeconds(atEpoch: guess))
-        if stamp(guess).localDate < date { guess += 3600 }  // inside a gap: move past it
-        return guess
+        if reached(guess) && !reached(guess - 1) { return guess }
+        // Midnight fell in a jump of the clock. Offsets are within ±23:59, so the answer lies within a day either
+        // side of `local`: walk it in quarter hours to the first step that reaches the date, then bisect that step.
+        var low = local - 86_400  // its local date is always before `date`
+        while low < local + 86_400 {
+            let high = low + 900
+            if reached(high) {
+                var (a, b) = (low, high)
+                while b - a > 1 {
+                    let mid = a + (b - a) / 2
+                    if reached(mid) { b = mid } else { a = mid }
+                }
+                return b
+            }
+            low = high
+        }
+        return local + 86_400  // unreachable: a day later, every offset has reached the date
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import HumCore
+import Testing
+
+/// A killed command leaves nothing half-done: every command that writes the database is killed (SIGKILL, through
+/// strace's fault injection) at each of its fsync and fdatasync calls in turn, on the very first run (while the
+/// database is being created) and on a later one; after each, the next command works and `hum ledger check` passes.
+/// Killing the first run at its 4th sync used to leave a hot journal that read as "not a hum database" for ever.
+@Suite struct KillAtEverySyncTests {
+    static let strace = "/usr/bin/strace"  // a test dependency (the Makefile's TEST_DEPS)
+
+    static let commands: [[String]] = [
+        ["ledger", "adjust", "+1m", "--reason", "x"],
+        ["spend", "1m", "--on", "x"],
+        ["emergency", "1m", "--reason", "x"],
+        ["history", "record", "--active", "25m"],
+        ["config", "set", "earn.ratio", "4"],
+        ["ledger", "import", "BACKUP"],
+        ["pass", "2s", "--", "true"],
+    ]
+
+    @Test(arguments: commands.indices)
+    func aCommandKilledAtAnySyncLeavesAWorkingLedger(index: Int) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.strace), "strace is a test dependency")
+        let source = Sandbox()
+        #expect(
+            try runBinary(["ledger", "adjust", "+2h", "--reason", "seed"], environment: source.environment).code == 0)
+        #expect(try runBinary(["history", "record", "--active", "25m"], environment: source.environment).code == 0)
+        let backup = source.root + "/backup.jsonl"
+        #expect(
+            try runBinary(["export", "--format", "jsonl", "-o", backup], environment: source.environment).code == 0)
+        let command = Self.commands[index].map { $0 == "BACKUP" ? backup : $0 }
+        for firstRun in [true, false] {
+            var killedAt = 0
+            for n in 1...40 {
+                let s = Sandbox()
+                if !firstRun {
+                    let seed = try runBinary(
+                        ["ledger", "adjust", "+1h", "--reason", "seed"], environment: s.environment)
+                    #expect(seed.code == 0)
+                }
+                let run = try runBinary(
+                    [
+                        "-f", "-o", "/dev/null", "-e", "trace=fsync,fdatasync", "-e",
+                        "inject=fsync,fdatasync:signal=KILL:when=\(n)", humBinary,
+                    ] + command, environment: s.environment, program: Self.strace)
+                let what = "\(command) killed at sync \(n)\(firstRun ? " of the first run" : "")"
+                let bank = try runBinary(["bank"], environment: s.environment)
+                #expect(bank.code == 0, "\(what): \(bank.err)")
+                let check = try runBinary(["ledger", "check"], environment: s.environment)
+                #expect(check.code == 0, "\(what): \(check.err)")
+                guard run.code == 128 + SIGKILL else { break }  // it ran past its last sync
+                killedAt = n
+            }
+            #expect(killedAt >= 1, "\(command) made no sync call")
+            #expect(killedAt < 40, "\(command) kept syncing")
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import HumCore
+import Testing
+
+@testable import HumCLI
+
+/// The ledger's promises against hostile input and a hostile machine (issue 9): numbers from outside are bounded,
+/// imports are whole or refused, database trouble reads as one line, nothing goes to a shared directory.
+@Suite struct LedgerHardeningTests {
+    func write(_ text: String, _ path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// `hum ledger import /dev/zero` read 2 GiB into memory before refusing.
+    @Test func importReadsAStreamAndRefusesEarly() throws {
+        let s = Sandbox()
+        let started = Date()
+        let zero = s.run("ledger", "import", "/dev/zero")
+        #expect(zero.code == 1 && zero.err.contains("not a hum export"), "\(zero.err)")
+        #expect(Date().timeIntervalSince(started) < 5)
+        // One line without end: refused after the bound, naming the line.
+        let long = s.root + "/long.jsonl"
+        let first =
+            "{\"id\":\"ad\",\"kind\":\"adjustment\",\"amount_seconds\":60,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"x\",\"reason\":\"r\"}"
+        try write(first + "\n{\"id\":\"" + String(repeating: "x", count: 3 << 20) + "\"}\n", long)
+        let r = s.run("ledger", "import", long)
+        #expect(r.code == 1 && r.err.contains("line 2 is longer than 1 MiB"), "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: s.databasePath))
+    }
+
+    /// An imported session with an enormous active time was accepted, check stayed silent, and `hum history` trapped
+    /// from then on.
+    @Test func outOfRangeNumbersAreRefusedNamingTheirLine() throws {
+        let s = Sandbox()
+        let file = s.root + "/bad.jsonl"
+        let session =
+            "{\"type\":\"session\",\"id\":\"s\",\"kind\":\"focus\",\"status\":\"interrupted\",\"start\":\"2025-01-01T00:00:00Z\",\"end\":null,\"planned_seconds\":1,\"active_seconds\":9223372036854775807,\"paused_seconds\":0,\"mix\":[],\"goal\":null,\"tags\":[],\"earned_seconds\":0}"
+        let entry =
+            "{\"id\":\"e\",\"kind\":\"adjustment\",\"amount_seconds\":-9223372036854775808,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"p\",\"reason\":\"r\"}"
+        for (lines, words) in [
+            ([session], "line 1 is invalid: session s: active time"),
+            (["{\"type\":\"header\",\"schema\":\"hum.export/1\"}", entry], "line 2 is invalid: entry e: amount"),
+        ] {
+            try write(lines.joined(separator: "\n") + "\n", file)
+            let r = s.run("ledger", "import", file)
+            #expect(r.code == 1 && r.err.contains(words), "\(r.err)")
+        }
+        #expect(s.run("history").code == 0)
+        #expect(s.run("ledger", "check").code == 0)
+    }
+
+    /// A settle with no hold, or returning more than its hold, was accepted: it mints time.
+    @Test func anImportThatWouldFailTheCheckIsRefusedWhole() throws {
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+10m", "--reason", "seed")
+        let before = s.run("ledger", "export").out
+        let file = s.root + "/mint.jsonl"
+        let settle =
+            "{\"id\":\"st\",\"kind\":\"settle\",\"amount_seconds\":36000,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"settle pass=p used=0\",\"pass_id\":\"p\",\"used_seconds\":0,\"forfeit\":false}"
+        let adjust =
+            "{\"id\":\"ad\",\"kind\":\"adjustment\",\"amount_seconds\":60,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"x\",\"reason\":\"r\"}"
+        try write(adjust + "\n" + settle + "\n", file)
+        let r = s.run("ledger", "import", file)
+        #expect(r.code == 3, "\(r.err)")
+        #expect(r.err.contains("\(file) line 2 would leave the ledger failing its check") && r.err.contains("no hold"))
+        #expect(s.run("ledger", "export").out == before)
+    }
+
+    /// A date-bounded backup held a completed session whose grant fell outside the range: importing it left the
+    /// ledger failing check for good. The export now carries what its sessions need.
+    @Test func aDateBoundedBackupImportsWhole() throws {
+        let s = Sandbox()
+        _ = s.run(
+            "history", "record", "--active", "25m", "--id", "late", "--start", "2025-03-01T23:50:00+01:00")
+        _ = s.run("history", "record", "--active", "25m", "--id", "early", "--start", "2025-02-01T10:00:00+01:00")
+        for (format, bounds) in [
+            ("json", ["--until", "2025-03-01"]), ("jsonl", ["--since", "2025-03-02"]),
+            ("json", ["--until", "2025-02-01"]),
+        ] {
+            let file = s.root + "/part.\(format)"
+            #expect(s.run(["export", "--format", format, "-o", file] + bounds).code == 0)
+            let other = Sandbox()
+            let r = other.run("ledger", "import", file)
+            #expect(r.code == 0, "\(bounds): \(r.err)")
+            #expect(other.run("ledger", "check").code == 0, "\(bounds)")
+        }
+    }
+
+    /// With HOME and XDG_DATA_HOME unset, the database went to /tmp/.local/share/hum.
+    @Test func withoutAHomeTheAccountsIsUsedOrTheCommandRefused() {
+        let environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"]
+        let paths = HumPaths(environment: environment, accountHome: "/home/ada")
+        #expect(paths.databasePath == "/home/ada/.local/share/hum/hum.db" && paths.problem == nil)
+        let none = HumPaths(environment: environment, accountHome: nil)
+        #expect(none.problem?.contains("no home directory") == true)
+        #expect(![none.dataDirectory, none.stateDirectory, none.cacheDirectory].contains { $0.hasPrefix("/tmp") })
+        let out = Buffer()
+        let err = Buffer()
+        let context = CommandContext(
+            environment: environment, stdout: out, stderr: err, stdoutIsTerminal: false, stdinIsTerminal: false)
+        for words in [["bank"], ["ledger", "adjust", "+1m", "--reason", "x"], ["play", "--for", "1s"]] {
+            let code = HumMain.run(arguments: ["hum"] + words, context: context)
+            #expect(code == 1, "\(words)")
+        }
+        #expect(err.text.split(separator: "\n").allSatisfy { $0.contains("no home directory") }, "\(err.text)")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent"))
+    }
+
+    /// A read-only folder and another user's file were reported as "not a hum database" with advice to move the file
+    /// aside; a full disk as a raw SQLite error. Each is one line that names it.
+    @Test func databaseTroubleReadsAsOneLinePerCase() throws {
+        let s = Sandbox()
+        #expect(try runBinary(["ledger", "adjust", "+1h", "--reason", "x"], environment: s.environment).code == 0)
+        // A full disk (every write fails with ENOSPC).
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") {
+            let full = try runBinary(
+                [
+                    "-f", "-o", "/dev/null", "-e", "trace=pwrite64,write", "-e", "inject=pwrite64:error=ENOSPC",
+                    humBinary, "ledger", "adjust", "+1m", "--reason", "y",
+                ], environment: s.environment, program: "/usr/bin/strace")
+            #expect(full.code == 1 && full.err.contains("is full; nothing was written"), "\(full.err)")
+            #expect(full.err.split(separator: "\n").count == 1)
+        }
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        // As another user: the file is not theirs, then (in a folder of theirs) the folder is read-only.
+        let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        chmod(s.root, 0o755)
+        chmod(s.root + "/data", 0o755)
+        chmod(s.root + "/data/hum", 0o755)
+        chmod(s.databasePath, 0o644)
+        let foreign = try runBinary(
+            Array(asNobody.dropFirst()) + [humBinary, "bank"], environment: s.environment, program: asNobody[0])
+        #expect(foreign.code == 1 && foreign.err.contains("belongs to another user (uid 0)"), "\(foreign.err)")
+        #expect(!foreign.err.contains("not a hum database") && !foreign.err.contains("move it aside"))
+        let mine = Sandbox()
+        #expect(try runBinary(["bank"], environment: mine.environment).code == 0)
+        let dataDir = mine.root + "/data/hum"
+        for path in [mine.root, mine.root + "/data", dataDir, mine.databasePath] { chown(path, 65534, 65534) }
+        for suffix in ["-wal", "-shm"] { chown(mine.databasePath + suffix, 65534, 65534) }
+        chmod(dataDir, 0o500)
+        let readOnly = try runBinary(
+            Array(asNobody.dropFirst()) + [humBinary, "spend", "1m", "--on", "x"], environment: mine.environment,
+            program: asNobody[0])
+        #expect(readOnly.code == 1 && readOnly.err.contains("read-only"), "\(readOnly.err)")
+        #expect(!readOnly.err.contains("not a hum database") && readOnly.err.split(separator: "\n").count == 1)
+        chmod(dataDir, 0o700)
+    }
+}
