@@ -1,11 +1,12 @@
 # hum: the two commands are `make run` and `make test`; both install what they need first.
 SWIFT   ?= swift
 PREFIX  ?= /usr/local
+DESTDIR ?=
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace
 
-.PHONY: run test build release deps test-deps sounds bench clean format format-check
+.PHONY: run test build release deps test-deps sounds bench clean format format-check install uninstall
 
 # Installs the Debian packages that are missing (apt-get, through sudo when not root).
 define install_missing
@@ -48,6 +49,26 @@ format:
 
 format-check:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests bench
+
+# Installs the binary, the built-in sounds where it finds them (PREFIX/share/hum/sounds), the manual page, the
+# completions and the systemd user unit. PREFIX and DESTDIR are honoured (DESTDIR for packaging).
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hum/sounds $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/lib/systemd/user
+	install -m 0755 .build/release/hum $(DESTDIR)$(PREFIX)/bin/hum
+	install -m 0644 Sounds/sounds.json Sounds/*.ogg $(DESTDIR)$(PREFIX)/share/hum/sounds/
+	.build/release/hum manpage > $(DESTDIR)$(PREFIX)/share/man/man1/hum.1
+	.build/release/hum completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum
+	.build/release/hum completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_hum
+	.build/release/hum completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish
+	sed 's|@PREFIX@|$(PREFIX)|' contrib/hum.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/hum $(DESTDIR)$(PREFIX)/share/man/man1/hum.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_hum \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/hum
 
 clean:
 	rm -rf .build

@@ -54,16 +54,26 @@ public struct SoundCatalog: Sendable {
     /// installed hum), then the nearest `Sounds/` with a `sounds.json` above the executable (a build in the repo).
     public static func locateBuiltins(environment: [String: String]) -> String? {
         if let dir = environment["HUM_SOUNDS_DIR"], !dir.isEmpty { return dir }
-        guard let exe = executablePath() else { return nil }
+        return searchedPlaces(environment: environment).first {
+            FileManager.default.fileExists(atPath: $0 + "/sounds.json")
+        }
+    }
+
+    /// Where the built-in library is looked for, in order: `$HUM_SOUNDS_DIR`, else next to an installed binary
+    /// (`BIN/../share/hum/sounds`, what `make install` makes), then a `Sounds` folder beside the binary or above
+    /// it (a build in the source tree).
+    public static func searchedPlaces(environment: [String: String]) -> [String] {
+        if let dir = environment["HUM_SOUNDS_DIR"], !dir.isEmpty { return [dir] }
+        guard let exe = executablePath() else { return [] }
         var dir = (exe as NSString).deletingLastPathComponent
-        let installed = dir + "/../share/hum/sounds"
-        if FileManager.default.fileExists(atPath: installed + "/sounds.json") { return installed }
+        var places = [
+            ((dir as NSString).deletingLastPathComponent as NSString).appendingPathComponent("share/hum/sounds")
+        ]
         while dir != "/" && !dir.isEmpty {
-            let candidate = dir + "/Sounds"
-            if FileManager.default.fileExists(atPath: candidate + "/sounds.json") { return candidate }
+            places.append(dir + "/Sounds")
             dir = (dir as NSString).deletingLastPathComponent
         }
-        return nil
+        return places
     }
 
     static func executablePath() -> String? {

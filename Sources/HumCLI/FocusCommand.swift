@@ -56,7 +56,7 @@ struct FocusCommand: HumCommand {
         "on-event", .words("CMD"), help: "run CMD at every phase change (see below)")
     static let arguments: [any Declared] = [
         sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, onEvent,
-        PlayCommand.master, PlayCommand.device, MixSetup.raw,
+        PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
     ]
 
     var plan: FocusPlan
@@ -69,6 +69,7 @@ struct FocusCommand: HumCommand {
     var master: Double?
     var device: String?
     var raw: Bool
+    var verbose: Bool
 
     init(_ arguments: ParsedArguments) throws {
         func duration(_ option: Option<Double>) throws(HumError) -> Duration? {
@@ -90,6 +91,7 @@ struct FocusCommand: HumCommand {
         master = try arguments.value(PlayCommand.master)
         device = try arguments.value(PlayCommand.device)
         raw = arguments.flag(MixSetup.raw)
+        verbose = arguments.flag(PlayCommand.verbose)
         if let command = try arguments.value(Self.onEvent) {
             onEvent = command.split(separator: " ").map(String.init)
         }
@@ -131,6 +133,7 @@ struct FocusCommand: HumCommand {
                 device: PlaybackSession.device(option: device, context: context), raw: raw, fadeSeconds: 1,
                 endAfter: nil, silent: noSound, startSilent: true))
         try player.listen()
+        if verbose { player.describeAudio() }
         if !noSound { MixSetup.remember(player.mix.tokens, context: context) }
         if context.stdinIsTerminal && context.stdoutIsTerminal {
             player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {

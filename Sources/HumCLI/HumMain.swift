@@ -16,6 +16,7 @@ public enum CommandTable {
             HistoryCommand.self,
             ExportCommand.self,
             MixCommand.self,
+            DaemonCommand.self,
             ConfigCommand.self,
             CompletionsCommand.self,
             ManpageCommand.self,

@@ -34,7 +34,11 @@ struct PlayCommand: HumCommand {
     static let device = Option(
         "device", .device, help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')")
     static let raw = MixSetup.raw
-    static let arguments: [any Declared] = [sounds, duration, master, fade, device, raw]
+    static let verbose = Flag(
+        "verbose", short: "v", help: "say on stderr how the audio runs: device, rate, format, the engine's priority")
+    static let detach = Flag(
+        "detach", help: "play in the background (its messages in $XDG_STATE_HOME/hum/player.log) and return")
+    static let arguments: [any Declared] = [sounds, duration, master, fade, device, raw, verbose, detach]
 
     var words: [String]
     var duration: Double?
@@ -42,6 +46,8 @@ struct PlayCommand: HumCommand {
     var fade: Double
     var raw: Bool
     var device: String?
+    var verbose: Bool
+    var detach: Bool
 
     init(_ arguments: ParsedArguments) throws {
         words = try arguments.positionals(Self.sounds)
@@ -50,6 +56,8 @@ struct PlayCommand: HumCommand {
         fade = try arguments.value(Self.fade) ?? 1
         device = try arguments.value(Self.device)
         raw = arguments.flag(Self.raw)
+        verbose = arguments.flag(Self.verbose)
+        detach = arguments.given(Self.detach)
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -66,9 +74,23 @@ struct PlayCommand: HumCommand {
                 _ = try PlayerLink.send(.master(volume: master), to: client)
             }
             if duration != nil { context.warn("a player is already running: --for applies only to a new one") }
-            guard context.stdinIsTerminal && context.stdoutIsTerminal else { return ExitCode.success }
+            guard context.stdinIsTerminal && context.stdoutIsTerminal, !detach else { return ExitCode.success }
             return try RemoteScreen.attach(client, context: context)
         }
+        if detach { return try Detached.start(self, context: context) }
+        let player = try makePlayer(context: context)
+        if context.stdinIsTerminal && context.stdoutIsTerminal {
+            player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
+                player.stop()
+            }
+        }
+        player.changed([.state])
+        return player.run()
+    }
+
+    /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
+    func makePlayer(context: CommandContext) throws -> Player {
+        let catalog = MixSetup.catalog(context)
         let requested =
             words.isEmpty
             ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
@@ -81,13 +103,19 @@ struct PlayCommand: HumCommand {
                 device: PlaybackSession.device(option: device, context: context), raw: raw, fadeSeconds: fade,
                 endAfter: duration, silent: false))
         try player.listen()
+        if verbose { player.describeAudio() }
         MixSetup.remember(player.mix.tokens, context: context)
-        if context.stdinIsTerminal && context.stdoutIsTerminal {
-            player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
-                player.stop()
-            }
-        }
-        player.changed([.state])
-        return player.run()
+        return player
+    }
+
+    /// The words that start the same player elsewhere (`hum daemon …` for `--detach`).
+    var daemonWords: [String] {
+        var out = ["daemon"] + words
+        if let master { out += ["--volume", MixSpec.formatVolume(master)] }
+        if let duration { out += ["--for", "\(duration)s"] }
+        out += ["--fade", "\(fade)s"]
+        if let device { out += ["--device", device] }
+        if raw { out.append("--raw") }
+        return out
     }
 }

@@ -53,6 +53,12 @@ struct SoundsCommand: HumCommand {
             return ExitCode.success
         }
         if let problem = catalog.manifestProblem { context.warn(problem) }
+        if catalog.builtinDirectory == nil {
+            let places = SoundCatalog.searchedPlaces(environment: context.environment)
+            context.warn(
+                "no built-in sounds were found; looked in \(places.map(VisibleText.escape).joined(separator: ", ")) (set HUM_SOUNDS_DIR to the folder of sounds.json)"
+            )
+        }
         let listings = LibraryNoise.silenced {
             catalog.all.map { sound -> Listing in
                 do throws(AudioFileError) {

@@ -38,6 +38,9 @@ final class Player {
     private(set) var note: String?
     private var server: ControlServer?
     var screen: LineScreen?
+    /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
+    /// for it.
+    var onReady: (() -> Void)?
     private let started = monotonicSeconds()
     private var stopRequests = 0
     private var engineWatch: EventLoop.Notifier?
@@ -230,6 +233,22 @@ final class Player {
 
     // MARK: Lifecycle
 
+    /// `--verbose`: how the audio runs, on stderr.
+    func describeAudio() {
+        guard let audio else {
+            context.stderr.write("hum: audio: none (the timer alone)\n")
+            return
+        }
+        let sink = audio.sink
+        let period = Double(sink.periodFrames) / Double(max(sink.sampleRate, 1)) * 1000
+        let buffer = Double(sink.bufferFrames) / Double(max(sink.sampleRate, 1)) * 1000
+        context.stderr.write(
+            "hum: audio: \"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of \(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer\n"
+        )
+        context.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
+        context.stderr.write("hum: control socket: \(PlayerLink.socketPath(context).socket)\n")
+    }
+
     /// Opens the control socket; another player already running is an error for the caller to act on.
     func listen() throws {
         server = try ControlServer(path: PlayerLink.socketPath(context), loop: loop) { [unowned self] request in
@@ -266,6 +285,10 @@ final class Player {
     /// The audio engine said something: it started, finished, lost its device, got it back.
     private func engineChanged() {
         guard let audio else { return }
+        if audio.engine.hasStarted, let ready = onReady {
+            onReady = nil
+            ready()
+        }
         if audio.engine.hasStarted, let run = pendingFocus {
             pendingFocus = nil
             focus = run
@@ -341,6 +364,10 @@ final class Player {
 
     /// Runs until the player ends. Returns the exit code.
     func run() -> Int32 {
+        if audio == nil || audio?.engine.hasStarted == true, let ready = onReady {
+            onReady = nil
+            ready()
+        }
         if audio?.engine.state == .finished { finish() }
         if !finished { loop.run() }
         audio?.engine.wait(timeout: 1)
