@@ -55,7 +55,9 @@ let package = Package(
         .testTarget(
             name: "HumControlTests", dependencies: ["HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumCLITests", dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio"], swiftSettings: strict),
+        .testTarget(
+            name: "HumCLITests", dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio", "HumControl"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

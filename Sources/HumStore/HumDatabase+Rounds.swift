@@ -59,17 +59,20 @@ extension HumDatabase {
     /// Records progress of a running round (active and paused seconds so far; the mix when it changed). What a
     /// reconciliation keeps if the process dies. False when the round is not running any more.
     @discardableResult
-    public func heartbeatRound(id: String, activeSeconds: Int64, pausedSeconds: Int64, mix: [MixItem]? = nil) throws
-        -> Bool
-    {
+    /// `plannedSeconds`, when given, is the round's planned length now (an extension lengthens it).
+    public func heartbeatRound(
+        id: String, activeSeconds: Int64, pausedSeconds: Int64, plannedSeconds: Int64? = nil, mix: [MixItem]? = nil
+    ) throws -> Bool {
         try guarded {
             try db.immediate {
                 try db.run(
                     """
-                    UPDATE rounds SET active = ?, paused = ?, heartbeat_epoch = ? WHERE id = ? AND status = 'running'
+                    UPDATE rounds SET active = ?, paused = ?, planned = COALESCE(?, planned), heartbeat_epoch = ?
+                    WHERE id = ? AND status = 'running'
                     """,
                     [
                         .int(max(0, activeSeconds)), .int(max(0, pausedSeconds)),
+                        .optional(plannedSeconds.map(LedgerBounds.clampRound)),
                         .int(calendar.clock.nowEpochSeconds()),
                         .text(id),
                     ])
@@ -85,21 +88,25 @@ extension HumDatabase {
     /// Finishes a running round and, for a completed focus round, grants its earnings in the same transaction,
     /// keyed by the round id (never twice). A replay with the same status and times returns the same outcome with
     /// `.exists`; finishing it differently is an error.
+    /// `plannedSeconds`, when given, is the round's final planned length (extensions included, as the history
+    /// keeps it).
     public func finishRound(
-        id: String, status: RoundStatus, activeSeconds: Int64, pausedSeconds: Int64,
+        id: String, status: RoundStatus, activeSeconds: Int64, pausedSeconds: Int64, plannedSeconds: Int64? = nil,
         end: Timestamp? = nil
     ) throws -> RoundOutcome {
         guard status != .running else { throw StoreError.round("a round cannot finish as running") }
         return try guarded {
             try db.immediate {
-                try finishLocked(id: id, status: status, active: activeSeconds, paused: pausedSeconds, end: end)
+                try finishLocked(
+                    id: id, status: status, active: activeSeconds, paused: pausedSeconds, planned: plannedSeconds,
+                    end: end)
             }
         }
     }
 
-    func finishLocked(id: String, status: RoundStatus, active: Int64, paused: Int64, end: Timestamp?) throws
-        -> RoundOutcome
-    {
+    func finishLocked(
+        id: String, status: RoundStatus, active: Int64, paused: Int64, planned: Int64? = nil, end: Timestamp?
+    ) throws -> RoundOutcome {
         guard let round = try loadRounds(where: "r.id = ?", [.text(id)]).first else {
             throw StoreError.round("no round \(id) was started")
         }
@@ -127,14 +134,16 @@ extension HumDatabase {
         try db.run(
             """
             UPDATE rounds SET status = ?, end_at = ?, end_epoch = ?, end_offset = ?, active = ?, paused = ?, earned = ?,
-                heartbeat_epoch = ?
+                planned = COALESCE(?, planned), heartbeat_epoch = ?
             WHERE id = ?
             """,
             [
                 .text(status.rawValue), .text(end.rfc3339), .int(end.epochSeconds), .int(Int64(end.offsetSeconds)),
-                .int(active), .int(paused), .int(earned), .int(calendar.clock.nowEpochSeconds()), .text(id),
+                .int(active), .int(paused), .int(earned), .optional(planned.map(LedgerBounds.clampRound)),
+                .int(calendar.clock.nowEpochSeconds()), .text(id),
             ])
         var finished = round
+        if let planned { finished.plannedSeconds = LedgerBounds.clampRound(planned) }
         finished.status = status
         finished.end = end
         finished.activeSeconds = active

@@ -88,5 +88,26 @@ import Testing
         screen = try tmux.waitUntil(shows: "exit=")
         #expect(screen.contains("stop focus 1/2"), "\(screen)")
         #expect(screen.contains("exit=0"), "\(screen)")
+        // The extension is kept in the round's planned time, as docs/focus.md says.
+        let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
+        let round = ((history as? [String: Any])?["sessions"] as? [[String: Any]])?.first
+        #expect(round?["planned_seconds"] as? Int == 15 * 60, "\(String(describing: round))")
+        #expect(round?["status"] as? String == "interrupted")
+    }
+
+    @Test func questionMarkShowsTheKeysAndPlayForShowsTheTimeLeft() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let env = box.environment.merging(["NO_COLOR": "1"]) { $1 }
+        let tmux = try Tmux(
+            command: "\(humBinary) play \(tone)=40 --for 10m --device null; echo exit=$?", environment: env)
+        var screen = try tmux.waitUntil(shows: "left")
+        #expect(screen.contains("│ 10:00 left") || screen.contains("│ 9:5"), "\(screen)")
+        try tmux.keys("?")
+        screen = try tmux.waitUntil(shows: "keys:")
+        #expect(screen.contains("space pause"), "\(screen)")
+        try tmux.keys("q")
+        screen = try tmux.waitUntil(shows: "exit=")
+        #expect(screen.contains("exit=0"), "\(screen)")
     }
 }

@@ -1,4 +1,5 @@
 import CLinux
+import Foundation
 import HumCore
 import HumSystem
 
@@ -18,6 +19,10 @@ enum Detached {
     static func logPath(_ context: CommandContext) -> String { context.paths.stateDirectory + "/player.log" }
 
     static func start(_ play: PlayCommand, context: CommandContext) throws -> Int32 {
+        // The words are checked here, so a typo is a usage error of this command (the player opens the audio).
+        if !play.words.isEmpty {
+            _ = try MixSetup.resolve(words: play.words, catalog: MixSetup.catalog(context), context: context)
+        }
         let log = try openLog(context)
         defer { close(log) }
         var ends: [Int32] = [0, 0]
@@ -53,7 +58,8 @@ enum Detached {
     /// The log, created 0600 in the private state directory, started afresh past its limit.
     static func openLog(_ context: CommandContext) throws -> Int32 {
         let directory = context.paths.stateDirectory
-        mkdir(directory, 0o700)
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = logPath(context)
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {

@@ -233,6 +233,7 @@ final class FocusRun {
             id: current.id, status: status,
             activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
             pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
+            plannedSeconds: Int64(FocusTime.seconds(record.planned).rounded()),
             end: wall(record.end))
         self.current = nil
         // On a terminal only: a script reading stdout gets exactly one line per phase change.
@@ -250,6 +251,7 @@ final class FocusRun {
         _ = try? database.heartbeatRound(
             id: current.id, activeSeconds: Int64(FocusTime.seconds(progress.active)),
             pausedSeconds: Int64(FocusTime.seconds(progress.paused)),
+            plannedSeconds: Int64(FocusTime.seconds(machine.countdown.planned).rounded()),
             mix: current.kind == .focus ? currentMix : nil)
     }
 
@@ -263,6 +265,12 @@ final class FocusRun {
 
     private func announce(_ notice: FocusNotice) {
         player.say(FocusOutput.line(time: clockText(), notice: notice))
+        if notice.event == .wait, player.screen == nil {
+            // No keys here: say how the next phase is started.
+            player.context.warn(
+                "\(notice.phaseName) \(notice.round)/\(notice.rounds) waits to start: run 'hum ctl resume' (or 'hum ctl skip')"
+            )
+        }
         if let onEvent = request.onEvent {
             let environment = FocusOutput.environment(for: notice, sessionID: player.sessionID).map {
                 "\($0.key)=\($0.value)"

@@ -11,6 +11,10 @@ public enum LedgerBounds {
     public static let entryField: ClosedRange<Int64> = 0...entrySeconds
     /// A round's planned, active, paused and earned seconds: within a year.
     public static let roundSeconds: ClosedRange<Int64> = 0...(366 * 86_400)
+    /// A round's length brought within `roundSeconds`.
+    public static func clampRound(_ seconds: Int64) -> Int64 {
+        min(max(seconds, roundSeconds.lowerBound), roundSeconds.upperBound)
+    }
     /// Instants: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
     public static let epoch: ClosedRange<Int64> = 0...253_402_300_799
     /// The years a date may name (`--since 2025-03-30`).

@@ -1,0 +1,125 @@
+import Foundation
+import HumControl
+import HumCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The player as a service: in the background, under a service manager, steered by other hums.
+@Suite struct PlayerServiceTests {
+    /// Waits until `condition` holds (up to `timeout` seconds); returns whether it did.
+    func eventually(_ timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+
+    func alive(_ pid: pid_t) -> Bool { kill(pid, 0) == 0 }
+
+    func client(_ box: Sandbox) throws -> ControlClient? {
+        try ControlClient.connect(to: ControlSocketPath(environment: box.audioEnvironment))
+    }
+
+    @Test func aDetachedPlayerReturnsOncePlayingAndStopsWhenAsked() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let run = try box.hum(["play", "\(tone)=40", "--detach", "--device", "null"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let pid = try #require(
+            run.stderr.split(separator: "(pid ").last.flatMap { Int32($0.prefix { $0.isNumber }) })
+        #expect(alive(pid))
+        let status = try #require(try client(box)).request(.status).status
+        #expect(status?.pid == pid)
+        #expect(status?.mix.tracks.map(\.volume) == [40])
+        // Its log is private, and the next bare hum forwards to it instead of opening a second stream.
+        var info = stat()
+        #expect(stat(box.root + "/state/hum/player.log", &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try box.hum(["play", "--device", "null"]).status == 0)
+        _ = try #require(try client(box)).request(.stop)
+        #expect(eventually { !alive(pid) }, "the player ended")
+        #expect(try client(box) == nil, "its socket is gone")
+    }
+
+    @Test func aDetachedPlayerThatCannotPlaySaysWhy() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let typo = try box.hum(["play", "rian", "--detach"])
+        #expect(typo.status == 2 && typo.stderr.hasPrefix("hum: unknown sound \"rian\""), "\(typo.stderr)")
+        let device = try box.hum(["play", "\(tone)=40", "--detach", "--device", "hw:99"])
+        #expect(device.status == 1)
+        #expect(device.stderr.hasPrefix("hum: ") && device.stderr.contains("hw:99"), "\(device.stderr)")
+        #expect(try client(box) == nil)
+    }
+
+    /// systemd's Type=notify: READY=1 arrives on $NOTIFY_SOCKET once the mix plays; SIGTERM fades out and ends.
+    @Test func theDaemonTellsTheServiceManagerItIsReady() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let path = box.root + "/notify"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        let daemon = try box.startHum(
+            ["daemon", "\(tone)=40", "--device", "null"], environment: ["NOTIFY_SOCKET": path])
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&p, 1, 10_000) == 1)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        #expect(n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "READY=1")
+        #expect(try client(box)?.request(.status).status?.pid == daemon.pid)
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        #expect(daemon.stderr.isEmpty, "\(daemon.stderr)")
+    }
+
+    @Test func focusOnARunningPlayerStartsRoundsOnItsMixAndLeavesItPlaying() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let player = try box.startHum(["play", "\(tone)=40", "--device", "null"])
+        defer {
+            player.signal(SIGKILL)
+            player.wait()
+        }
+        #expect(eventually { (try? client(box)) != nil })
+        let focus = try box.hum(["focus", "--focus", "1s", "--short-break", "1s", "--rounds", "1", "--goal", "g"])
+        #expect(focus.status == 0, "\(focus.stderr)")
+        #expect(try client(box)?.request(.status).status?.focus?.goal == "g")
+        #expect(eventually(6) { (try? client(box)?.request(.status).status?.focus) == nil }, "the rounds ended")
+        let state = try #require(try client(box)).request(.status).status
+        #expect(state?.state == .playing && state?.pid == player.pid, "the mix plays on")
+        let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
+        let rounds = (history as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
+        #expect(rounds.map { $0["kind"] as? String } == ["focus"])
+        #expect(rounds.first?["status"] as? String == "completed")
+        #expect((rounds.first?["mix"] as? [[String: Any]])?.first?["sound"] as? String == tone)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to take CAP_SYS_NICE away"))
+    func verboseSaysHowTheEngineThreadRuns() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let words = ["play", "\(tone)=40", "--for", "0.2s", "--device", "null", "--verbose"]
+        let granted = try box.hum(words)
+        #expect(
+            granted.stderr.contains("hum: audio: the engine thread runs at real-time (SCHED_FIFO"), "\(granted.stderr)")
+        #expect(granted.stderr.contains("at 48000 Hz"))
+        let refused = try runBinary(
+            ["--inh-caps=-sys_nice", "--bounding-set=-sys_nice", humBinary] + words, environment: box.audioEnvironment,
+            program: "/usr/bin/setpriv")
+        #expect(
+            refused.err.contains("hum: audio: the engine thread runs at normal priority; real-time refused"),
+            "\(refused.err)")
+    }
+}
