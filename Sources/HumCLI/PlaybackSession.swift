@@ -14,7 +14,6 @@ final class PlaybackSession {
     let engine: PlaybackEngine<AlsaSink>
     let entries: [MixEntry]
     let fadeFrames: Int
-    private var reportedLost = false
 
     /// The device hum plays to: --device, else HUM_DEVICE, else ALSA's `default`.
     static func device(option: String?, context: CommandContext) -> String {
@@ -57,20 +56,6 @@ final class PlaybackSession {
         engine.start()
     }
 
-    var elapsedSeconds: Int64 { controls.framesRendered / Int64(max(sink.sampleRate, 1)) }
-
-    /// Carries a mixer key's action out on the controls. Returns true when the mix changed.
-    @discardableResult
-    func apply(_ action: MixerView.Action) -> Bool {
-        switch action {
-        case .none, .quit: return false
-        case .volume(let track, let v): controls.setVolume(Float(v), track: track)
-        case .mute(let track, let muted): controls.setMuted(muted, track: track)
-        case .master(let v): controls.masterVolume = Float(v)
-        }
-        return true
-    }
-
     /// Sets every track's volume and mute, and the master, from the mix (its tracks in the order they were loaded).
     func apply(_ mix: Mix) {
         for (i, track) in mix.tracks.enumerated() {
@@ -79,36 +64,10 @@ final class PlaybackSession {
         }
         controls.masterVolume = Float(mix.master)
     }
-
-    /// Fades out over the session's fade (at least 50 ms, so even --fade 0 stops without a click), then finishes.
-    func stop() { controls.stop(fadeFrames: max(fadeFrames, sink.sampleRate / 20)) }
-
-    /// Reports a lost or returned device once each time it changes. Returns a short note for the status line.
-    func deviceNote(context: CommandContext, beforePrinting: () -> Void) -> String? {
-        switch engine.state {
-        case .deviceLost:
-            if !reportedLost {
-                reportedLost = true
-                beforePrinting()
-                let code = engine.lostErrorCode
-                let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
-                context.stderr.write(
-                    "hum: the audio device \"\(sink.device.visible)\" went away\(reason); the mix is kept and plays again when it returns\n"
-                )
-            }
-            return "waiting for the audio device"
-        default:
-            if reportedLost, engine.state == .playing {
-                reportedLost = false
-                beforePrinting()
-                context.stderr.write("hum: the audio device \"\(sink.device.visible)\" is back\n")
-            }
-            return nil
-        }
-    }
 }
 
 extension AlsaSink {
+    /// The write that lost the device, for the message that says so.
     static func describeWrite(_ code: Int32) -> String {
         "snd_pcm_writei: " + String(cString: strerror(-code))
     }

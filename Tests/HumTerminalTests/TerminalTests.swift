@@ -1,3 +1,4 @@
+import HumCore
 import Testing
 
 @testable import HumTerminal
@@ -75,40 +76,73 @@ import Testing
     }
 }
 
-@Suite struct MixerViewTests {
-    func view() -> MixerView {
-        MixerView(tracks: [.init(name: "rain", volume: 40), .init(name: "brown", volume: 25)], master: 80)
+@Suite struct PlayerLineTests {
+    func status(focus: PlayerStatus.Focus? = nil, endsIn: Int64? = nil) -> PlayerStatus {
+        PlayerStatus(
+            pid: 1, session: "s", state: .playing,
+            mix: Mix(
+                tracks: [.init(sound: "rain", volume: 40), .init(sound: "/x/brown.flac", volume: 25)], master: 80),
+            focus: focus, elapsedSeconds: 754, endsInSeconds: endsIn)
     }
 
-    @Test func keysChangeTheSelectedTrack() {
-        var v = view()
-        #expect(v.handle(.right) == .volume(track: 0, 45))
-        #expect(v.handle(.down) == .none)
-        #expect(v.selected == 1)
-        #expect(v.handle(.left) == .volume(track: 1, 20))
-        #expect(v.handle(.character("m")) == .mute(track: 1, true))
-        #expect(v.handle(.character("+")) == .master(85))
-        #expect(v.handle(.character("-")) == .master(80))
-        #expect(v.handle(.down) == .none)
-        #expect(v.selected == 0)  // wraps
-        #expect(v.handle(.up) == .none)
-        #expect(v.selected == 1)
-        #expect(v.handle(.character("q")) == .quit)
+    @Test func keysBecomeRequestsForTheSelectedSound() {
+        var line = PlayerLine()
+        let s = status()
+        #expect(line.handle(.right, status: s) == .command(.volume(sound: "rain", volume: 45)))
+        #expect(line.handle(.down, status: s) == .none)
+        #expect(line.selected == 1)
+        #expect(line.handle(.left, status: s) == .command(.volume(sound: "/x/brown.flac", volume: 20)))
+        #expect(line.handle(.character("7"), status: s) == .command(.volume(sound: "/x/brown.flac", volume: 70)))
+        #expect(line.handle(.character("m"), status: s) == .command(.mute(sound: "/x/brown.flac", muted: nil)))
+        #expect(line.handle(.character("+"), status: s) == .command(.master(volume: 85)))
+        #expect(line.handle(.character("-"), status: s) == .command(.master(volume: 75)))
+        #expect(line.handle(.character(" "), status: s) == .command(.toggle))
+        #expect(line.handle(.character("s"), status: s) == .none, "no rounds: nothing to skip")
+        #expect(line.handle(.down, status: s) == .none)
+        #expect(line.selected == 0)  // wraps
+        #expect(line.handle(.character("?"), status: s) == .help)
+        #expect(line.handle(.character("q"), status: s) == .quit)
     }
 
     @Test func volumesStayWithinTheScale() {
-        var v = MixerView(tracks: [.init(name: "a", volume: 98)], master: 3)
-        #expect(v.handle(.right) == .volume(track: 0, 100))
-        #expect(v.handle(.right) == .volume(track: 0, 100))
-        #expect(v.handle(.character("-")) == .master(0))
+        var line = PlayerLine()
+        var s = status()
+        s.mix.tracks[0].volume = 98
+        s.mix.master = 3
+        #expect(line.handle(.right, status: s) == .command(.volume(sound: "rain", volume: 100)))
+        #expect(line.handle(.character("-"), status: s) == .command(.master(volume: 0)))
     }
 
-    @Test func lineShowsTracksMasterAndTime() {
-        var v = view()
-        _ = v.handle(.down)
-        _ = v.handle(.character("m"))
-        #expect(v.line(elapsedSeconds: 754, color: false) == "♪ rain 40 · ›brown muted‹ │ master 80 │ 12:34")
-        #expect(v.line(elapsedSeconds: 0, color: true).contains("\u{1B}[7mbrown muted\u{1B}[0m"))
+    @Test func theLineShowsTheMixTheClockAndTheCountdown() {
+        var line = PlayerLine()
+        _ = line.handle(.down, status: status())
+        var s = status()
+        s.mix.tracks[1].muted = true
+        #expect(line.text(s, color: false) == "♪ rain 40 · ›brown muted‹ │ master 80 │ 12:34")
+        #expect(line.text(s, color: true).contains("\u{1B}[7mbrown muted\u{1B}[0m"))
+        #expect(line.text(status(endsIn: 65), color: false).hasSuffix("│ 01:05 left"))
+        let focus = PlayerStatus.Focus(
+            phase: .focus, round: 2, rounds: 4, remainingSeconds: 300, plannedSeconds: 1500, deadline: nil,
+            paused: true, waiting: false, goal: nil, tags: [])
+        #expect(
+            line.text(status(focus: focus), color: false).hasPrefix(
+                "focus 2/4 05:00 ████████████████░░░░ (paused)  ♪ rain 40"))
+        // A name from outside cannot steer the terminal.
+        s.mix.tracks[0].sound = "ra\u{1B}[2Jin"
+        #expect(line.text(s, color: false).hasPrefix("♪ ra\\e[2Jin 40"))
+    }
+
+    @Test func aStatusMovesOnWithTheClockOnlyWhereTimeRuns() {
+        let running = PlayerStatus.Focus(
+            phase: .focus, round: 1, rounds: 4, remainingSeconds: 100, plannedSeconds: 1500, deadline: nil,
+            paused: false, waiting: false, goal: nil, tags: [])
+        var paused = running
+        paused.paused = true
+        #expect(status(focus: running).advanced(by: 30).focus?.remainingSeconds == 70)
+        #expect(status(focus: running).advanced(by: 300).focus?.remainingSeconds == 0)
+        #expect(status(focus: paused).advanced(by: 30).focus?.remainingSeconds == 100)
+        #expect(status(endsIn: 20).advanced(by: 5).endsInSeconds == 15)
+        #expect(status().advanced(by: 6).elapsedSeconds == 760)
     }
 
     @Test func fitCutsToTheWidthIgnoringEscapes() {
