@@ -38,6 +38,9 @@ final class Player {
     private(set) var note: String?
     private var server: ControlServer?
     var screen: LineScreen?
+    /// Adapters that watch the player (the session bus, a full screen): told of every change after the views, on
+    /// the loop's thread.
+    var watchers: [(PlayerStatus, [ControlEvent.Subsystem]) -> Void] = []
     /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
     /// for it.
     var onReady: (() -> Void)?
@@ -222,6 +225,7 @@ final class Player {
         let status = status
         server?.broadcast(ControlEvent(what: what, status: status))
         screen?.show(status)
+        for watcher in watchers { watcher(status, what) }
     }
 
     /// A line for people and scripts reading this player's stdout (one per focus phase change, or a warning).
