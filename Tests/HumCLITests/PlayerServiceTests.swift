@@ -123,3 +123,46 @@ import Testing
             "\(refused.err)")
     }
 }
+
+/// A round that ends while the disk is full: hum keeps the round's end and writes it when there is room again,
+/// instead of leaving it to be taken for an interrupted round with nothing active.
+@Suite(.serialized) struct FullDiskRoundTests {
+    static let canMount: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = NSTemporaryDirectory() + "hum-mount-probe-" + UUID().uuidString.prefix(8)
+        mkdir(probe, 0o700)
+        defer { rmdir(probe) }
+        let pid = try? spawnAny("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe])
+        guard let pid, waitFor(pid) == 0 else { return false }
+        if let unmount = try? spawnAny("/bin/umount", [probe]) { waitFor(unmount) }
+        return true
+    }()
+
+    @Test(.enabled(if: canMount, "needs to mount a small tmpfs (root)"))
+    func aRoundEndingOnAFullDiskIsRecordedOnceThereIsRoom() throws {
+        let box = Sandbox()
+        let data = box.root + "/data"
+        mkdir(data, 0o700)
+        #expect(waitFor(try spawnAny("/bin/mount", ["-t", "tmpfs", "-o", "size=3m,mode=0700", "tmpfs", data])) == 0)
+        defer { waitFor(try! spawnAny("/bin/umount", ["-l", data])) }
+        #expect(box.run("bank").code == 0)
+        let hum = try box.startHum(["focus", "--no-sound", "--focus", "2s", "--rounds", "1"])
+        usleep(1_000_000)
+        // Fill the disk.
+        let filler = data + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 65536)
+        while write(fd, block, block.count) > 0 {}
+        close(fd)
+        usleep(3_000_000)  // the round ended at 2 s, its end could not be written
+        #expect(kill(hum.pid, 0) == 0, "hum waits to record the round")
+        unlink(filler)
+        #expect(hum.wait() == 0)
+        #expect(hum.stderr.contains("cannot record the round yet"), "\(hum.stderr)")
+        #expect(hum.stderr.contains("the round is recorded now"), "\(hum.stderr)")
+        let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
+        let round = ((history as? [String: Any])?["sessions"] as? [[String: Any]])?.first
+        #expect(round?["status"] as? String == "completed", "\(String(describing: round))")
+        #expect(round?["active_seconds"] as? Int == 2)
+    }
+}

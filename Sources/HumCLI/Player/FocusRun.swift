@@ -161,7 +161,7 @@ final class FocusRun {
         guard !ended else { return }
         ended = true
         deadlineTimer.disarm()
-        heartbeatTimer.disarm()
+        if unrecorded.isEmpty { heartbeatTimer.disarm() }
         if abandoning { return }  // the player is stopping: it needs no word back
         if !stopsPlayer, let audio, !player.isPaused {
             // The rounds are over; the mix plays on.
@@ -229,23 +229,78 @@ final class FocusRun {
             case .interrupted: .interrupted
             case .skipped: .skipped
             }
-        let outcome = try database.finishRound(
-            id: current.id, status: status,
-            activeSeconds: Int64(FocusTime.seconds(record.active).rounded()),
-            pausedSeconds: Int64(FocusTime.seconds(record.paused).rounded()),
-            plannedSeconds: Int64(FocusTime.seconds(record.planned).rounded()),
-            end: wall(record.end))
         self.current = nil
-        // On a terminal only: a script reading stdout gets exactly one line per phase change.
-        if player.screen != nil, outcome.round.earnedSeconds > 0 {
-            player.say(
-                "earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')")
+        unrecorded.append(
+            Ending(
+                id: current.id, status: status, active: Int64(FocusTime.seconds(record.active).rounded()),
+                paused: Int64(FocusTime.seconds(record.paused).rounded()),
+                planned: Int64(FocusTime.seconds(record.planned).rounded()), end: wall(record.end)))
+        recordEndings()
+    }
+
+    /// A round's end, kept until it is written: a full disk must not turn a completed round into an interrupted
+    /// one with nothing active, so hum keeps trying (at every heartbeat, and once more as the player ends).
+    struct Ending {
+        var id: String
+        var status: RoundStatus
+        var active: Int64
+        var paused: Int64
+        var planned: Int64
+        var end: Timestamp
+    }
+
+    private var unrecorded: [Ending] = []
+    private var reportedTrouble = false
+
+    /// Writes the round ends still waiting. Returns whether none is left.
+    @discardableResult
+    func recordEndings() -> Bool {
+        while let ending = unrecorded.first {
+            let outcome: RoundOutcome
+            do {
+                outcome = try database.finishRound(
+                    id: ending.id, status: ending.status, activeSeconds: ending.active, pausedSeconds: ending.paused,
+                    plannedSeconds: ending.planned, end: ending.end)
+            } catch let error as any UserFacingError {
+                if !reportedTrouble {
+                    reportedTrouble = true
+                    player.context.warn("cannot record the round yet (\(error.message)); hum keeps trying")
+                }
+                heartbeatTimer.repeating(every: 5)
+                return false
+            } catch {
+                return false
+            }
+            unrecorded.removeFirst()
+            if reportedTrouble {
+                reportedTrouble = false
+                player.context.warn("the round is recorded now")
+            }
+            // On a terminal only: a script reading stdout gets exactly one line per phase change.
+            if player.screen != nil, outcome.round.earnedSeconds > 0 {
+                player.say(
+                    "earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')"
+                )
+            }
         }
+        return true
+    }
+
+    /// The player's last chance to write what is waiting; says what could not be.
+    func flushEndings() {
+        guard !unrecorded.isEmpty, !recordEndings() else { return }
+        player.context.warn(
+            "\(unrecorded.count) round\(unrecorded.count == 1 ? "" : "s") could not be recorded; the next hum command records \(unrecorded.count == 1 ? "it" : "them") as interrupted"
+        )
     }
 
     /// While a round runs, its active and paused time every few seconds, so a dead process is reconciled with its
     /// real active time.
     private func heartbeat() {
+        if !unrecorded.isEmpty, recordEndings(), ended {
+            heartbeatTimer.disarm()
+            player.leaveWhenDone()
+        }
         try? input(.tick)  // the machine's clock moves only when it is told the time
         guard let current, let progress = machine.phaseProgress else { return }
         _ = try? database.heartbeatRound(

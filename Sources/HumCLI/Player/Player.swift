@@ -147,7 +147,7 @@ final class Player {
         case SIGCHLD:
             focus?.reapHooks()
             endedFocus?.reapHooks()
-            if finished, !hooksRunning { loop.stop() }
+            leaveWhenDone()
         case SIGWINCH:
             screen?.show(status)
         default:
@@ -338,10 +338,10 @@ final class Player {
     }
 
     private var finished = false
-    private var hookDeadline: EventLoop.Timer?
+    private var lingering: EventLoop.Timer?
 
-    /// The player is over: remember the mix for the next bare `hum`, close the socket, and leave the loop once
-    /// the hooks still running have had their time.
+    /// The player is over: remember the mix for the next bare `hum`, close the socket and the screen, and leave the
+    /// loop once nothing is left to wait for.
     private func finish() {
         guard !finished else { return }
         finished = true
@@ -351,17 +351,29 @@ final class Player {
         server = nil
         screen?.close()
         screen = nil
-        guard hooksRunning else {
+        leaveWhenDone()
+    }
+
+    /// Leaves the loop once the hooks still running have ended (10 s at most) and every round's end is written
+    /// (retried every 5 s for up to 10 minutes: a full disk must not cost a completed round).
+    func leaveWhenDone() {
+        guard finished else { return }
+        let endingsLeft = [focus, endedFocus].compactMap { $0 }.contains { !$0.recordEndings() }
+        guard hooksRunning || endingsLeft else {
             loop.stop()
             return
         }
-        hookDeadline = try? loop.timer { [unowned self] in
+        guard lingering == nil else { return }
+        if endingsLeft { context.warn("hum stays until the round is recorded (10 minutes at most)") }
+        lingering = try? loop.timer { [unowned self] in
             self.focus?.stopHooks()
             self.endedFocus?.stopHooks()
+            self.focus?.flushEndings()
+            self.endedFocus?.flushEndings()
             self.loop.stop()
         }
-        hookDeadline?.arm(after: 10)
-        if hookDeadline == nil { loop.stop() }
+        lingering?.arm(after: endingsLeft ? 600 : 10)
+        if lingering == nil { loop.stop() }
     }
 
     private var hooksRunning: Bool { focus?.hasHooks == true || endedFocus?.hasHooks == true }
