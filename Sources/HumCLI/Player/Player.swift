@@ -47,9 +47,8 @@ final class Player {
     private let started = monotonicSeconds()
     private var stopRequests = 0
     private var engineWatch: EventLoop.Notifier?
-    private var endTimer: EventLoop.Timer?
     private var reportedLost = false
-    /// Whether the mix changed by request since it started (what to remember for the next bare `hum`).
+    /// The mix as the user last set it (what the next bare `hum` plays), apart from the focus rounds' own fades.
     private var remembered: [MixToken]
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
@@ -77,10 +76,6 @@ final class Player {
             // The sounds that could not be loaded were reported and left out: the mix is what plays.
             let playing = Set(audio.entries.map(\.token.name))
             self.mix.tracks.removeAll { !playing.contains($0.sound) }
-        }
-        if let endAfter = options.endAfter {
-            endTimer = try loop.timer { [unowned self] in self.changed([.state]) }
-            endTimer?.arm(after: endAfter)
         }
     }
 
