@@ -33,8 +33,9 @@ public struct CommandContext: Sendable {
         stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
-    /// Prints a warning line, `hum: warning: …`, on stderr.
+    /// Prints a warning line, `hum: warning: …`, on stderr. What it quotes of people's input is shown with its
+    /// control characters escaped, so the warning stays one line.
     public func warn(_ message: String) {
-        stderr.write("hum: warning: \(message)\n")
+        stderr.write("hum: warning: \(message.visible)\n")
     }
 }

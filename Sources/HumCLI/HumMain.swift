@@ -95,7 +95,8 @@ public enum HumMain {
     }
 
     static func fail(_ error: any UserFacingError, context: CommandContext) -> Int32 {
-        context.stderr.write("hum: \(error.message)\n")
+        // One line, whatever the message quotes of the command line or of a file: control characters escaped.
+        context.stderr.write("hum: \(error.message.visible)\n")
         return ExitCode.of(error.kind)
     }
 

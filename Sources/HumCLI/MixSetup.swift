@@ -7,8 +7,9 @@ struct MixEntry: Sendable {
     var token: MixToken
     var sound: SoundReference
 
-    /// What the live line calls it: the name, or for a path its file name without folder and extension.
-    var displayName: String { sound.source == .file ? sound.title : token.name }
+    /// What the live line calls it: the name, or for a path its file name without folder and extension, with
+    /// control characters shown escaped.
+    var displayName: String { (sound.source == .file ? sound.title : token.name).visible }
 }
 
 /// Turns mix words into sounds, and remembers the last mix played.

@@ -76,7 +76,7 @@ final class PlaybackSession {
                 let code = engine.lostErrorCode
                 let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
                 context.stderr.write(
-                    "hum: the audio device \"\(sink.device)\" went away\(reason); the mix is kept and plays again when it returns\n"
+                    "hum: the audio device \"\(sink.device.visible)\" went away\(reason); the mix is kept and plays again when it returns\n"
                 )
             }
             return "waiting for the audio device"
@@ -84,7 +84,7 @@ final class PlaybackSession {
             if reportedLost, engine.state == .playing {
                 reportedLost = false
                 beforePrinting()
-                context.stderr.write("hum: the audio device \"\(sink.device)\" is back\n")
+                context.stderr.write("hum: the audio device \"\(sink.device.visible)\" is back\n")
             }
             return nil
         }

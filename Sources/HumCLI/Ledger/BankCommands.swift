@@ -53,7 +53,7 @@ struct BankCommand: HumCommand {
         out += "emergency left  \(f(status.emergencyLeft)) of \(f(status.emergencyWeekly)) this week\n"
         if let pass = status.openPass {
             out +=
-                "open pass       \(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until \(pass.deadline.localClock)"
+                "open pass       \(f(pass.heldSeconds))\(pass.label.map { " on \($0.visible)" } ?? ""), until \(pass.deadline.localClock)"
             out += " (\(f(pass.usedSeconds)) used\(pass.forfeit ? ", unused time forfeited" : ""))\n"
         } else {
             out += "open pass       none\n"
@@ -106,10 +106,10 @@ struct SpendCommand: HumCommand {
         let f = LedgerCLI.format
         switch decision {
         case .record:
-            context.stdout.write("spent \(f(seconds)) on \(label); \(f(status.balance)) left in the bank\n")
+            context.stdout.write("spent \(f(seconds)) on \(label.visible); \(f(status.balance)) left in the bank\n")
         case .exists(let e):
             context.stdout.write(
-                "already recorded with key \(key ?? ""): \(f(-e.amount)) on \(e.label ?? label) at \(e.at.rfc3339); nothing changed\n"
+                "already recorded with key \((key ?? "").visible): \(f(-e.amount)) on \((e.label ?? label).visible) at \(e.at.rfc3339); nothing changed\n"
             )
         }
         return ExitCode.success

@@ -60,13 +60,15 @@ struct HistoryCommand: HumCommand {
             if r.kind == .focus { out += ", earned \(f(r.earnedSeconds))" }
             out += "\n"
             var details: [String] = []
-            if let goal = r.goal, !goal.isEmpty { details.append("goal: \(goal)") }
-            if !r.tags.isEmpty { details.append("tags: " + r.tags.joined(separator: ", ")) }
+            if let goal = r.goal, !goal.isEmpty { details.append("goal: \(goal.visible)") }
+            if !r.tags.isEmpty { details.append("tags: " + r.tags.map(\.visible).joined(separator: ", ")) }
             if !r.mix.isEmpty {
                 details.append(
-                    "mix: " + r.mix.map { "\($0.sound) \(Int(($0.volume * 100).rounded()))%" }.joined(separator: ", "))
+                    "mix: "
+                        + r.mix.map { "\($0.sound.visible) \(Int(($0.volume * 100).rounded()))%" }.joined(
+                            separator: ", "))
             }
-            if !details.isEmpty { out += "    " + details.joined(separator: "; ") + "  (\(r.id))\n" }
+            if !details.isEmpty { out += "    " + details.joined(separator: "; ") + "  (\(r.id.visible))\n" }
             if out.utf8.count > 1 << 20 {
                 context.stdout.write(out)
                 out = ""
@@ -177,7 +179,7 @@ struct HistoryCommand: HumCommand {
             let outcome = try LedgerCLI.run { try LedgerCLI.open(context).recordRound(record) }
             let f = LedgerCLI.format
             var out =
-                "recorded \(record.kind.rawValue) round \(record.id): \(record.status.rawValue), \(f(record.activeSeconds)) active"
+                "recorded \(record.kind.rawValue) round \(record.id.visible): \(record.status.rawValue), \(f(record.activeSeconds)) active"
             if let grant = outcome.grant {
                 let e = grant.entry
                 if case .exists = grant {
@@ -324,7 +326,8 @@ struct ExportCommand: HumCommand {
         }
         if let output {
             try AtomicFile.write(output, emit)
-            context.stderr.write("hum: exported \(rounds.count) session\(rounds.count == 1 ? "" : "s") to \(output)\n")
+            context.stderr.write(
+                "hum: exported \(rounds.count) session\(rounds.count == 1 ? "" : "s") to \(output.visible)\n")
         } else {
             var buffer: [UInt8] = []
             try emit { bytes in

@@ -137,7 +137,7 @@ struct LedgerCommand: HumCommand {
                 let kind = e.isCorrection ? "correction" : e.kind.rawValue
                 out +=
                     e.localDay.description + " " + kind.padding(11)
-                    + LedgerCLI.fit(LedgerCommand.describe(e), describeWidth)
+                    + LedgerCLI.fit(LedgerCommand.describe(e).visible, describeWidth)
                     + " " + LedgerCLI.rightAligned(LedgerCLI.signed(e.amount), amountWidth)
                     + " " + LedgerCLI.rightAligned(LedgerCLI.format(balance), amountWidth) + "\n"
                 if out.utf8.count > 1 << 20 {
@@ -171,7 +171,7 @@ struct LedgerCommand: HumCommand {
         init(arguments: ParsedArguments, context: CommandContext) throws {}
         func run(context: CommandContext) throws -> Int32 {
             let failures = try LedgerCLI.run { try LedgerCLI.open(context).check() }
-            for failure in failures { context.stderr.write("hum: ledger check: \(failure)\n") }
+            for failure in failures { context.stderr.write("hum: ledger check: \(failure.visible)\n") }
             return failures.isEmpty ? ExitCode.success : ExitCode.failure
         }
     }
@@ -212,10 +212,10 @@ struct LedgerCommand: HumCommand {
                 return (try db.record(.adjust(seconds: seconds, reason: reason, key: key)), try db.bankStatus())
             }
             if case .exists = decision {
-                context.stdout.write("already recorded with key \(key ?? ""); nothing changed\n")
+                context.stdout.write("already recorded with key \((key ?? "").visible); nothing changed\n")
             } else {
                 context.stdout.write(
-                    "recorded correction \(LedgerCLI.signed(seconds)) (\(reason)); \(LedgerCLI.format(status.balance)) in the bank\n"
+                    "recorded correction \(LedgerCLI.signed(seconds)) (\(reason.visible)); \(LedgerCLI.format(status.balance)) in the bank\n"
                 )
             }
             return ExitCode.success

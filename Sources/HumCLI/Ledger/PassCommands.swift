@@ -67,7 +67,7 @@ struct PassCommand: HumCommand {
         let deadline = db.calendar.stamp(hold.entry.at.epochSeconds + seconds)
         let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
         context.stderr.write(
-            "hum: pass: \(f(seconds)) held for \(label) until \(deadline.localClock); \(policy); the command is stopped then (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
+            "hum: pass: \(f(seconds)) held for \(label.visible) until \(deadline.localClock); \(policy); the command is stopped then (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
         )
 
         let child: ChildProcess
@@ -91,10 +91,11 @@ struct PassCommand: HumCommand {
             onStop: { why in
                 reason = why
                 switch why {
-                case .timeUp: context.stderr.write("hum: pass: the time is up; stopping \(label)\n")
-                case .asked: context.stderr.write("hum: pass: asked to stop; stopping \(label)\n")
+                case .timeUp: context.stderr.write("hum: pass: the time is up; stopping \(label.visible)\n")
+                case .asked: context.stderr.write("hum: pass: asked to stop; stopping \(label.visible)\n")
                 case .settledElsewhere:
-                    context.stderr.write("hum: pass: this pass was settled by another hum process; stopping \(label)\n")
+                    context.stderr.write(
+                        "hum: pass: this pass was settled by another hum process; stopping \(label.visible)\n")
                 }
             })
         let used = min(seconds, Int64(elapsed.rounded()))
@@ -170,7 +171,7 @@ struct EmergencyCommand: HumCommand {
         }
         let f = LedgerCLI.format
         context.stderr.write(
-            "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason)); \(f(status.emergencyLeft)) of the reserve left this week\n"
+            "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); \(f(status.emergencyLeft)) of the reserve left this week\n"
         )
         guard let command else { return ExitCode.success }
         ChildProcess.installSignalHandlers()
@@ -181,7 +182,7 @@ struct EmergencyCommand: HumCommand {
             onStop: { why in
                 if why == .timeUp {
                     timeUp = true
-                    context.stderr.write("hum: emergency: the time is up; stopping \(command[0])\n")
+                    context.stderr.write("hum: emergency: the time is up; stopping \(command[0].visible)\n")
                 }
             })
         return timeUp ? ExitCode.success : child.exitCode
