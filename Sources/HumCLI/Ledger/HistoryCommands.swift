@@ -310,17 +310,17 @@ struct ExportCommand: HumCommand {
                 }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
-                let c = LedgerCLI.csv
+                // Text cells are neutralised against formulas; tags and mix are JSON arrays (see CSVText).
+                let c = CSVText.text
+                func n(_ v: Int64?) -> String { CSVText.number(v) }
                 for r in rounds {
-                    let mix = r.mix.map { "\($0.sound):\($0.volume)" }.joined(separator: ";")
                     try write(
                         Array(
-                            ([
+                            (CSVText.row([
                                 c(r.id), r.kind.rawValue, r.status.rawValue, r.start.rfc3339, r.end?.rfc3339 ?? "",
-                                String(r.plannedSeconds), String(r.activeSeconds), String(r.pausedSeconds),
-                                String(r.earnedSeconds),
-                                c(r.goal ?? ""), c(r.tags.joined(separator: ";")), c(mix),
-                            ].joined(separator: ",") + "\n").utf8))
+                                n(r.plannedSeconds), n(r.activeSeconds), n(r.pausedSeconds), n(r.earnedSeconds),
+                                c(r.goal ?? ""), try CSVText.list(r.tags), try CSVText.mix(r.mix),
+                            ]) + "\n").utf8))
                 }
             }
         }

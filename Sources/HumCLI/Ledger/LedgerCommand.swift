@@ -100,17 +100,18 @@ struct LedgerCommand: HumCommand {
             context.stdout.write(try LedgerCLI.json(lines) + "\n")
         case .csv:
             var out = LedgerCommand.csvHeader + "\n"
-            let c = LedgerCLI.csv
-            func n(_ v: Int64?) -> String { v.map(String.init) ?? "" }
+            // Text cells are neutralised against formulas; the numbers are hum's own (see CSVText).
+            let c = CSVText.text
+            func n(_ v: Int64?) -> String { CSVText.number(v) }
             for e in entries {
                 balance += e.amount
                 out +=
-                    [
-                        c(e.id), e.at.rfc3339, e.kind.rawValue, String(e.amount), String(balance),
+                    CSVText.row([
+                        c(e.id), e.at.rfc3339, e.kind.rawValue, n(e.amount), n(balance),
                         e.isCorrection ? "true" : "false",
                         c(e.label ?? ""), c(e.reason ?? ""), c(e.key ?? ""), c(e.roundID ?? ""), c(e.passID ?? ""),
                         n(e.requested), n(e.cut), n(e.used), n(e.reserve), c(e.device),
-                    ].joined(separator: ",") + "\n"
+                    ]) + "\n"
                 if out.utf8.count > 1 << 20 {
                     context.stdout.write(out)
                     out = ""

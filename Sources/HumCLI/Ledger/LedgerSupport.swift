@@ -118,16 +118,6 @@ enum LedgerCLI {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// One CSV field, quoted when needed (RFC 4180).
-    static func csv(_ field: String) -> String {
-        if field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            var out = "\""
-            for c in field { out += c == "\"" ? "\"\"" : String(c) }
-            return out + "\""
-        }
-        return field
-    }
-
     /// A text cut to `width` characters with an ellipsis.
     static func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
