@@ -86,6 +86,22 @@ struct RenderCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        // Before any thread starts (the loaders, the writer), so that a signal can always remove the temporary
+        // file; and the combinations libsndfile cannot write are refused before any work.
+        InterruptCleanup.shared.start()
+        if let problem = AudioFileWriter.problem(
+            formatName: output, sampleRate: rate, sampleFormat: sampleFormat, seekable: true)
+        {
+            throw HumError.usage(problem)
+        }
+        let file = try OutputFile(path: output, newFileMode: OutputFile.ordinary)
+        if case .through(let seekable) = file.mode,
+            let problem = AudioFileWriter.problem(
+                formatName: output, sampleRate: rate, sampleFormat: sampleFormat, seekable: seekable)
+        {
+            file.discard()
+            throw HumError.usage(problem)
+        }
         let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, context: context)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
@@ -93,24 +109,15 @@ struct RenderCommand: HumCommand {
         let total = Int64((seconds * Double(rate)).rounded())
         controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
 
-        let directory = (output as NSString).deletingLastPathComponent
-        let temporary =
-            (directory.isEmpty ? "" : directory + "/")
-            + ".\((output as NSString).lastPathComponent).hum-\(getpid()).tmp"
         do throws(AudioFileError) {
             let writer = try AudioFileWriter(
-                path: temporary, formatName: output, sampleRate: rate, channels: 2,
-                sampleFormat: sampleFormat)
+                descriptor: file.descriptor, name: output, sampleRate: rate, channels: 2, sampleFormat: sampleFormat)
             try Self.renderAll(mixer, into: writer)
         } catch {
-            unlink(temporary)
-            throw HumError.failure("cannot write \(output): \(error.reason)")
+            file.discard()
+            throw HumError.failure("cannot write \(output.visible): \(error.reason)")
         }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw HumError.failure("cannot write \(output): \(reason)")
-        }
+        try file.commit()
         return ExitCode.success
     }
 

@@ -72,6 +72,7 @@ struct HistoryCommand: HumCommand {
             if out.utf8.count > 1 << 20 {
                 context.stdout.write(out)
                 out = ""
+                try context.checkOutput()  // a full disk or a closed pipe: stop here
             }
         }
         func table(_ title: String, _ rows: [PeriodSummary]) {
@@ -324,20 +325,10 @@ struct ExportCommand: HumCommand {
                 }
             }
         }
+        try OutputFile.write(to: output, context: context, newFileMode: OutputFile.privateData, emit)
         if let output {
-            try AtomicFile.write(output, emit)
             context.stderr.write(
                 "hum: exported \(rounds.count) session\(rounds.count == 1 ? "" : "s") to \(output.visible)\n")
-        } else {
-            var buffer: [UInt8] = []
-            try emit { bytes in
-                buffer.append(contentsOf: bytes)
-                if buffer.count > 1 << 20 {
-                    context.stdout.write(String(decoding: buffer, as: UTF8.self))
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            context.stdout.write(String(decoding: buffer, as: UTF8.self))
         }
         return ExitCode.success
     }

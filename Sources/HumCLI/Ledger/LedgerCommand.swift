@@ -115,6 +115,7 @@ struct LedgerCommand: HumCommand {
                 if out.utf8.count > 1 << 20 {
                     context.stdout.write(out)
                     out = ""
+                    try context.checkOutput()  // a full disk or a closed pipe: stop here
                 }
             }
             context.stdout.write(out)
@@ -144,6 +145,7 @@ struct LedgerCommand: HumCommand {
                 if out.utf8.count > 1 << 20 {
                     context.stdout.write(out)
                     out = ""
+                    try context.checkOutput()  // a full disk or a closed pipe: stop here
                 }
             }
             if entries.isEmpty {
@@ -250,19 +252,7 @@ struct LedgerCommand: HumCommand {
                     }
                 }
             }
-            if let output {
-                try AtomicFile.write(output, emit)
-            } else {
-                var buffer: [UInt8] = []
-                try emit { bytes in
-                    buffer.append(contentsOf: bytes)
-                    if buffer.count > 1 << 20 {
-                        context.stdout.write(String(decoding: buffer, as: UTF8.self))
-                        buffer.removeAll(keepingCapacity: true)
-                    }
-                }
-                context.stdout.write(String(decoding: buffer, as: UTF8.self))
-            }
+            try OutputFile.write(to: output, context: context, newFileMode: OutputFile.privateData, emit)
             return ExitCode.success
         }
     }
