@@ -62,6 +62,7 @@ final class InterruptCleanup: Sendable {
         }
         guard first else { return }
         _ = InterruptCleanup.crashPaths  // made now, not in a handler
+        // These calls fail only for an invalid signal number or mask operation (EINVAL); these are constants.
         var set = InterruptCleanup.signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
         for signal in InterruptCleanup.crashes {

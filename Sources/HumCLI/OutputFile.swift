@@ -50,18 +50,14 @@ final class OutputFile {
         self.path = path
         guard !path.isEmpty else { throw .usage("-o needs a file name") }
         let shown = path.visible
-        func failure(_ what: String = "cannot write \(shown)", _ code: Int32 = errno) -> HumError {
-            .failure("\(what): \(String(cString: strerror(code)))")
-        }
+        let writing = "cannot write \(shown)"
 
         // A descriptor hum already has.
         if let fd = OutputFile.descriptorNamed(by: path) {
-            guard !StandardStreams.closedAtStart.contains(fd), fcntl(fd, F_GETFD) != -1 else {
-                throw failure("cannot write \(shown)", EBADF)
-            }
-            let copy = fcntl(fd, F_DUPFD_CLOEXEC, 3)
-            guard copy >= 0 else { throw failure() }
-            descriptor = copy
+            // A standard descriptor closed at start holds /dev/null now: it is still the closed one.
+            if StandardStreams.closedAtStart.contains(fd) { throw SystemCall.failure(EBADF, "fcntl", doing: writing) }
+            descriptor = try SystemCall.check(fcntl(fd, F_DUPFD_CLOEXEC, 3), "fcntl", doing: writing)
+            let copy = descriptor
             mode = .through(seekable: OutputFile.seekable(copy))
             return
         }
@@ -75,8 +71,7 @@ final class OutputFile {
                 break
             default:
                 // Written through; opened without O_CREAT or O_TRUNC, so nothing is made or cut.
-                let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-                guard fd >= 0 else { throw failure() }
+                let fd = try SystemCall.check(open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC), "open", doing: writing)
                 var opened = stat()
                 guard fstat(fd, &opened) == 0, (opened.st_mode & S_IFMT) != S_IFREG else {
                     close(fd)
@@ -87,9 +82,9 @@ final class OutputFile {
                 return
             }
             // A regular file hum may not write is not replaced behind its permissions' back.
-            guard faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 else { throw failure() }
+            try SystemCall.check(faccessat(AT_FDCWD, path, W_OK, AT_EACCESS), "faccessat", doing: writing)
         } else if errno != ENOENT {
-            throw failure()
+            throw SystemCall.failure(errno, "stat", doing: writing)
         }
 
         // A regular file, or a new one: replaced through a temporary file next to the file a link points to.
@@ -100,11 +95,11 @@ final class OutputFile {
         InterruptCleanup.shared.start()
         var template = Array(((directory == "." ? "" : directory + "/") + "." + base + ".tmp-XXXXXX").utf8CString)
         if directory == "/" { template = Array(("/." + base + ".tmp-XXXXXX").utf8CString) }
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw failure("cannot create a temporary file in \(directory.visible) to write \(shown)")
-        }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // no child process gets it (mkostemp is not in Glibc's Swift module)
+        let fd = try SystemCall.check(
+            template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }, "mkstemp",
+            doing: "cannot create a temporary file in \(directory.visible) to write \(shown)")
+        // No child process gets it (mkostemp is not in Glibc's Swift module). Cannot fail on a descriptor just made.
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         descriptor = fd
         mode = .replace(temporary: temporary, target: target)
@@ -115,12 +110,14 @@ final class OutputFile {
         if stat(target, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFREG {
             permissions = existing.st_mode & 0o7777
             // The owner and group, where allowed: root keeps both; a user can give the file a group they are in.
+            // Failing both is no error: the file is the user's then, as one the shell's `>` creates would be.
             if fchown(fd, existing.st_uid, existing.st_gid) != 0 { _ = fchown(fd, uid_t.max, existing.st_gid) }
         } else {
             permissions = newFileMode & ~OutputFile.umask()
         }
-        guard fchmod(fd, permissions) == 0 else {
-            let error = failure()
+        do throws(HumError) {
+            try SystemCall.check(fchmod(fd, permissions), "fchmod", doing: writing)
+        } catch {
             discard()
             throw error
         }
@@ -133,7 +130,7 @@ final class OutputFile {
         guard let base = bytes.baseAddress else { return }
         if let code = StandardStreams.writeAll(descriptor, base, bytes.count) {
             discard()
-            throw .failure("cannot write \(path.visible): \(String(cString: strerror(code)))")
+            throw SystemCall.failure(code, "write", doing: "cannot write \(path.visible)")
         }
     }
 
@@ -149,50 +146,40 @@ final class OutputFile {
     /// through, sync where that means something.
     func commit() throws(HumError) {
         guard !done else { return }
-        let shown = path.visible
-        func failure(_ what: String) -> HumError { .failure("\(what): \(String(cString: strerror(errno)))") }
+        let writing = "cannot write \(path.visible)"
         switch mode {
         case .through:
             done = true
-            // Devices, FIFOs and pipes cannot be synced (EINVAL): their data is already handed over.
+            defer { close(descriptor) }
+            // Devices, FIFOs and pipes cannot be synced (EINVAL): their data is handed over already.
             if fsync(descriptor) != 0, errno != EINVAL, errno != EROFS {
-                let error = failure("cannot write \(shown)")
-                close(descriptor)
-                throw error
+                throw SystemCall.failure(errno, "fsync", doing: writing)
             }
-            guard close(descriptor) == 0 else { throw failure("cannot write \(shown)") }
         case .replace(let temporary, let target):
-            guard fsync(descriptor) == 0 else {
-                let error = failure("cannot write \(shown)")
-                discard()
-                throw error
-            }
-            guard close(descriptor) == 0 else {
-                let error = failure("cannot write \(shown)")
+            do throws(HumError) {
+                try SystemCall.check(fsync(descriptor), "fsync", doing: writing)
+                let fd = descriptor
                 descriptor = -1
+                try SystemCall.check(close(fd), "close", doing: writing)
+                let renamed: Int32
+                if let token = cleanupToken {
+                    renamed = InterruptCleanup.shared.unregister(token) { rename(temporary, target) }
+                    cleanupToken = nil
+                } else {
+                    renamed = rename(temporary, target)
+                }
+                try SystemCall.check(renamed, "rename", doing: "cannot put the new \(path.visible) in place")
+            } catch {
                 discard()
-                throw error
-            }
-            descriptor = -1
-            let renamed: Int32
-            if let token = cleanupToken {
-                renamed = InterruptCleanup.shared.unregister(token) { rename(temporary, target) }
-                cleanupToken = nil
-            } else {
-                renamed = rename(temporary, target)
-            }
-            guard renamed == 0 else {
-                let error = failure("cannot put the new \(shown) in place")
-                unlink(temporary)
-                done = true
                 throw error
             }
             done = true
-            let folder = open(OutputFile.split(target).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard folder >= 0 else { throw failure("cannot sync the folder of \(shown)") }
+            let syncing = "cannot sync the folder of \(path.visible)"
+            let folder = try SystemCall.check(
+                open(OutputFile.split(target).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open", doing: syncing)
             defer { close(folder) }
             // Some file systems cannot sync a folder (EINVAL); the rename is then as durable as they make it.
-            if fsync(folder) != 0, errno != EINVAL { throw failure("cannot sync the folder of \(shown)") }
+            if fsync(folder) != 0, errno != EINVAL { throw SystemCall.failure(errno, "fsync", doing: syncing) }
         }
     }
 
@@ -312,7 +299,7 @@ final class OutputFile {
             guard let next = readLink(current) else { return current }
             current = next
         }
-        throw .failure("cannot write \(path.visible): \(String(cString: strerror(ELOOP)))")
+        throw SystemCall.failure(ELOOP, "readlink", doing: "cannot write \(path.visible)")
     }
 
     /// The folder and the last name of a path: `("/a", "b")` for `/a/b`, `("/", "b")` for `/b`, `(".", "b")` for
