@@ -137,16 +137,26 @@ final class SoundFile {
     let info: SF_INFO
     let path: String
 
-    /// Opens for reading, checking first what libsndfile would only report vaguely: missing, a directory, empty.
+    /// Opens for reading, checking first what libsndfile would only report vaguely: missing, a folder, not a regular
+    /// file (a FIFO would block the read for ever, a device would be read without end), empty.
+    ///
+    /// The check opens the name itself, without blocking (a FIFO does not wait for a writer), and looks at what it
+    /// got. libsndfile then opens the name again: by name, because it uses the extension to recognise some files
+    /// (an MP3 without a clean first frame).
     init(reading path: String) throws(AudioFileError) {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : "\(String(cString: strerror(errno))) (open)"
             throw AudioFileError(path: path, reason: reason)
         }
-        if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw AudioFileError(path: path, reason: "is a directory, not an audio file")
+        var st = stat()
+        let statResult = fstat(fd, &st)
+        let statError = errno
+        Glibc.close(fd)
+        guard statResult == 0 else {
+            throw AudioFileError(path: path, reason: "\(String(cString: strerror(statError))) (fstat)")
         }
+        if let kind = SoundFile.notAFile(st.st_mode) { throw AudioFileError(path: path, reason: kind) }
         if st.st_size == 0 { throw AudioFileError(path: path, reason: "the file is empty") }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
@@ -202,6 +212,18 @@ final class SoundFile {
         return text.split(separator: "\n").contains { $0.hasPrefix("data") && $0.contains("should be") }
     }
 
+    /// Why something that is not a regular file cannot be a sound, or nil for a regular file.
+    static func notAFile(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "is a folder, not an audio file"
+        case S_IFIFO: return "is a FIFO (a named pipe), not an audio file; hum plays sounds from regular files"
+        case S_IFCHR, S_IFBLK: return "is a device, not an audio file; hum plays sounds from regular files"
+        case S_IFSOCK: return "is a socket, not an audio file; hum plays sounds from regular files"
+        default: return "is not a regular file; hum plays sounds from regular files"
+        }
+    }
+
     private static func openFailure(_ path: String) -> String {
         let message = String(cString: sf_strerror(nil))
         // For a regular file (checked before), this message only means a decoder (mpg123) gave up on it.
@@ -250,6 +272,16 @@ public enum AudioFileReader {
         return AudioFileInfo(
             frames: Int(file.info.frames), sampleRate: Int(file.info.samplerate),
             channels: Int(file.info.channels), formatName: file.formatName)
+    }
+
+    /// What `info` reads, after the checks every decode makes before reading (a length beyond what hum loops, an
+    /// Ogg stream without its end, a WAV whose header promises more than the file holds): the answer to "can this
+    /// play?" short of decoding it all. For `hum sounds`.
+    public static func inspect(path: String) throws(AudioFileError) -> AudioFileInfo {
+        let source = try DecodeSource(path: path)
+        return AudioFileInfo(
+            frames: Int(source.file.info.frames), sampleRate: source.rate, channels: source.channels,
+            formatName: source.file.formatName)
     }
 
     /// The longest sound hum loops from memory: 30 minutes (about 330 MB of 16-bit samples at 48 kHz stereo).

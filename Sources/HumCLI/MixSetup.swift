@@ -26,10 +26,14 @@ enum MixSetup {
     /// Parses and resolves the words; a word that is not a valid mix word but names an existing file is that file.
     static func resolve(words: [String], catalog: SoundCatalog, command: String) throws(HumError) -> [MixEntry] {
         var entries: [MixEntry] = []
+        // A user sound whose name holds "=" is played by that name as it is (names that would read as another
+        // sound with a volume are not offered: SoundCatalog.userFolder).
+        let equalNames = Set(catalog.userSounds.map(\.name).filter { $0.contains("=") })
         for word in words {
             let token: MixToken
             do throws(MixSpec.ParseError) {
-                token = try MixSpec.parse(word)
+                token =
+                    equalNames.contains(word) ? MixToken(name: word, volume: Volume.default) : try MixSpec.parse(word)
             } catch {
                 if FileManager.default.fileExists(atPath: word) {
                     token = MixToken(name: word, volume: Volume.default)
