@@ -19,11 +19,11 @@ import Testing
         let r = try runBinary(["ledger", "--csv"], environment: env)
         #expect(r.code == 0)
         let rows = try #require(CSVReader.parse(r.out), "\(r.out)")
-        #expect(rows.count == 4)
+        try #require(rows.count == 4)
         #expect(rows[0].joined(separator: ",") == LedgerCommand.csvHeader)
         let header = rows[0]
         func column(_ name: String) -> Int { header.firstIndex(of: name)! }
-        #expect(rows.dropFirst().allSatisfy { $0.count == header.count })
+        try #require(rows.dropFirst().allSatisfy { $0.count == header.count })
         #expect(rows[1][column("reason")] == "'-1+1" && rows[1][column("key")] == "'@key")
         #expect(rows[2][column("label")] == "'=HYPERLINK(\"http://evil\",\"x\")")
         #expect(rows[3][column("label")] == "'\tplain, with comma")
@@ -55,6 +55,7 @@ import Testing
         #expect(rows.first?.joined(separator: ",") == ExportCommand.csvHeader)
         let header = rows[0]
         func column(_ name: String) -> Int { header.firstIndex(of: name)! }
+        try #require(rows.allSatisfy { $0.count == header.count })
         let byID = Dictionary(uniqueKeysWithValues: rows.dropFirst().map { ($0[column("id")], $0) })
         let two = try #require(byID["two"])
         let one = try #require(byID["one"])

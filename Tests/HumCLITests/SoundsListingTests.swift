@@ -27,7 +27,7 @@ import Testing
         let r = try runBinary(["sounds"], environment: s.environment)
         #expect(r.code == 0, "\(r.err)")
         let parts = r.out.components(separatedBy: "\n\n")
-        #expect(parts.count == 2, "\(r.out)")
+        try #require(parts.count == 2, "\(r.out)")
         let playable = parts[0].split(separator: "\n").map { String($0.split(separator: " ")[0]) }
         #expect(playable.contains("a=b") && playable.contains("calm") && playable.contains("rain"))
         #expect(!playable.contains("broken") && !playable.contains("pipe") && !playable.contains("rain=40"))
