@@ -216,7 +216,7 @@ final class SoundFile {
     static func notAFile(_ mode: mode_t) -> String? {
         switch mode & S_IFMT {
         case S_IFREG: return nil
-        case S_IFDIR: return "is a folder, not an audio file"
+        case S_IFDIR: return "is a directory, not an audio file"
         case S_IFIFO: return "is a FIFO (a named pipe), not an audio file; hum plays sounds from regular files"
         case S_IFCHR, S_IFBLK: return "is a device, not an audio file; hum plays sounds from regular files"
         case S_IFSOCK: return "is a socket, not an audio file; hum plays sounds from regular files"

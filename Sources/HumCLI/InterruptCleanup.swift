@@ -109,9 +109,14 @@ final class InterruptCleanup: Sendable {
     }
 
     private func watch() {
-        // Named from inside the thread, which names the kernel's thread too: tests and `ps -L` tell it by this name.
-        // While it waits, the kernel shows the signals it waits for as unblocked in it.
-        Thread.current.name = InterruptCleanup.threadName
+        // Named (tests and `ps -L` tell it by its name) through /proc, since neither pthread_setname_np nor prctl
+        // reaches Swift here and Foundation's Thread.name can miss a thread that starts quickly. Only a name: a
+        // failure changes nothing else. While it waits, the kernel shows the signals it waits for as unblocked in it.
+        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if comm >= 0 {
+            _ = InterruptCleanup.threadName.withCString { Glibc.write(comm, $0, strlen($0)) }
+            close(comm)
+        }
         var set = InterruptCleanup.signalSet()
         while true {
             var signal: Int32 = 0

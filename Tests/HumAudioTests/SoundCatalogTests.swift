@@ -41,7 +41,7 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(mkfifo(dir + "/pipe.wav", 0o600) == 0)
-        for (path, says) in [(dir + "/pipe.wav", "is a FIFO"), ("/dev/zero", "is a device"), (dir, "is a folder")] {
+        for (path, says) in [(dir + "/pipe.wav", "is a FIFO"), ("/dev/zero", "is a device"), (dir, "is a directory")] {
             do {
                 _ = try AudioFileReader.info(path: path)
                 Issue.record("\(path) was read")
