@@ -15,8 +15,9 @@ struct RenderCommand: HumCommand {
     ]
     static let discussion = """
         The file is exactly what 'hum play --for DURATION' plays, sample for sample: the same loops, ramps, fades
-        and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. The file appears only
-        when complete (it is written under a temporary name and renamed).
+        and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. A file appears only
+        when complete (it is written under a temporary name and renamed; Ctrl-C removes it); a device or a FIFO
+        is written through. What the container cannot hold is refused at once.
 
         Examples:
           hum render rain=40 brown=25 --duration 10m -o mix.wav
