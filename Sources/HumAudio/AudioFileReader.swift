@@ -70,6 +70,16 @@ public enum AudioFileReader {
             channels: Int(file.info.channels), formatName: file.formatName)
     }
 
+    /// What `info` reads, after the checks every decode makes before reading (a length beyond what hum loops, an
+    /// Ogg stream without its end, a WAV whose header promises more than the file holds): the answer to "can this
+    /// play?" short of decoding it all. For `hum sounds`.
+    public static func inspect(path: String) throws(AudioFileError) -> AudioFileInfo {
+        let source = try DecodeSource(path: path)
+        return AudioFileInfo(
+            frames: Int(source.file.info.frames), sampleRate: source.rate, channels: source.channels,
+            formatName: source.file.formatName)
+    }
+
     /// The longest sound hum loops from memory: 30 minutes (about 330 MB of 16-bit samples at 48 kHz stereo).
     public static let maximumSeconds = 1800
 

@@ -21,12 +21,36 @@ public final class AudioFileWriter {
     ///   - formatName: the name whose extension picks the container (default: `path`), so a temporary file can be
     ///     written in the format of the name it will be renamed to.
     ///   - quality: for Ogg Vorbis and Opus, 0…1 (libsndfile's VBR quality); ignored otherwise.
-    public init(
+    public convenience init(
         path: String, formatName: String? = nil, sampleRate: Int, channels: Int,
         sampleFormat: SampleFormat = .s16, quality: Double? = nil
     ) throws(AudioFileError) {
-        let name = ((formatName ?? path) as NSString).lastPathComponent
-        let ext = name.contains(".") ? String(name.split(separator: ".").last!).lowercased() : ""
+        try self.init(
+            path: path, descriptor: nil, formatName: formatName ?? path, sampleRate: sampleRate, channels: channels,
+            sampleFormat: sampleFormat, quality: quality)
+    }
+
+    /// Writes to an open descriptor (a temporary file, a device, a pipe), which is left open; `name`'s extension
+    /// picks the container and names the file in messages. A .wav file needs a descriptor that can seek.
+    public convenience init(
+        descriptor: Int32, name: String, sampleRate: Int, channels: Int, sampleFormat: SampleFormat = .s16,
+        quality: Double? = nil
+    ) throws(AudioFileError) {
+        try self.init(
+            path: name, descriptor: descriptor, formatName: name, sampleRate: sampleRate, channels: channels,
+            sampleFormat: sampleFormat, quality: quality)
+    }
+
+    private init(
+        path: String, descriptor: Int32?, formatName: String, sampleRate: Int, channels: Int,
+        sampleFormat: SampleFormat, quality: Double?
+    ) throws(AudioFileError) {
+        let ext = AudioFileWriter.containerExtension(formatName)
+        if let problem = AudioFileWriter.problem(
+            formatName: formatName, sampleRate: sampleRate, sampleFormat: sampleFormat, seekable: true)
+        {
+            throw AudioFileError(path: path, reason: problem)
+        }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
@@ -38,19 +62,11 @@ public final class AudioFileWriter {
         }
         switch ext {
         case "wav": info.format = Int32(SF_FORMAT_WAV) | pcm
-        case "flac":
-            if sampleFormat == .f32 {
-                throw AudioFileError(
-                    path: path, reason: "FLAC cannot hold float samples; use s16 or s24, or a .wav file")
-            }
-            info.format = Int32(SF_FORMAT_FLAC) | pcm
+        case "flac": info.format = Int32(SF_FORMAT_FLAC) | pcm
         case "ogg": info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
-        case "opus": info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
-        default:
-            throw AudioFileError(
-                path: path, reason: "unknown output format \".\(ext)\"; name the file .wav, .flac, .ogg or .opus")
+        default: info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
         }
-        file = try SoundFile(writing: path, info: info)
+        file = try SoundFile(writing: path, descriptor: descriptor, info: info)
         self.path = path
         self.channels = channels
         // Float in, integer out: clip instead of wrapping (the mix is already limited; this is the last guard).
@@ -62,6 +78,56 @@ public final class AudioFileWriter {
         pipeline = WritePipeline(capacity: 32768 * channels) { base, count in
             AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels)
         }
+    }
+
+    /// The extension of a name, lower-cased ("" when it has none), which picks the container.
+    static func containerExtension(_ name: String) -> String {
+        let base = (name as NSString).lastPathComponent
+        return base.contains(".") ? String(base.split(separator: ".").last ?? "").lowercased() : ""
+    }
+
+    /// Why libsndfile (1.2, with libFLAC, libvorbis and libopus) cannot write `formatName`'s container with these
+    /// settings, or nil when it can; known before anything is rendered, so `hum render` refuses at once.
+    ///
+    /// Found by trying every container with every sample format at every rate of hum's range (8000–384000 Hz,
+    /// stereo); `AudioFileTests` checks this table against libsndfile itself:
+    /// - .flac holds integer samples only (s16, s24), and above 65535 Hz only rates that are a multiple of 10 (the
+    ///   rates a FLAC frame header can state).
+    /// - .ogg (Vorbis) encodes up to 200000 Hz.
+    /// - .opus encodes 8000, 12000, 16000, 24000 and 48000 Hz only.
+    /// - .wav takes everything, but its header is written last, at the start of the file: it needs an output that
+    ///   can seek (not a pipe or a FIFO; FLAC, Vorbis and Opus stream).
+    /// - The sample format (`--sample-format`) applies to .wav and .flac; Vorbis and Opus choose their own.
+    public static func problem(formatName: String, sampleRate: Int, sampleFormat: SampleFormat, seekable: Bool)
+        -> String?
+    {
+        switch containerExtension(formatName) {
+        case "wav":
+            if !seekable {
+                return
+                    "a .wav file cannot be written to a pipe or a FIFO (its header is written last, at the start); write .flac, .ogg or .opus there, or a .wav to a file"
+            }
+        case "flac":
+            if sampleFormat == .f32 {
+                return "FLAC cannot hold float samples; use --sample-format s16 or s24, or a .wav file"
+            }
+            if sampleRate > 65535 && sampleRate % 10 != 0 {
+                return
+                    "FLAC cannot hold \(sampleRate) Hz: above 65535 Hz it takes only multiples of 10 (such as 88200 or 96000)"
+            }
+        case "ogg":
+            if sampleRate > 200_000 {
+                return
+                    "Ogg Vorbis cannot encode \(sampleRate) Hz: at most 200000 Hz; use .flac or .wav for higher rates"
+            }
+        case "opus":
+            if ![8000, 12000, 16000, 24000, 48000].contains(sampleRate) {
+                return "Opus encodes only 8000, 12000, 16000, 24000 or 48000 Hz, not \(sampleRate); use --rate 48000"
+            }
+        case let ext:
+            return "unknown output format \"\(ext.isEmpty ? "" : "." + ext)\"; name the file .wav, .flac, .ogg or .opus"
+        }
+        return nil
     }
 
     /// Writes interleaved frames.

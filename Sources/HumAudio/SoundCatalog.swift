@@ -92,23 +92,74 @@ public struct SoundCatalog: Sendable {
         }
     }
 
-    /// User sounds: every audio file in the user folder, named by its file name without extension, sorted.
-    /// A built-in name wins over a user file of the same name.
-    public var userSounds: [SoundReference] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else { return [] }
+    /// A file of the user folder that cannot be played by its name, and why (said by `hum sounds`, never silent).
+    public struct UnnamedUserSound: Sendable, Equatable {
+        /// The name the file would have: its file name without the extension.
+        public var name: String
+        public var path: String
+        /// Why, for people: what takes the name and what to do.
+        public var reason: String
+    }
+
+    /// The user folder read once: the sounds played by their names, and the files that cannot be.
+    public struct UserFolder: Sendable, Equatable {
+        public var sounds: [SoundReference] = []
+        public var unnamed: [UnnamedUserSound] = []
+    }
+
+    /// User sounds: every audio file in the user folder, named by its file name without extension, sorted. A name
+    /// is never taken silently from a file: a file named like a built-in sound (the built-in wins), a second file
+    /// with the name of one before it (`rain.flac` after `rain.wav`), and a file whose name reads as another
+    /// sound with a volume (`rain=40.wav`, which `hum play rain=40` must keep meaning rain at 40) are listed as
+    /// `unnamed`, with the reason. A name that holds `=` otherwise is played by writing it as it is
+    /// (`hum play 'a=b'`, or `'a=b=40'` with a volume).
+    public var userFolder: UserFolder {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else {
+            return UserFolder()
+        }
         let builtinNames = Set(builtins.map(\.name))
-        var seen = Set<String>()
-        return names.sorted().compactMap { file in
+        var folder = UserFolder()
+        var taken: [String: String] = [:]  // name -> the file that has it
+        for file in names.sorted() {
             let ext = (file as NSString).pathExtension.lowercased()
             let name = (file as NSString).deletingPathExtension
-            guard SoundCatalog.audioExtensions.contains(ext), !name.isEmpty, !name.hasPrefix("."),
-                !builtinNames.contains(name), seen.insert(name).inserted
-            else { return nil }
-            return SoundReference(
-                name: name, title: name, path: userDirectory + "/" + file, source: .user,
-                loop: nil, loudnessLUFS: nil)
+            guard SoundCatalog.audioExtensions.contains(ext), !name.isEmpty, !name.hasPrefix(".") else { continue }
+            let path = userDirectory + "/" + file
+            if builtinNames.contains(name) {
+                folder.unnamed.append(
+                    UnnamedUserSound(
+                        name: name, path: path,
+                        reason: "has the name of the built-in sound \"\(name)\"; rename the file to play it by name"))
+            } else if let first = taken[name] {
+                folder.unnamed.append(
+                    UnnamedUserSound(
+                        name: name, path: path,
+                        reason: "has the same name as \(first), which plays as \"\(name)\"; rename one of them"))
+            } else {
+                taken[name] = file
+                folder.sounds.append(
+                    SoundReference(
+                        name: name, title: name, path: path, source: .user, loop: nil, loudnessLUFS: nil))
+            }
         }
+        // A name that is also a mix word for another sound: the mix word keeps its meaning.
+        let known = builtinNames.union(folder.sounds.map(\.name))
+        folder.sounds.removeAll { sound in
+            guard sound.name.contains("="), let token = try? MixSpec.parse(sound.name), token.name != sound.name,
+                known.contains(token.name)
+            else { return false }
+            folder.unnamed.append(
+                UnnamedUserSound(
+                    name: sound.name, path: sound.path,
+                    reason:
+                        "its name reads as \"\(token.name)\" at volume \(MixSpec.formatVolume(token.volume)); rename the file to play it by name"
+                ))
+            return true
+        }
+        return folder
     }
+
+    public var userSounds: [SoundReference] { userFolder.sounds }
 
     public var all: [SoundReference] { builtins + userSounds }
 

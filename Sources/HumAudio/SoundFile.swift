@@ -10,16 +10,26 @@ final class SoundFile {
     let info: SF_INFO
     let path: String
 
-    /// Opens for reading, checking first what libsndfile would only report vaguely: missing, a directory, empty.
+    /// Opens for reading, checking first what libsndfile would only report vaguely: missing, a folder, not a regular
+    /// file (a FIFO would block the read for ever, a device would be read without end), empty.
+    ///
+    /// The check opens the name itself, without blocking (a FIFO does not wait for a writer), and looks at what it
+    /// got. libsndfile then opens the name again: by name, because it uses the extension to recognise some files
+    /// (an MP3 without a clean first frame).
     init(reading path: String) throws(AudioFileError) {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : "\(String(cString: strerror(errno))) (open)"
             throw AudioFileError(path: path, reason: reason)
         }
-        if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw AudioFileError(path: path, reason: "is a directory, not an audio file")
+        var st = stat()
+        let statResult = fstat(fd, &st)
+        let statError = errno
+        Glibc.close(fd)
+        guard statResult == 0 else {
+            throw AudioFileError(path: path, reason: "\(String(cString: strerror(statError))) (fstat)")
         }
+        if let kind = SoundFile.notAFile(st.st_mode) { throw AudioFileError(path: path, reason: kind) }
         if st.st_size == 0 { throw AudioFileError(path: path, reason: "the file is empty") }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
@@ -35,15 +45,19 @@ final class SoundFile {
         if info.frames <= 0 { throw AudioFileError(path: path, reason: "contains no audio") }
     }
 
-    /// Opens for writing.
-    init(writing path: String, info: SF_INFO) throws(AudioFileError) {
+    /// Opens for writing: the file at `path`, or, with `descriptor`, that open descriptor (left open on close; `path`
+    /// then only names it in messages).
+    init(writing path: String, descriptor: Int32? = nil, info: SF_INFO) throws(AudioFileError) {
         var info = info
         guard sf_format_check(&info) == SF_TRUE else {
             throw AudioFileError(
                 path: path,
                 reason: "libsndfile cannot write this format at \(info.samplerate) Hz with \(info.channels) channels")
         }
-        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+        let opened =
+            descriptor.map { sf_open_fd($0, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
+            ?? sf_open(path, Int32(SFM_WRITE), &info)
+        guard let handle = opened else {
             throw AudioFileError(
                 path: path, reason: "cannot create the file (sf_open: \(String(cString: sf_strerror(nil))))")
         }
@@ -69,6 +83,18 @@ final class SoundFile {
         sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
         let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return text.split(separator: "\n").contains { $0.hasPrefix("data") && $0.contains("should be") }
+    }
+
+    /// Why something that is not a regular file cannot be a sound, or nil for a regular file.
+    static func notAFile(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "is a directory, not an audio file"
+        case S_IFIFO: return "is a FIFO (a named pipe), not an audio file; hum plays sounds from regular files"
+        case S_IFCHR, S_IFBLK: return "is a device, not an audio file; hum plays sounds from regular files"
+        case S_IFSOCK: return "is a socket, not an audio file; hum plays sounds from regular files"
+        default: return "is not a regular file; hum plays sounds from regular files"
+        }
     }
 
     private static func openFailure(_ path: String) -> String {

@@ -3,6 +3,12 @@ import HumCore
 /// Where a command writes text. The frontend gives the real stdout and stderr; tests give a buffer.
 public protocol TextOutput: AnyObject, Sendable {
     func write(_ text: String)
+    /// The first write that failed, if one did (later writes are dropped). Nil for outputs that cannot fail.
+    var failure: OutputFailure? { get }
+}
+
+extension TextOutput {
+    public var failure: OutputFailure? { nil }
 }
 
 /// What a command may use of the outside world, handed in instead of reached for through globals.
@@ -31,6 +37,12 @@ public struct CommandContext: Sendable {
     /// Colour is used only on a terminal and never when NO_COLOR is set to anything non-empty.
     public var useColor: Bool {
         stdoutIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// Throws the failure of an earlier write to stdout, so that a long output stops at once instead of writing
+    /// on into nothing. (The frontend reports a failure no command asked about before exiting.)
+    public func checkOutput() throws(OutputFailure) {
+        if let failure = stdout.failure { throw failure }
     }
 
     /// Prints a warning line, `hum: warning: …`, on stderr. What it quotes of people's input is shown with its

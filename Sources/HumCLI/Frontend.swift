@@ -5,33 +5,11 @@ import HumSystem
     import Glibc
 #endif
 
-/// Writes straight to a file descriptor, unbuffered, so output and the exit code arrive in order.
-final class DescriptorOutput: TextOutput, @unchecked Sendable {
-    // @unchecked: the descriptor is immutable and write(2) is safe to call from any thread.
-    let descriptor: Int32
-
-    init(_ descriptor: Int32) { self.descriptor = descriptor }
-
-    func write(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // EPIPE and friends: the reader went away; nothing useful to do.
-                }
-                offset += n
-            }
-        }
-    }
-}
-
 /// The process frontend: owns stdout, stderr, the TTY and the exit code. `main.swift` calls only this.
 public enum Frontend {
     public static func main() -> Never {
-        signal(SIGPIPE, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)  // a reader that went away is a failed write (EPIPE), reported like any other
+        StandardStreams.reserveClosed()
         var environment: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -41,13 +19,15 @@ public enum Frontend {
             }
             pointer += 1
         }
+        let stdout = DescriptorOutput(
+            STDOUT_FILENO, closedAtStart: StandardStreams.closedAtStart.contains(STDOUT_FILENO))
+        let stderr = DescriptorOutput(STDERR_FILENO)
         let context = CommandContext(
-            environment: environment,
-            stdout: DescriptorOutput(STDOUT_FILENO),
-            stderr: DescriptorOutput(STDERR_FILENO),
+            environment: environment, stdout: stdout, stderr: stderr,
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
             stdinIsTerminal: isatty(STDIN_FILENO) == 1,
             accountHome: environment["HOME"]?.hasPrefix("/") == true ? nil : AccountHome.lookup())
-        exit(HumMain.run(arguments: CommandLine.arguments, context: context))
+        let code = HumMain.run(arguments: CommandLine.arguments, context: context)
+        exit(StandardStreams.exitCode(code, stdout: stdout, stderr: stderr))
     }
 }

@@ -36,7 +36,14 @@ enum MixSetup {
         var tokens: [(token: MixToken, word: String)] = []
         var master: Double? = nil
         var names: [String] = []
+        // A user sound whose name holds "=" is played by that name as it is (names that would read as another
+        // sound with a volume are not offered: SoundCatalog.userFolder).
+        let equalNames = Set(catalog.userSounds.map(\.name).filter { $0.contains("=") })
         for word in words {
+            if equalNames.contains(word) {
+                tokens.append((MixToken(name: word, volume: Volume.default), word))
+                continue
+            }
             if word.hasPrefix("@") {
                 let name = String(word.dropFirst())
                 guard let mix = try LedgerCLI.open(context).mix(named: name) else {

@@ -12,8 +12,9 @@ struct RenderCommand: HumCommand {
     static let abstract = "render a mix into an audio file, with the same engine as playback"
     static let discussion = """
         The file is exactly what 'hum play --for DURATION' plays, sample for sample: the same loops, ramps, fades
-        and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. The file appears only
-        when complete (it is written under a temporary name and renamed).
+        and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. A file appears only
+        when complete (it is written under a temporary name and renamed; Ctrl-C removes it); a device or a FIFO
+        is written through. What the container cannot hold is refused at once.
         """
     static let examples = [
         "hum render rain=40 brown=25 --for 10m -o mix.wav",
@@ -66,6 +67,22 @@ struct RenderCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        // Before any thread starts (the loaders, the writer), so that a signal can always remove the temporary
+        // file; and the combinations libsndfile cannot write are refused before any work.
+        InterruptCleanup.shared.start()
+        if let problem = AudioFileWriter.problem(
+            formatName: output, sampleRate: rate, sampleFormat: sampleFormat, seekable: true)
+        {
+            throw HumError.usage(problem)
+        }
+        let file = try OutputFile(path: output, newFileMode: OutputFile.ordinary)
+        if case .through(let seekable) = file.mode,
+            let problem = AudioFileWriter.problem(
+                formatName: output, sampleRate: rate, sampleFormat: sampleFormat, seekable: seekable)
+        {
+            file.discard()
+            throw HumError.usage(problem)
+        }
         let requested = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), context: context)
         let entries = requested.entries
         let master = self.master ?? requested.master ?? 100
@@ -76,24 +93,15 @@ struct RenderCommand: HumCommand {
         let total = Int64((seconds * Double(rate)).rounded())
         controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
 
-        let directory = (output as NSString).deletingLastPathComponent
-        let temporary =
-            (directory.isEmpty ? "" : directory + "/")
-            + ".\((output as NSString).lastPathComponent).hum-\(getpid()).tmp"
         do throws(AudioFileError) {
             let writer = try AudioFileWriter(
-                path: temporary, formatName: output, sampleRate: rate, channels: 2,
-                sampleFormat: sampleFormat)
+                descriptor: file.descriptor, name: output, sampleRate: rate, channels: 2, sampleFormat: sampleFormat)
             try Self.renderAll(mixer, into: writer)
         } catch {
-            unlink(temporary)
-            throw HumError.failure("cannot write \(output): \(error.reason)")
+            file.discard()
+            throw HumError.failure("cannot write \(output.visible): \(error.reason)")
         }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw HumError.failure("cannot write \(output): \(reason)")
-        }
+        try file.commit()
         return ExitCode.success
     }
 

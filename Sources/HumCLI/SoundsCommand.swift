@@ -8,11 +8,13 @@ struct SoundsCommand: HumCommand {
     static let abstract = "list the sounds that can be played"
     static let discussion = """
         Built-in sounds come with hum. User sounds are the audio files in $XDG_DATA_HOME/hum/sounds
-        (usually ~/.local/share/hum/sounds), each named by its file name without the extension.
+        (usually ~/.local/share/hum/sounds), each named by its file name without the extension. Files that
+        cannot play, or cannot be played by their name, are listed apart at the end with the reason; in the JSON
+        they carry a "problem".
         """
     static let examples = [
         "hum sounds",
-        "hum sounds --json | jq -r '.[].name'",
+        "hum sounds --json | jq -r '.[] | select(.problem == null) | .name'",
     ]
     static let names = Flag("names", help: "print only the names, one per line (for scripts and completions)")
     static let arguments: [any Declared] = [Flag.json, names]
@@ -49,7 +51,7 @@ struct SoundsCommand: HumCommand {
         let catalog = MixSetup.catalog(context)
         if namesOnly {
             // Names only: no file is opened, so a completion stays instant.
-            context.stdout.write(catalog.all.map { $0.name + "\n" }.joined())
+            context.stdout.write((catalog.builtins + catalog.userFolder.sounds).map { $0.name + "\n" }.joined())
             return ExitCode.success
         }
         if let problem = catalog.manifestProblem { context.warn(problem) }
@@ -59,10 +61,11 @@ struct SoundsCommand: HumCommand {
                 "no built-in sounds were found; looked in \(places.map(VisibleText.escape).joined(separator: ", ")) (set HUM_SOUNDS_DIR to the folder of sounds.json)"
             )
         }
-        let listings = LibraryNoise.silenced {
-            catalog.all.map { sound -> Listing in
+        let folder = catalog.userFolder
+        var listings = LibraryNoise.silenced {
+            (catalog.builtins + folder.sounds).map { sound -> Listing in
                 do throws(AudioFileError) {
-                    let info = try AudioFileReader.info(path: sound.path)
+                    let info = try AudioFileReader.inspect(path: sound.path)
                     return Listing(
                         name: sound.name, title: sound.title, source: sound.source, path: sound.path,
                         durationSeconds: (info.durationSeconds * 1000).rounded() / 1000,
@@ -74,6 +77,11 @@ struct SoundsCommand: HumCommand {
                 }
             }
         }
+        listings += folder.unnamed.map {
+            Listing(
+                name: $0.name, title: $0.name, source: .user, path: $0.path, durationSeconds: nil, sampleRate: nil,
+                channels: nil, problem: $0.reason)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -81,24 +89,35 @@ struct SoundsCommand: HumCommand {
             context.stdout.write(String(decoding: data, as: UTF8.self) + "\n")
             return ExitCode.success
         }
-        if listings.isEmpty {
-            context.stdout.write(
-                "no sounds found: the built-in library is missing and \(catalog.userDirectory) has no audio files\n")
-            return ExitCode.success
-        }
-        let nameWidth = listings.map(\.name.count).max() ?? 0
-        let titleWidth = min(28, listings.map(\.title.count).max() ?? 0)
-        for l in listings {
-            var line = "\(l.name.padding(nameWidth))  \(l.title.padding(titleWidth))  \(l.source.rawValue.padding(8))  "
-            if let problem = l.problem {
-                line += "cannot play: \(problem)"
-            } else {
-                let seconds = Int64((l.durationSeconds ?? 0).rounded())
-                line +=
-                    "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  \(l.channels == 1 ? "mono" : "stereo")"
-            }
-            context.stdout.write(line + "\n")
-        }
+        context.stdout.write(Self.text(listings, userDirectory: catalog.userDirectory))
         return ExitCode.success
+    }
+
+    /// The listing for people: the sounds that play, by the names to type; then, apart and marked, the files that
+    /// cannot play or cannot be played by their name, each with the reason and its file. Names, titles and paths
+    /// are shown with control characters escaped.
+    static func text(_ listings: [Listing], userDirectory: String) -> String {
+        let playable = listings.filter { $0.problem == nil }
+        let broken = listings.filter { $0.problem != nil }
+        var out = ""
+        if playable.isEmpty {
+            out +=
+                "no sounds to play: the built-in library is missing and \(userDirectory.visible) has no playable audio files\n"
+        }
+        let nameWidth = playable.map(\.name.visible.count).max() ?? 0
+        let titleWidth = min(28, playable.map(\.title.visible.count).max() ?? 0)
+        for l in playable {
+            let seconds = Int64((l.durationSeconds ?? 0).rounded())
+            out +=
+                "\(l.name.visible.padding(nameWidth))  \(l.title.visible.padding(titleWidth))  \(l.source.rawValue.padding(8))  "
+                + "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  \(l.channels == 1 ? "mono" : "stereo")\n"
+        }
+        if !broken.isEmpty {
+            out += "\n\(broken.count) file\(broken.count == 1 ? "" : "s") left out:\n"
+            for l in broken {
+                out += "  \(l.path.visible): \(l.problem?.visible ?? "")\n"
+            }
+        }
+        return out
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HumControl
 import HumCore
 import Testing
 
@@ -70,6 +71,10 @@ import Testing
         let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         let hum = try box.startHum(["play", "\(tone)=50"], environment: sink.environment)
+        // Once it plays (its control socket answers: it opens after the audio), a second of sound.
+        let socket = ControlSocketPath(environment: box.audioEnvironment.merging(sink.environment) { $1 })
+        let started = Date()
+        while (try? ControlClient.connect(to: socket)) == nil, Date().timeIntervalSince(started) < 10 { usleep(20_000) }
         usleep(1_000_000)
         let sent = Date()
         hum.signal(SIGTERM)

@@ -71,6 +71,7 @@ struct HistoryCommand: HumCommand {
             if out.utf8.count > 1 << 20 {
                 context.stdout.write(out)
                 out = ""
+                try context.checkOutput()  // a full disk or a closed pipe: stop here
             }
         }
         func table(_ title: String, _ rows: [PeriodSummary]) {
@@ -286,34 +287,24 @@ struct ExportCommand: HumCommand {
                 }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
-                let c = LedgerCLI.csv
+                // Text cells are neutralised against formulas; tags and mix are JSON arrays (see CSVText).
+                let c = CSVText.text
+                func n(_ v: Int64?) -> String { CSVText.number(v) }
                 for r in rounds {
-                    let mix = r.mix.map { "\($0.sound):\($0.volume)" }.joined(separator: ";")
                     try write(
                         Array(
-                            ([
+                            (CSVText.row([
                                 c(r.id), r.kind.rawValue, r.status.rawValue, r.start.rfc3339, r.end?.rfc3339 ?? "",
-                                String(r.plannedSeconds), String(r.activeSeconds), String(r.pausedSeconds),
-                                String(r.earnedSeconds),
-                                c(r.goal ?? ""), c(r.tags.joined(separator: ";")), c(mix),
-                            ].joined(separator: ",") + "\n").utf8))
+                                n(r.plannedSeconds), n(r.activeSeconds), n(r.pausedSeconds), n(r.earnedSeconds),
+                                c(r.goal ?? ""), try CSVText.list(r.tags), try CSVText.mix(r.mix),
+                            ]) + "\n").utf8))
                 }
             }
         }
+        try OutputFile.write(to: output, context: context, newFileMode: OutputFile.privateData, emit)
         if let output {
-            try AtomicFile.write(output, emit)
             context.stderr.write(
                 "hum: exported \(rounds.count) session\(rounds.count == 1 ? "" : "s") to \(output.visible)\n")
-        } else {
-            var buffer: [UInt8] = []
-            try emit { bytes in
-                buffer.append(contentsOf: bytes)
-                if buffer.count > 1 << 20 {
-                    context.stdout.write(String(decoding: buffer, as: UTF8.self))
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            context.stdout.write(String(decoding: buffer, as: UTF8.self))
         }
         return ExitCode.success
     }

@@ -85,20 +85,22 @@ struct LedgerCommand: HumCommand {
             context.stdout.write(try LedgerCLI.json(lines) + "\n")
         case .csv, .jsonl:
             var out = LedgerCommand.csvHeader + "\n"
-            let c = LedgerCLI.csv
-            func n(_ v: Int64?) -> String { v.map(String.init) ?? "" }
+            // Text cells are neutralised against formulas; the numbers are hum's own (see CSVText).
+            let c = CSVText.text
+            func n(_ v: Int64?) -> String { CSVText.number(v) }
             for e in entries {
                 balance = balance.adding(saturating: e.amount)
                 out +=
-                    [
-                        c(e.id), e.at.rfc3339, e.kind.rawValue, String(e.amount), String(balance),
+                    CSVText.row([
+                        c(e.id), e.at.rfc3339, e.kind.rawValue, n(e.amount), n(balance),
                         e.isCorrection ? "true" : "false",
                         c(e.label ?? ""), c(e.reason ?? ""), c(e.key ?? ""), c(e.roundID ?? ""), c(e.passID ?? ""),
                         n(e.requested), n(e.cut), n(e.used), n(e.reserve), c(e.device),
-                    ].joined(separator: ",") + "\n"
+                    ]) + "\n"
                 if out.utf8.count > 1 << 20 {
                     context.stdout.write(out)
                     out = ""
+                    try context.checkOutput()  // a full disk or a closed pipe: stop here
                 }
             }
             context.stdout.write(out)
@@ -128,6 +130,7 @@ struct LedgerCommand: HumCommand {
                 if out.utf8.count > 1 << 20 {
                     context.stdout.write(out)
                     out = ""
+                    try context.checkOutput()  // a full disk or a closed pipe: stop here
                 }
             }
             if entries.isEmpty {
@@ -227,19 +230,7 @@ struct LedgerCommand: HumCommand {
                     try write(bytes)
                 }
             }
-            if let output {
-                try AtomicFile.write(output, emit)
-            } else {
-                var buffer: [UInt8] = []
-                try emit { bytes in
-                    buffer.append(contentsOf: bytes)
-                    if buffer.count > 1 << 20 {
-                        context.stdout.write(String(decoding: buffer, as: UTF8.self))
-                        buffer.removeAll(keepingCapacity: true)
-                    }
-                }
-                context.stdout.write(String(decoding: buffer, as: UTF8.self))
-            }
+            try OutputFile.write(to: output, context: context, newFileMode: OutputFile.privateData, emit)
             return ExitCode.success
         }
     }

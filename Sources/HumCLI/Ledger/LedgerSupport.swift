@@ -40,16 +40,6 @@ enum LedgerCLI {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// One CSV field, quoted when needed (RFC 4180).
-    static func csv(_ field: String) -> String {
-        if field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            var out = "\""
-            for c in field { out += c == "\"" ? "\"\"" : String(c) }
-            return out + "\""
-        }
-        return field
-    }
-
     /// A text cut to `width` characters with an ellipsis.
     static func fit(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
@@ -96,60 +86,4 @@ enum LedgerHook {
     /// How long the reconciliation gives the processes of a dead pass between SIGTERM and SIGKILL: the command that
     /// found them waits that long at most, once.
     static let grace = 2.0
-}
-
-/// Writes a file atomically: a temporary file in the same directory, fsync, rename, fsync of the directory.
-enum AtomicFile {
-    static func write(_ path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        var template = Array((path + ".tmp-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw HumError.failure("cannot create a file next to \(path): \(String(cString: strerror(errno)))")
-        }
-        let temp = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var ok = false
-        defer {
-            if !ok { unlink(temp) }
-        }
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
-        func flush() throws {
-            var offset = 0
-            while offset < buffer.count {
-                let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    close(fd)
-                    throw HumError.failure("cannot write \(path): \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
-            buffer.removeAll(keepingCapacity: true)
-        }
-        try body { bytes in
-            if buffer.isEmpty && bytes.count >= 1 << 20 {
-                buffer = bytes  // one large document: written as it is, without a copy
-            } else {
-                buffer.append(contentsOf: bytes)
-            }
-            if buffer.count >= 1 << 20 { try flush() }
-        }
-        try flush()
-        fchmod(fd, 0o644)
-        guard fsync(fd) == 0 else {
-            close(fd)
-            throw HumError.failure("cannot sync \(path): \(String(cString: strerror(errno)))")
-        }
-        close(fd)
-        guard rename(temp, path) == 0 else {
-            throw HumError.failure("cannot rename the new file to \(path): \(String(cString: strerror(errno)))")
-        }
-        ok = true
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            close(dfd)
-        }
-    }
 }

@@ -1,10 +1,26 @@
+import HumCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The checker every C call of the process supervision goes through: a failure becomes one line that names the
-/// call and the system's reason.
+/// How HumCLI makes a system call whose failure matters: the result is checked, and a failure becomes one line for
+/// people saying what hum was doing (where that is known), why (the system's words), and which call failed, like
+/// `cannot write backup.json: No space left on device (fsync)`. The one checker of the CLI's C calls: files, the
+/// process supervision of passes, the player's descriptors.
 enum SystemCall {
+    /// Passes a result of 0 or more through; for a negative one, throws the failure with `errno`.
+    @discardableResult
+    static func check(_ result: Int32, _ call: String, doing: @autoclosure () -> String) throws(HumError) -> Int32 {
+        guard result < 0 else { return result }
+        throw failure(errno, call, doing: doing())
+    }
+
+    /// The failure of `call` with the error `code`.
+    static func failure(_ code: Int32, _ call: String, doing: String) -> HumError {
+        .failure("\(doing): \(String(cString: strerror(code))) (\(call))")
+    }
+
     /// For calls that return -1 and set errno. Returns the result otherwise; EINTR is retried.
     @discardableResult
     static func check(_ call: String, _ body: () -> Int32) throws(HumError) -> Int32 {

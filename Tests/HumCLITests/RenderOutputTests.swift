@@ -1,0 +1,63 @@
+import Foundation
+import HumCore
+import Testing
+
+@testable import HumCLI
+
+/// What `hum render` cannot write is a usage error (exit 2), refused before any work, with nothing created.
+@Suite struct RenderOutputTests {
+    @Test func impossibleCombinationsAreUsageErrors() throws {
+        let s = Sandbox()
+        let dir = s.root + "/out"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (file, options, says) in [
+            ("a.flac", ["--format", "f32"], "FLAC cannot hold float samples"),
+            ("a.opus", ["--rate", "44100"], "Opus encodes only"),
+            ("a.ogg", ["--rate", "250000"], "at most 200000 Hz"),
+            ("a.flac", ["--rate", "65537"], "multiples of 10"),
+        ] {
+            let started = Date()
+            let r = try runBinary(
+                ["render", "rain", "--duration", "10h", "-o", dir + "/" + file] + options, environment: s.environment)
+            #expect(r.code == 2, "\(file) \(options): \(r.err)")
+            #expect(r.err.hasPrefix("hum: ") && r.err.contains(says) && r.err.split(separator: "\n").count == 1)
+            #expect(Date().timeIntervalSince(started) < 5, "refused before rendering 10 hours")
+        }
+        #expect((try FileManager.default.contentsOfDirectory(atPath: dir)).isEmpty)
+        // Rates that work.
+        for (file, rate) in [("b.flac", "96000"), ("b.opus", "24000"), ("b.ogg", "200000")] {
+            let r = try runBinary(
+                ["render", "rain", "--duration", "0.2s", "--rate", rate, "-o", dir + "/" + file],
+                environment: s.environment)
+            #expect(r.code == 0, "\(file) at \(rate): \(r.err)")
+        }
+    }
+
+    /// `-o` onto a pipe (here a link to /dev/stdout, so the name has an extension): FLAC streams into it; a .wav
+    /// is refused at once, as a usage error; the same link onto a regular file takes the .wav.
+    @Test func aPipeTakesStreamsButNotWav() throws {
+        let s = Sandbox()
+        func piped(_ link: String) throws -> (code: String, bytes: Int, err: String) {
+            let r = try shell(
+                "{ \"$HUM\" render rain --duration 1s -o '\(link)'; echo $? > '\(s.root)/code'; } | wc -c",
+                environment: s.environment)
+            return (
+                contents(s.root + "/code").trimmingCharacters(in: .whitespacesAndNewlines),
+                Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, r.err
+            )
+        }
+        let flacLink = s.root + "/stdout.flac"
+        symlink("/dev/stdout", flacLink)
+        let flac = try piped(flacLink)
+        #expect(flac.code == "0" && flac.bytes > 1000, "\(flac.err)")
+        let wavLink = s.root + "/stdout.wav"
+        symlink("/dev/stdout", wavLink)
+        let wav = try piped(wavLink)
+        #expect(wav.code == "2" && wav.bytes == 0 && wav.err.contains("cannot be written to a pipe"), "\(wav.err)")
+        let toFile = try shell(
+            "\"$HUM\" render rain --duration 1s -o '\(wavLink)' > '\(s.root)/out.wav'", environment: s.environment)
+        #expect(toFile.code == 0, "\(toFile.err)")
+        #expect((fileInfo(s.root + "/out.wav").map { $0.st_size } ?? 0) > 96000)
+        #expect(fileInfo(wavLink, follow: false).map { $0.st_mode & S_IFMT } == S_IFLNK)
+    }
+}

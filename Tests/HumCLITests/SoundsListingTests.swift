@@ -1,0 +1,62 @@
+import Foundation
+import HumCore
+import Testing
+
+@testable import HumAudio
+@testable import HumCLI
+
+/// `hum sounds` lists what plays by the names to type, and apart, with the reason, every file that cannot;
+/// a user sound named with `=` plays by the name shown.
+@Suite struct SoundsListingTests {
+    func userFolder(_ s: Sandbox) throws -> String {
+        let dir = s.root + "/data/hum/sounds"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for file in ["rain.wav", "a=b.wav", "rain=40.wav", "calm.wav"] {
+            let writer = try AudioFileWriter(path: dir + "/" + file, sampleRate: 48000, channels: 1)
+            try writer.write([Float](repeating: 0.1, count: 48000))
+            try writer.finish()
+        }
+        try Data("not audio at all".utf8).write(to: URL(fileURLWithPath: dir + "/broken.ogg"))
+        #expect(mkfifo(dir + "/pipe.wav", 0o600) == 0)
+        return dir
+    }
+
+    @Test func unplayableFilesAreListedApartWithTheirReason() throws {
+        let s = Sandbox()
+        let dir = try userFolder(s)
+        let r = try runBinary(["sounds"], environment: s.environment)
+        #expect(r.code == 0, "\(r.err)")
+        let parts = r.out.components(separatedBy: "\n\n")
+        try #require(parts.count == 2, "\(r.out)")
+        let playable = parts[0].split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+        #expect(playable.contains("a=b") && playable.contains("calm") && playable.contains("rain"))
+        #expect(!playable.contains("broken") && !playable.contains("pipe") && !playable.contains("rain=40"))
+        #expect(playable.filter { $0 == "rain" }.count == 1)
+        let apart = parts[1]
+        #expect(apart.hasPrefix("4 files left out:\n"))
+        for (file, says) in [
+            ("broken.ogg", "not an audio file"), ("pipe.wav", "is a FIFO"), ("rain.wav", "built-in sound \"rain\""),
+            ("rain=40.wav", "reads as \"rain\" at volume 40"),
+        ] {
+            #expect(apart.contains("  \(dir)/\(file): ") && apart.contains(says), "\(file)")
+        }
+        let list = try #require(
+            json(try runBinary(["sounds", "--json"], environment: s.environment).out) as? [[String: Any]])
+        #expect(list.filter { $0["problem"] is String }.count == 4)
+        #expect(list.contains { $0["name"] as? String == "a=b" && $0["problem"] == nil })
+    }
+
+    @Test func aNameWithAnEqualsSignPlaysByThatName() throws {
+        let s = Sandbox()
+        _ = try userFolder(s)
+        for words in [["a=b"], ["a=b=30"], ["rain=40"], ["rain=40", "a=b=20"]] {
+            let r = try runBinary(
+                ["render"] + words + ["--duration", "0.2s", "-o", s.root + "/out.wav"], environment: s.environment)
+            #expect(r.code == 0, "\(words): \(r.err)")
+        }
+        let fifo = try runBinary(
+            ["render", s.root + "/data/hum/sounds/pipe.wav", "--duration", "0.2s", "-o", s.root + "/out.wav"],
+            environment: s.environment)
+        #expect(fifo.code == 1 && fifo.err.contains("is a FIFO") && !fifo.err.contains("empty"), "\(fifo.err)")
+    }
+}
