@@ -1,4 +1,5 @@
 import Foundation
+import HumControl
 import HumCore
 import Testing
 
@@ -97,6 +98,55 @@ import Testing
         #expect(records.map { $0["active_seconds"] as? Int } == [4, 3, 4])
         #expect((records[0]["mix"] as? [[String: Any]])?.first?["sound"] as? String == "rain")
         #expect(records[0]["earned_seconds"] as? Int == 1)  // floor(4 / 3)
+    }
+
+    /// `hum focus` sent to a running player: its round fades the player's mix out to silence at the deadline with
+    /// the chime, is recorded as from a `hum focus` of its own, and the mix comes back when the rounds are over.
+    @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio daemon started by scripts/test.sh"))
+    func roundsOnARunningPlayerFadeChimeAndGiveTheMixBack() throws {
+        let box = Sandbox()
+        let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
+        var env = sink.environment
+        env["HUM_SOUNDS_DIR"] =
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sounds").path
+        let player = try box.startHum(["play", "rain=60"], environment: env)
+        let socket = ControlSocketPath(environment: box.audioEnvironment.merging(env) { $1 })
+        let started = Date()
+        while (try? ControlClient.connect(to: socket)) == nil, Date().timeIntervalSince(started) < 10 { usleep(20_000) }
+        usleep(1_000_000)
+        let focus = try box.hum(["focus", "--focus", "3s", "--rounds", "1", "--fade", "1s"], environment: env)
+        #expect(focus.status == 0, "\(focus.stderr)")
+        usleep(6_000_000)  // the round (3 s), then the mix back for a while
+        player.signal(SIGTERM)
+        #expect(player.wait() == 0, "\(player.stderr)")
+        let left = try sink.stop()
+        let env50 = envelope(left)
+        // The round's end: the chime's onset over the silence the fade reached.
+        var chimes: [Double] = []
+        for i in 1..<env50.count where env50[i].rms > 0.015 && env50[i - 1].rms < 0.01 {
+            if let last = chimes.last, env50[i].time - last < 1.6 { continue }
+            chimes.append(env50[i].time)
+        }
+        #expect(chimes.count == 1, "chime onsets at \(chimes)")
+        guard let end = chimes.first else { return }
+        func level(_ from: Double, _ to: Double) -> [Float] {
+            env50.filter { $0.time >= from && $0.time + 0.05 <= to }.map(\.rms)
+        }
+        func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
+        let before = level(end - 2.9, end - 1.2)
+        #expect(!before.isEmpty)
+        let typical = before.sorted()[before.count / 2]
+        #expect(typical > 0.001)
+        #expect(mean(level(end - 0.3, end - 0.05)) < typical * 0.1, "silent at the deadline")
+        // The mix comes back after the rounds (a 1 s fade in, after the chime).
+        let after = level(end + 2.0, end + 3.5)
+        #expect(!after.isEmpty && mean(after) > typical / 3, "the mix plays on: \(mean(after)) vs \(typical)")
+        let rounds = try sessions(box)
+        #expect(rounds.map { $0["kind"] as? String } == ["focus"])
+        #expect(rounds.first?["status"] as? String == "completed")
+        #expect(rounds.first?["active_seconds"] as? Int == 3)
+        #expect((rounds.first?["mix"] as? [[String: Any]])?.first?["sound"] as? String == "rain")
     }
 
     /// kill -9 in the middle of a round: the next hum command records it as interrupted with its real active
