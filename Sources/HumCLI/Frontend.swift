@@ -13,17 +13,25 @@ final class DescriptorOutput: TextOutput, @unchecked Sendable {
     init(_ descriptor: Int32) { self.descriptor = descriptor }
 
     func write(_ text: String) {
+        // EPIPE and friends: the reader went away; nothing useful to do for a command that ends anyway.
+        _ = writeChecked(text)
+    }
+
+    /// Writes all of `text`; returns 0, or the errno that stopped it (a command that runs on, like
+    /// `hum status --follow`, stops when its reader has gone).
+    func writeChecked(_ text: String) -> Int32 {
         var text = text
-        text.withUTF8 { bytes in
+        return text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
                 let n = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return  // EPIPE and friends: the reader went away; nothing useful to do.
+                    return errno
                 }
                 offset += n
             }
+            return 0
         }
     }
 }
