@@ -7,8 +7,11 @@
 #     request written to the reply read (the reply is sent after the change is applied), median, p99 and max.
 #  4. `hum status --follow` over SECONDS (default 60): CPU time and wake-ups (voluntary context switches) of a
 #     follower with no player, of one showing minutes and of one showing seconds (Waybar's default), while the
-#     player runs focus rounds.
+#     player runs focus rounds; then the player's own CPU and wake-ups over SECONDS more, with those followers
+#     subscribed and one `hum ctl master N -q` a second.
 # The player is `hum focus --no-sound` (the timer alone: what is measured is the status path, not audio).
+# Wall times depend on how busy the machine is; the CPU column (user + system, the mean of hyperfine's runs) much
+# less so.
 # Usage: bench/status.sh [SECONDS]   (needs a release build: make release; HUM_BIN to use another binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,13 +33,14 @@ trap cleanup EXIT
 median_ms() {
     if command -v hyperfine >/dev/null; then
         hyperfine -N --warmup 5 --runs 50 --export-json "$base/h.json" "$*" >/dev/null 2>&1
-        python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["median"] * 1000))' "$base/h.json"
+        python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]
+print("%10.2f %10.2f" % (r["median"] * 1000, (r["user"] + r["system"]) * 1000))' "$base/h.json"
     else
         for _ in 1 2 3 4 5; do "$@" >/dev/null; done
         for _ in $(seq 50); do
             start=$(date +%s%N); "$@" >/dev/null; end=$(date +%s%N)
             echo $(((end - start) / 1000))
-        done | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f\n", (v[25] + v[26]) / 2000 }'
+        done | sort -n | awk '{ v[NR] = $1 } END { printf "%10.2f %10s\n", (v[25] + v[26]) / 2000, "-" }'
     fi
 }
 
@@ -54,22 +58,22 @@ cpu_of() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat"; }
 wakes_of() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status"; }
 
 echo "hum status: $hum ($(command -v hyperfine >/dev/null && hyperfine --version || echo 'a shell loop'))"
-printf '%-58s %10s\n' "command" "median ms"
-printf '%-58s %10s\n' "hum status --json, no player, no database" "$(median_ms "$hum" status --json)"
+printf '%-58s %10s %10s\n' "command" "median ms" "CPU ms"
+printf '%-58s %s\n' "hum status --json, no player, no database" "$(median_ms "$hum" status --json)"
 [ -e "$XDG_DATA_HOME/hum/hum.db" ] && { echo "hum status created a database" >&2; exit 1; }
 "$hum" ledger adjust +42m --reason bench >/dev/null
-printf '%-58s %10s\n' "hum status --json, no player, a database" "$(median_ms "$hum" status --json)"
+printf '%-58s %s\n' "hum status --json, no player, a database" "$(median_ms "$hum" status --json)"
 
 "$hum" focus --no-sound --focus 25m --short-break 5m --rounds 4 >/dev/null 2>&1 &
 player=$!
 pids+=("$player")
 wait_for_player "$player"
-printf '%-58s %10s\n' "hum status --json, a player, a database" "$(median_ms "$hum" status --json)"
-printf '%-58s %10s\n' "hum status (the line), a player, a database" "$(median_ms "$hum" status)"
-printf '%-58s %10s\n' "hum status --waybar, a player, a database" "$(median_ms "$hum" status --waybar)"
-printf '%-58s %10s\n' "hum ctl master 60 -q, a player, a database" "$(median_ms "$hum" ctl master 60 -q)"
+printf '%-58s %s\n' "hum status --json, a player, a database" "$(median_ms "$hum" status --json)"
+printf '%-58s %s\n' "hum status (the line), a player, a database" "$(median_ms "$hum" status)"
+printf '%-58s %s\n' "hum status --waybar, a player, a database" "$(median_ms "$hum" status --waybar)"
+printf '%-58s %s\n' "hum ctl master 60 -q, a player, a database" "$(median_ms "$hum" ctl master 60 -q)"
 mv "$XDG_DATA_HOME/hum" "$XDG_DATA_HOME/hum-away"
-printf '%-58s %10s\n' "hum status --json, a player, no database" "$(median_ms "$hum" status --json)"
+printf '%-58s %s\n' "hum status --json, a player, no database" "$(median_ms "$hum" status --json)"
 mv "$XDG_DATA_HOME/hum-away" "$XDG_DATA_HOME/hum"
 
 echo
@@ -118,3 +122,14 @@ report "no player (waiting on inotify)" "$none" "$base/none.out"
 report "--template '{phase} {remaining_minutes} min' (minutes)" "$minutes" "$base/minutes.out"
 report "--waybar (text in seconds, percentage)" "$waybar" "$base/waybar.out"
 report "--json (changes only)" "$json" "$base/json.out"
+
+echo
+echo "the player for ${seconds}s with those followers subscribed and one 'hum ctl master N -q' a second:"
+for p in $player $json; do cpu0[$p]=$(cpu_of "$p"); wakes0[$p]=$(wakes_of "$p"); done
+: >"$base/json.out"
+for i in $(seq "$seconds"); do
+    "$hum" ctl master $((i % 101)) -q
+    sleep 1
+done
+report "the player (hum focus --no-sound)" "$player" /dev/null
+report "its --json follower" "$json" "$base/json.out"

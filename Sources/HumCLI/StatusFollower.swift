@@ -74,6 +74,8 @@ final class StatusFollower {
                 return
             }
             let status = try PlayerLink.send(.subscribe, to: found)
+            retry?.disarm()
+            retryDelay = 0
             client = found
             clientToken = loop.watch(found.fd) { [unowned self] _ in self.readPlayer() }
             received(status, bankChanged: true)
