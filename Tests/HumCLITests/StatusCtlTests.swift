@@ -285,6 +285,10 @@ import Testing
         second.signal(SIGKILL)
         second.wait()
         for _ in 0..<100 where lines(follower).last != "idle " { usleep(50_000) }
+        // The socket it left is stale: nobody answers, and a one-shot status says idle at once.
+        #expect(FileManager.default.fileExists(atPath: box.runtimeDirectory + "/hum/control.sock"))
+        let stale = try runBinary(["status"], environment: box.environment)
+        #expect(stale.code == 0 && stale.out == "idle · 0m banked\n", "\(stale)")
         let third = try startPlayer(box, ["focus", "--no-sound", "--focus", "10m"])
         defer { stop(third) }
         for _ in 0..<100 where lines(follower).last != "playing focus" { usleep(50_000) }
