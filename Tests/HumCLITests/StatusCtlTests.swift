@@ -322,13 +322,14 @@ import Testing
         defer { stop(minutes) }
         usleep(3_600_000)
         let ticks = lines(seconds)
-        #expect((3...5).contains(ticks.count), "\(ticks)")
+        // About one line a second (a loaded machine may deliver a tick late, and the next line then skips one).
+        #expect((2...5).contains(ticks.count), "\(ticks)")
         let clocks = ticks.compactMap { line -> Int? in
             let parts = line.split(separator: ":").compactMap { Int($0) }
             return parts.count == 2 ? parts[0] * 60 + parts[1] : nil
         }
         #expect(clocks.count == ticks.count)
-        #expect(zip(clocks, clocks.dropFirst()).allSatisfy { $0 - $1 == 1 }, "\(ticks)")
+        #expect(zip(clocks, clocks.dropFirst()).allSatisfy { (1...2).contains($0 - $1) }, "\(ticks)")
         #expect(lines(minutes) == ["10 min"])
     }
 
