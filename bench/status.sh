@@ -9,7 +9,8 @@
 #     follower with no player, of one showing minutes and of one showing seconds (Waybar's default), while the
 #     player runs focus rounds; then the player's own CPU and wake-ups over SECONDS more, with those followers
 #     subscribed and one `hum ctl master N -q` a second.
-# The player is `hum focus --no-sound` (the timer alone: what is measured is the status path, not audio).
+# The player of 1–4 is `hum focus --no-sound` (the timer alone: what is measured is the status path, not audio);
+#  5. then, with PulseAudio installed, the CPU of `hum play` with sound, alone and steered (see below).
 # Wall times depend on how busy the machine is; the CPU column (user + system, the mean of hyperfine's runs) much
 # less so.
 # Usage: bench/status.sh [SECONDS]   (needs a release build: make release; HUM_BIN to use another binary)
@@ -133,3 +134,37 @@ for i in $(seq "$seconds"); do
 done
 report "the player (hum focus --no-sound)" "$player" /dev/null
 report "its --json follower" "$json" "$base/json.out"
+
+# 5. The player with sound: `hum play` of 8 tracks through a PulseAudio null sink for SECONDS (as bench/playback.sh
+#    plays them), alone, then with a --follow subscriber and one `hum ctl master N -q` a second. Skipped without
+#    PulseAudio, or with SKIP_AUDIO=1.
+if [ "${SKIP_AUDIO:-0}" = 1 ] || ! command -v pulseaudio >/dev/null; then exit 0; fi
+for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+wait 2>/dev/null || true
+pids=()
+. scripts/pulse-null-sink.sh
+start_null_sink
+trap 'stop_null_sink_daemon; cleanup' EXIT
+dir=$(bench/make-inputs.sh)
+play_args=()
+for t in "$dir"/t{0..7}.wav; do play_args+=("$t=50"); done
+"$hum" render "${play_args[@]}" --for 1s -o "$base/warm.wav" >/dev/null
+echo
+echo "hum play of 8 tracks into a PulseAudio null sink for ${seconds}s (CPU seconds of the player, loading included):"
+/usr/bin/time -f "%U %S" -o "$base/alone.txt" "$hum" play "${play_args[@]}" --for "${seconds}s" --fade 0 >/dev/null 2>&1
+/usr/bin/time -f "%U %S" -o "$base/steered.txt" "$hum" play "${play_args[@]}" --for "${seconds}s" --fade 0 \
+    >/dev/null 2>&1 &
+steered=$!
+for _ in $(seq 100); do "$hum" status --template '{pid}' | grep -q . && break; sleep 0.05; done
+"$hum" status --follow --json >"$base/steered-follow.out" 2>&1 &
+pids+=("$!")
+i=0
+while kill -0 "$steered" 2>/dev/null; do
+    "$hum" ctl master $((50 + i % 50)) -q 2>/dev/null || true
+    i=$((i + 1))
+    sleep 1
+done
+wait "$steered" || true
+awk '{ printf "  %-56s %6.2f s\n", "alone", $1 + $2 }' "$base/alone.txt"
+awk -v n="$i" '{ printf "  %-56s %6.2f s\n", "with a --follow subscriber and " n " hum ctl (one a second)", $1 + $2 }' \
+    "$base/steered.txt"
