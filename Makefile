@@ -23,8 +23,10 @@ deps:
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS))
 
+# The Swift runtime and Foundation linked in: loading their shared libraries (ICU above all) costs about 6 ms of
+# CPU at every start, half of what a `hum status` for a status bar may take (docs/PERFORMANCE.md).
 release: deps
-	$(SWIFT) build -c release --product hum
+	$(SWIFT) build -c release --product hum --static-swift-stdlib
 
 run: release
 	.build/release/hum
@@ -42,6 +44,7 @@ sounds: deps
 bench: release test-deps
 	bench/render.sh
 	bench/playback.sh
+	bench/status.sh
 
 # swift format ships with the toolchain; .swift-format is the house style (make test checks it).
 format:

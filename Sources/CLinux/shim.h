@@ -1,9 +1,10 @@
 // Linux interfaces that Swift's Glibc module leaves out (it is built without _GNU_SOURCE): the descriptors one
 // poll(2) loop waits on, the calls of a private Unix socket, and what process supervision needs (signalfd, prctl,
-// the GNU parts of posix_spawn, pipe2, pidfd_open).
+// the GNU parts of posix_spawn, pipe2, pidfd_open), and inotify (a client waits for the player's socket to appear).
 #ifndef HUM_CLINUX_SHIM_H
 #define HUM_CLINUX_SHIM_H
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -59,4 +60,8 @@ static inline int hum_peer_uid(int fd, uid_t *uid) {
     *uid = peer.uid;
     return 0;
 }
+
+/* An inotify descriptor, non-blocking and close-on-exec (IN_NONBLOCK and IN_CLOEXEC are enum-based macros that Swift
+   does not import). */
+static inline int hum_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
 #endif

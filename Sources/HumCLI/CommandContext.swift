@@ -21,11 +21,15 @@ public struct CommandContext: Sendable {
     /// True when stdin is a terminal: keys can be read.
     public var stdinIsTerminal: Bool
     public var paths: HumPaths
+    /// The standard descriptors that were closed when hum started (`>&-`): they hold /dev/null now, and writing
+    /// "to" them (`-o /dev/stdout`) fails as it would have.
+    public var closedDescriptors: Set<Int32>
 
     public init(
         environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
-        stdoutIsTerminal: Bool, stdinIsTerminal: Bool, accountHome: String? = nil
+        stdoutIsTerminal: Bool, stdinIsTerminal: Bool, accountHome: String? = nil, closedDescriptors: Set<Int32> = []
     ) {
+        self.closedDescriptors = closedDescriptors
         self.environment = environment
         self.stdout = stdout
         self.stderr = stderr

@@ -126,7 +126,8 @@ struct CompletionTable {
     /// A shell `case` body that sets the candidates for option values (`path|--option`) or positionals
     /// (`path|index`), through `emit` for words, `files` and `sounds` actions.
     private func valueCases(
-        words: (String, [String]) -> String, files: String, sounds: String, mixes: String, commands: String
+        words: (String, [String]) -> String, files: String, sounds: String, mixes: String, playing: String,
+        commands: String
     ) -> (options: String, positionals: String) {
         func action(_ completion: Completion, _ pattern: String) -> String? {
             switch completion {
@@ -135,6 +136,7 @@ struct CompletionTable {
             case .words(let list): return "\(pattern)) \(words(pattern, list)) ;;"
             case .sounds: return "\(pattern)) \(sounds) ;;"
             case .mixes: return "\(pattern)) \(mixes) ;;"
+            case .playing: return "\(pattern)) \(playing) ;;"
             case .commands: return "\(pattern)) \(commands) ;;"
             }
         }
@@ -161,6 +163,7 @@ struct CompletionTable {
             sounds:
                 "words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null; \"${COMP_WORDS[0]}\" mix list --names 2>/dev/null | sed 's/^/@/')",
             mixes: "words=$(\"${COMP_WORDS[0]}\" mix list --names 2>/dev/null)",
+            playing: "words=$(\"${COMP_WORDS[0]}\" status --names 2>/dev/null)",
             commands: "COMPREPLY=($(compgen -c -- \"$cur\")); return")
         var optionWords: [String] = []
         var subWords: [String] = []
@@ -216,6 +219,8 @@ struct CompletionTable {
             sounds:
                 "local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names 2>/dev/null; ${words[1]} mix list --names 2>/dev/null | sed 's/^/@/')\"}); compadd -a sounds",
             mixes: "local -a mixes; mixes=(${(f)\"$(${words[1]} mix list --names 2>/dev/null)\"}); compadd -a mixes",
+            playing:
+                "local -a playing; playing=(${(f)\"$(${words[1]} status --names 2>/dev/null)\"}); compadd -a playing",
             commands: "_command_names -e")
         var optionCases: [String] = []
         var subCases: [String] = []
@@ -267,6 +272,7 @@ struct CompletionTable {
     static let fishSounds =
         "'(hum sounds --names 2>/dev/null; hum mix list --names 2>/dev/null | string replace -r \"^\" \"@\")'"
     static let fishMixes = "'(hum mix list --names 2>/dev/null)'"
+    static let fishPlaying = "'(hum status --names 2>/dev/null)'"
 
     /// fish, natively: a function tells the command path before the cursor; each option, subcommand and value is
     /// one `complete` line under the condition that the path matches.
@@ -345,6 +351,7 @@ struct CompletionTable {
                     case .words(let list): value = " -x -a \(q(list.joined(separator: " ")))"
                     case .sounds: value = " -x -a \(Self.fishSounds)"
                     case .mixes: value = " -x -a \(Self.fishMixes)"
+                    case .playing: value = " -x -a \(Self.fishPlaying)"
                     case .none, .commands: value = " -x"
                     }
                 }
@@ -365,6 +372,7 @@ struct CompletionTable {
                 case .words(let list): out += "complete -c hum \(condition) -a \(q(list.joined(separator: " ")))\n"
                 case .sounds: out += "complete -c hum \(condition) -a \(Self.fishSounds)\n"
                 case .mixes: out += "complete -c hum \(condition) -a \(Self.fishMixes)\n"
+                case .playing: out += "complete -c hum \(condition) -a \(Self.fishPlaying)\n"
                 case .none, .commands: break
                 }
             }

@@ -9,7 +9,7 @@ import HumSystem
 public enum Frontend {
     public static func main() -> Never {
         signal(SIGPIPE, SIG_IGN)  // a reader that went away is a failed write (EPIPE), reported like any other
-        StandardStreams.reserveClosed()
+        let closed = StandardStreams.reserveClosed()
         var environment: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -20,13 +20,14 @@ public enum Frontend {
             pointer += 1
         }
         let stdout = DescriptorOutput(
-            STDOUT_FILENO, closedAtStart: StandardStreams.closedAtStart.contains(STDOUT_FILENO))
+            STDOUT_FILENO, closedAtStart: closed.contains(STDOUT_FILENO))
         let stderr = DescriptorOutput(STDERR_FILENO)
         let context = CommandContext(
             environment: environment, stdout: stdout, stderr: stderr,
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
             stdinIsTerminal: isatty(STDIN_FILENO) == 1,
-            accountHome: environment["HOME"]?.hasPrefix("/") == true ? nil : AccountHome.lookup())
+            accountHome: environment["HOME"]?.hasPrefix("/") == true ? nil : AccountHome.lookup(),
+            closedDescriptors: closed)
         let code = HumMain.run(arguments: CommandLine.arguments, context: context)
         exit(StandardStreams.exitCode(code, stdout: stdout, stderr: stderr))
     }

@@ -8,6 +8,8 @@ public enum CommandTable {
             RenderCommand.self,
             SoundsCommand.self,
             FocusCommand.self,
+            StatusCommand.self,
+            CtlCommand.self,
             BankCommand.self,
             SpendCommand.self,
             PassCommand.self,

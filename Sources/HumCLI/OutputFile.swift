@@ -46,7 +46,8 @@ final class OutputFile {
 
     /// Opens `path` for writing.
     /// - Parameter newFileMode: the permission bits of a file that does not exist yet, before the umask.
-    init(path: String, newFileMode: mode_t) throws(HumError) {
+    /// - Parameter closed: the standard descriptors that were closed when hum started (`CommandContext`).
+    init(path: String, newFileMode: mode_t, closed: Set<Int32> = []) throws(HumError) {
         self.path = path
         guard !path.isEmpty else { throw .usage("-o needs a file name") }
         let shown = path.visible
@@ -55,7 +56,7 @@ final class OutputFile {
         // A descriptor hum already has.
         if let fd = OutputFile.descriptorNamed(by: path) {
             // A standard descriptor closed at start holds /dev/null now: it is still the closed one.
-            if StandardStreams.closedAtStart.contains(fd) { throw SystemCall.failure(EBADF, "fcntl", doing: writing) }
+            if closed.contains(fd) { throw SystemCall.failure(EBADF, "fcntl", doing: writing) }
             descriptor = try SystemCall.check(fcntl(fd, F_DUPFD_CLOEXEC, 3), "fcntl", doing: writing)
             let copy = descriptor
             mode = .through(seekable: OutputFile.seekable(copy))
@@ -203,9 +204,10 @@ final class OutputFile {
     /// Writes what `body` produces to `path`, in blocks of about a megabyte, and completes the file; on any error
     /// the file is left as it was. `body` gets a function to call with each piece.
     static func write(
-        _ path: String, newFileMode: mode_t, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void
+        _ path: String, newFileMode: mode_t, closed: Set<Int32> = [],
+        _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void
     ) throws {
-        let file = try OutputFile(path: path, newFileMode: newFileMode)
+        let file = try OutputFile(path: path, newFileMode: newFileMode, closed: closed)
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
         do {
@@ -235,7 +237,7 @@ final class OutputFile {
         to path: String?, context: CommandContext, newFileMode: mode_t,
         _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void
     ) throws {
-        if let path { return try write(path, newFileMode: newFileMode, body) }
+        if let path { return try write(path, newFileMode: newFileMode, closed: context.closedDescriptors, body) }
         var buffer: [UInt8] = []
         func flush() throws {
             context.stdout.write(String(decoding: buffer, as: UTF8.self))

@@ -75,7 +75,7 @@ struct RenderCommand: HumCommand {
         {
             throw HumError.usage(problem)
         }
-        let file = try OutputFile(path: output, newFileMode: OutputFile.ordinary)
+        let file = try OutputFile(path: output, newFileMode: OutputFile.ordinary, closed: context.closedDescriptors)
         if case .through(let seekable) = file.mode,
             let problem = AudioFileWriter.problem(
                 formatName: output, sampleRate: rate, sampleFormat: sampleFormat, seekable: seekable)

@@ -21,7 +21,7 @@ public struct OutputFailure: UserFacingError, Equatable, Sendable {
 /// go (`CommandContext.checkOutput`) to stop early.
 final class DescriptorOutput: TextOutput, Sendable {
     let descriptor: Int32
-    private let closedAtStart: Bool
+    let closedAtStart: Bool
     private let state: Mutex<OutputFailure?>
 
     /// - Parameter closedAtStart: the descriptor was closed when hum started (and now holds /dev/null, so that no
@@ -33,6 +33,14 @@ final class DescriptorOutput: TextOutput, Sendable {
     }
 
     var failure: OutputFailure? { state.withLock { $0 } }
+
+    /// Writes `text` and returns the failure, if this or an earlier write failed (a command that runs on, like
+    /// `hum status --follow`, stops when its reader has gone).
+    @discardableResult
+    func writeChecked(_ text: String) -> OutputFailure? {
+        write(text)
+        return failure
+    }
 
     func write(_ text: String) {
         // The lock keeps lines whole when two threads write, and orders them after a failure.
@@ -55,13 +63,11 @@ final class DescriptorOutput: TextOutput, Sendable {
 
 /// stdin, stdout and stderr as hum finds them at start, and the check of stdout before exiting.
 enum StandardStreams {
-    /// The standard descriptors (0, 1, 2) that were closed when hum started (`hum … >&-`).
-    // nonisolated(unsafe): written once by `reserveClosed`, before any thread starts; only read afterwards.
-    nonisolated(unsafe) private(set) static var closedAtStart: Set<Int32> = []
-
     /// Puts /dev/null on every standard descriptor that is closed, so that no file hum opens (a database, an
-    /// export) gets number 1 and receives what was meant for stdout. Remembers which were closed.
-    static func reserveClosed() {
+    /// export) gets number 1 and receives what was meant for stdout. Returns which were closed (the frontend hands
+    /// that to the command through its context).
+    static func reserveClosed() -> Set<Int32> {
+        var closedAtStart: Set<Int32> = []
         for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             // The lowest free number is `fd`, since the lower ones are open (or were just filled).
             let null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY)
@@ -71,6 +77,7 @@ enum StandardStreams {
             }
             closedAtStart.insert(fd)
         }
+        return closedAtStart
     }
 
     /// Writes all of `count` bytes, waiting when the descriptor is non-blocking and full. Returns the `errno` of a
@@ -104,7 +111,7 @@ enum StandardStreams {
         if failure == nil {
             var info = stat()
             if fstat(stdout.descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                !closedAtStart.contains(stdout.descriptor), fsync(stdout.descriptor) != 0,
+                !stdout.closedAtStart, fsync(stdout.descriptor) != 0,
                 errno != EINVAL && errno != EROFS
             {
                 failure = OutputFailure(code: errno)

@@ -104,18 +104,23 @@ public final class ControlServer {
         listenerToken = loop.watch(fd) { [unowned self] _ in self.accept() }
     }
 
-    /// Stops accepting, closes every client and removes the socket.
-    public func close() {
-        if let listenerToken { loop.remove(listenerToken) }
-        listenerToken = nil
-        for client in clients.values { drop(client) }
+    /// Stops accepting and removes the socket; the clients connected keep their connection, so a request that
+    /// ended the player still gets its reply.
+    public func stopListening() {
+        guard let listenerToken else { return }
+        loop.remove(listenerToken)
+        self.listenerToken = nil
         Glibc.close(listener)
         unlink(path.socket)
     }
 
-    deinit {
-        if listenerToken != nil { close() }
+    /// Stops accepting, closes every client and removes the socket.
+    public func close() {
+        stopListening()
+        for client in clients.values { drop(client) }
     }
+
+    deinit { close() }
 
     public var clientCount: Int { clients.count }
     public var subscriberCount: Int { clients.values.filter(\.subscribed).count }

@@ -13,6 +13,8 @@ public enum Completion: Sendable, Equatable {
     case sounds
     /// Saved mixes' names (asked of `hum mix list --names`).
     case mixes
+    /// The sounds of the running player's mix (asked of `hum status --names`).
+    case playing
     /// Commands on the PATH (after `--`).
     case commands
 }

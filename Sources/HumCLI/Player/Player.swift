@@ -342,8 +342,9 @@ final class Player {
         finished = true
         if audio != nil { MixSetup.remember(remembered, context: context) }
         focus?.abandon()
-        server?.close()
-        server = nil
+        // No new clients; those connected keep their connection until the loop ends, so the request that ended the
+        // player (stop, end-focus) still gets its reply.
+        server?.stopListening()
         screen?.close()
         screen = nil
         leaveWhenDone()
@@ -381,6 +382,8 @@ final class Player {
         }
         if audio?.engine.state == .finished { finish() }
         if !finished { loop.run() }
+        server?.close()
+        server = nil
         audio?.engine.wait(timeout: 1)
         return ExitCode.success
     }
