@@ -157,7 +157,7 @@ final class TestPlayer: @unchecked Sendable {
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        _ = withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
             Array((directory + "/control.sock").utf8).withUnsafeBytes { raw.copyMemory(from: $0) }
         }
         _ = withUnsafePointer(to: &address) {
@@ -224,7 +224,7 @@ func rawConnect(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
-    _ = withUnsafeMutableBytes(of: &address.sun_path) { raw in
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
         Array(path.utf8).withUnsafeBytes { raw.copyMemory(from: $0) }
     }
     let rc = withUnsafePointer(to: &address) {
