@@ -104,6 +104,9 @@ final class Player {
         case .extend(let seconds):
             guard let focus else { throw HumError.usage("no focus rounds are running; nothing to extend") }
             try focus.extend(seconds: seconds)
+        case .restart:
+            guard let focus else { throw HumError.usage("no focus rounds are running; nothing to restart") }
+            try focus.input(.restart)
         case .stop:
             stop()
         case .volume(let sound, let volume):
