@@ -290,11 +290,12 @@ final class FocusRun {
         }
     }
 
-    /// A desktop notification through notify-send, when it exists.
+    /// The session's desktop notification, replaced in place at each phase that ran out (Player+Desktop.swift).
     private func notify(_ notice: FocusNotice) {
-        guard ChildProcess.resolve("notify-send", path: player.context.environment["PATH"]) != nil else { return }
-        let text = notice.phase.map { "\($0.rawValue) \(notice.round)/\(notice.rounds)" } ?? "session complete"
-        if let child = try? ChildProcess(argv: ["notify-send", "--app-name=hum", "hum", text]) { start(child) }
+        guard let notification = FocusNotification(after: notice, plan: machine.plan, goal: request.goal) else {
+            return
+        }
+        player.notifyDesktop(notification)
     }
 
     /// Watches a hook: reaped when SIGCHLD says it ended, stopped when its 10 seconds are up.

@@ -1,5 +1,6 @@
 import Foundation
 import HumAudio
+import HumBus
 import HumControl
 import HumCore
 import HumSystem
@@ -41,6 +42,8 @@ final class Player {
     /// Adapters that watch the player (the session bus, a full screen): told of every change after the views, on
     /// the loop's thread.
     var watchers: [(PlayerStatus, [ControlEvent.Subsystem]) -> Void] = []
+    /// The desktop's controls (MPRIS, notifications, the sleep inhibitor): Player+Desktop.swift.
+    var desktop: DesktopBus?
     /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
     /// for it.
     var onReady: (() -> Void)?
@@ -254,6 +257,7 @@ final class Player {
         )
         context.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
         context.stderr.write("hum: control socket: \(PlayerLink.socketPath(context).socket)\n")
+        describeDesktop()
     }
 
     /// Opens the control socket; another player already running is an error for the caller to act on.
@@ -267,6 +271,7 @@ final class Player {
                 return ControlReply(id: request.id, error: "\(error)", kind: .failure)
             }
         }
+        attachDesktop()
     }
 
     /// Fades out and ends the player; a second stop (a second Ctrl-C) ends it at once. Audio that cannot play (the
@@ -352,6 +357,7 @@ final class Player {
         focus?.abandon()
         server?.close()
         server = nil
+        desktop?.close()
         screen?.close()
         screen = nil
         guard hooksRunning else {
