@@ -43,6 +43,7 @@ sounds: deps
 bench: release test-deps
 	bench/render.sh
 	bench/playback.sh
+	bench/mpris.sh
 
 # swift format ships with the toolchain; .swift-format is the house style (make test checks it).
 format:

@@ -29,6 +29,11 @@ struct FocusCommand: HumCommand {
         --on-event runs a command (split on spaces, run directly, no shell) at every phase change, with
         HUM_EVENT, HUM_PHASE, HUM_ROUND, HUM_ROUNDS, HUM_REMAINING_SECONDS and HUM_SESSION_ID set; it is
         killed after 10 s.
+
+        On a desktop, a notification (one per session, replaced in place) says what comes next when a phase runs
+        out, with Skip and +5 min buttons; media keys and playerctl steer the rounds (next skips, previous starts
+        the focus round again). --inhibit keeps the machine from suspending or going idle while a focus round
+        runs.
         """
     static let examples = [
         "hum focus",
