@@ -3,8 +3,9 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev
-TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace
+RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
+TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
+             dbus-daemon dbus-bin playerctl systemd
 
 .PHONY: run test build release deps test-deps sounds bench clean format format-check install uninstall
 
@@ -45,6 +46,7 @@ bench: release test-deps
 	bench/render.sh
 	bench/playback.sh
 	bench/status.sh
+	bench/mpris.sh
 
 # swift format ships with the toolchain; .swift-format is the house style (make test checks it).
 format:

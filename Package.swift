@@ -25,6 +25,7 @@ let package = Package(
         system("CEbur128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         system("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         system("CCurses", pkgConfig: "ncursesw", apt: "libncurses-dev"),
+        system("CSystemd", pkgConfig: "libsystemd", apt: "libsystemd-dev"),
         // The C library's Linux parts that the Glibc module leaves out: timerfd, signalfd, eventfd, prctl, the
         // GNU parts of posix_spawn, accept4 and SO_PEERCRED.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -38,9 +39,14 @@ let package = Package(
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
         // The control socket: the player's server and its clients (hum status, hum ctl, an attached screen).
         .target(name: "HumControl", dependencies: ["HumCore", "HumSystem", "CLinux"], swiftSettings: strict),
+        // The desktop's own controls over D-Bus (sd-bus): MPRIS for media keys and panels, notifications, and
+        // logind's sleep inhibitor, in the player's event loop.
+        .target(name: "HumBus", dependencies: ["HumCore", "HumSystem", "CSystemd"], swiftSettings: strict),
         .target(
             name: "HumCLI",
-            dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal", "CLinux"],
+            dependencies: [
+                "HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal", "HumBus", "CLinux",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships
@@ -56,7 +62,8 @@ let package = Package(
             name: "HumControlTests", dependencies: ["HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
         .testTarget(
-            name: "HumCLITests", dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio", "HumControl"],
+            name: "HumCLITests",
+            dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio", "HumControl", "HumBus", "CSystemd"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

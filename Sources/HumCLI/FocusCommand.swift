@@ -29,6 +29,11 @@ struct FocusCommand: HumCommand {
         --on-event runs a command (split on spaces, run directly, no shell) at every phase change, with
         HUM_EVENT, HUM_PHASE, HUM_ROUND, HUM_ROUNDS, HUM_REMAINING_SECONDS and HUM_SESSION_ID set; it is
         killed after 10 s.
+
+        On a desktop, a notification (one per session, replaced in place) says what comes next when a phase runs
+        out, with Skip and +5 min buttons; media keys and playerctl steer the rounds (next skips, previous starts
+        the focus round again). --inhibit keeps the machine from suspending or going idle while a focus round
+        runs.
         """
     static let examples = [
         "hum focus",
@@ -52,17 +57,20 @@ struct FocusCommand: HumCommand {
     static let tag = Option("tag", .words("TAG"), repeatable: true, help: "a tag for the history (repeatable)")
     static let noSound = Flag("no-sound", help: "no mix, no chime: the timer alone")
     static let quiet = Flag("quiet", short: "q", help: "no terminal bell and no desktop notification")
+    static let inhibit = Flag(
+        "inhibit", help: "keep the machine from suspending or going idle while a focus round runs (logind)")
     static let onEvent = Option(
         "on-event", .words("CMD"), help: "run CMD at every phase change (see below)")
     static let arguments: [any Declared] = [
-        sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, onEvent,
-        PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
+        sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, inhibit,
+        onEvent, PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
     ]
 
     var plan: FocusPlan
     var words: [String]
     var noSound: Bool
     var quiet: Bool
+    var inhibit: Bool
     var goal: String?
     var tags: [String]
     var onEvent: [String]?
@@ -86,6 +94,7 @@ struct FocusCommand: HumCommand {
             autoAdvance: try arguments.value(Self.autoAdvance) ?? .all)
         noSound = arguments.flag(Self.noSound)
         quiet = arguments.flag(Self.quiet)
+        inhibit = arguments.flag(Self.inhibit)
         goal = try arguments.value(Self.goal)
         tags = try arguments.values(Self.tag)
         master = try arguments.value(PlayCommand.master)
@@ -101,7 +110,9 @@ struct FocusCommand: HumCommand {
         }
     }
 
-    var request: FocusRequest { FocusRequest(plan: plan, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent) }
+    var request: FocusRequest {
+        FocusRequest(plan: plan, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent, inhibit: inhibit)
+    }
 
     func run(context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)

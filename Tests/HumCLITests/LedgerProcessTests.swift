@@ -89,7 +89,7 @@ import Testing
             let kind = rng.next() % 4
             let arguments: [String]
             switch kind {
-            case 0: arguments = ["pass", "1h", "--on", "crash\(round)", "--", "sleep", "31.4159"]
+            case 0: arguments = ["pass", "1h", "--on", "crash\(round)", "--", "sleep", uniqueSleep("31.4159")]
             case 1: arguments = ["history", "record", "--id", "crash-\(round)", "--active", "20m"]
             case 2: arguments = ["spend", "1m", "--on", "x", "--key", "crash-\(round)"]
             default: arguments = ["ledger", "adjust", "+1m", "--reason", "r", "--key", "crash-\(round)"]
@@ -128,7 +128,7 @@ import Testing
         #expect(check.code == 0, "\(check.err)")
         // The commands of killed passes were stopped by the reconciliation, not left running.
         usleep(300_000)
-        #expect(commandsRunning(containing: "31.4159") == 0)
+        #expect(commandsRunning(containing: uniqueSleep("31.4159")) == 0)
     }
 
     @Test func aPassStopsTheCommandWhenTheTimeIsUpAndReturnsTheRest() throws {
@@ -196,3 +196,7 @@ func commandsRunning(containing argument: String) -> Int {
     }
     return count
 }
+
+/// A number for a test's `sleep` that no other test run on the machine uses (the tests find their commands' processes
+/// by it among every process of the machine): `base` followed by this test process's pid.
+func uniqueSleep(_ base: String) -> String { base + "0" + String(getpid()) }

@@ -35,14 +35,17 @@ import Testing
         let r = try runBinary(
             [
                 "pass", "2s", "--on", "tree", "--", "sh", "-c",
-                "trap '' TERM; sleep 31.201 & setsid sleep 31.202 & wait",
+                "trap '' TERM; sleep \(uniqueSleep("31.201")) & setsid sleep \(uniqueSleep("31.202")) & wait",
             ],
             environment: s.environment)
         let elapsed = Date().timeIntervalSince(started)
         #expect(r.code == 0, "\(r.err)")
         #expect(elapsed > 6.5 && elapsed < 10, "\(elapsed) s: SIGKILL 5 s after SIGTERM")
-        #expect(commandsRunning(containing: "31.201") == 0, "a background process of the command outlived the pass")
-        #expect(commandsRunning(containing: "31.202") == 0, "a process that called setsid outlived the pass")
+        #expect(
+            commandsRunning(containing: uniqueSleep("31.201")) == 0,
+            "a background process of the command outlived the pass")
+        #expect(
+            commandsRunning(containing: uniqueSleep("31.202")) == 0, "a process that called setsid outlived the pass")
         #expect(try settled("tree", s) == 2)
     }
 
@@ -60,9 +63,10 @@ import Testing
         #expect(elapsed > 1.6 && elapsed < 2.8, "\(elapsed) s")
         #expect(try settled("launcher", s) == 2)
         let long = try runBinary(
-            ["pass", "2s", "--on", "game", "--", "sh", "-c", "sleep 31.203 & exit 0"], environment: s.environment)
+            ["pass", "2s", "--on", "game", "--", "sh", "-c", "sleep \(uniqueSleep("31.203")) & exit 0"],
+            environment: s.environment)
         #expect(long.code == 0, "\(long.err)")
-        #expect(commandsRunning(containing: "31.203") == 0)
+        #expect(commandsRunning(containing: uniqueSleep("31.203")) == 0)
         #expect(try settled("game", s) == 2)
     }
 
@@ -78,7 +82,7 @@ import Testing
             let start = s.root + "/\(label).start"
             let end = s.root + "/\(label).end"
             // Ends by itself after 1.5 s, or at the 4 s deadline, or when hum's death stops it.
-            let natural = ["1.5", "31.204"][Int(rng.next() % 2)]
+            let natural = ["1.5", uniqueSleep("31.204")][Int(rng.next() % 2)]
             let script =
                 "date +%s.%N > \(start); trap 'date +%s.%N > \(end); exit 0' TERM; sleep \(natural) & wait; date +%s.%N > \(end)"
             let pid = try spawnBinary(
@@ -96,7 +100,7 @@ import Testing
                     within(3) { FileManager.default.fileExists(atPath: end) },
                     "round \(round): the command outlived hum")
             }
-            #expect(within(3) { commandsRunning(containing: "31.204") == 0 }, "round \(round)")
+            #expect(within(3) { commandsRunning(containing: uniqueSleep("31.204")) == 0 }, "round \(round)")
             let gone = Date().timeIntervalSince(killedAt)
             // Settled by the watchdog, or by this command's reconciliation if it comes first.
             _ = within(3) { (try? settled(label, s)) != nil }
@@ -130,19 +134,24 @@ import Testing
         let s = Sandbox()
         _ = try runBinary(["ledger", "adjust", "+1h", "--reason", "seed"], environment: s.environment)
         let pid = try spawnBinary(
-            ["pass", "1m", "--on", "both", "--", "sh", "-c", "sleep 31.205 & setsid sleep 31.206 & wait"],
+            [
+                "pass", "1m", "--on", "both", "--", "sh", "-c",
+                "sleep \(uniqueSleep("31.205")) & setsid sleep \(uniqueSleep("31.206")) & wait",
+            ],
             environment: s.environment, stdout: s.root + "/out", stderr: s.root + "/err")
-        #expect(within(3) { commandsRunning(containing: "31.206") == 1 })
+        #expect(within(3) { commandsRunning(containing: uniqueSleep("31.206")) == 1 })
         let watchdogs = humProcesses(labelled: "both").filter { $0 != pid }
         #expect(watchdogs.count == 1)
         for p in watchdogs + [pid] { kill(p, SIGKILL) }
         waitFor(pid)
         usleep(2_000_000)
         // Nobody watched: the command still runs until a hum command comes.
-        #expect(commandsRunning(containing: "31.205") == 1)
+        #expect(commandsRunning(containing: uniqueSleep("31.205")) == 1)
         let bank = try runBinary(["bank"], environment: s.environment)
         #expect(bank.err.contains("stopped 3 processes left running by the dead pass"), "\(bank.err)")
-        #expect(commandsRunning(containing: "31.205") == 0 && commandsRunning(containing: "31.206") == 0)
+        #expect(
+            commandsRunning(containing: uniqueSleep("31.205")) == 0
+                && commandsRunning(containing: uniqueSleep("31.206")) == 0)
         let used = try #require(try settled("both", s))
         #expect(used >= 2 && used <= 4, "charged \(used) s for about 3 s")
     }
@@ -151,19 +160,21 @@ import Testing
     @Test func killNineOfEmergencyStopsItsCommand() throws {
         let s = Sandbox()
         let pid = try spawnBinary(
-            ["emergency", "1m", "--reason", "test", "--", "sh", "-c", "sleep 31.207 & wait"],
+            ["emergency", "1m", "--reason", "test", "--", "sh", "-c", "sleep \(uniqueSleep("31.207")) & wait"],
             environment: s.environment,
             stdout: s.root + "/out", stderr: s.root + "/err")
-        #expect(within(3) { commandsRunning(containing: "31.207") == 1 })
+        #expect(within(3) { commandsRunning(containing: uniqueSleep("31.207")) == 1 })
         kill(pid, SIGKILL)
         waitFor(pid)
-        #expect(within(3) { commandsRunning(containing: "31.207") == 0 }, "the emergency's command outlived hum")
+        #expect(
+            within(3) { commandsRunning(containing: uniqueSleep("31.207")) == 0 },
+            "the emergency's command outlived hum")
         // And its time limit holds with hum alive, for the whole tree.
         let r = try runBinary(
-            ["emergency", "1s", "--reason", "again", "--", "sh", "-c", "sleep 31.208 & wait"],
+            ["emergency", "1s", "--reason", "again", "--", "sh", "-c", "sleep \(uniqueSleep("31.208")) & wait"],
             environment: s.environment)
         #expect(r.code == 0, "\(r.err)")
-        #expect(commandsRunning(containing: "31.208") == 0)
+        #expect(commandsRunning(containing: uniqueSleep("31.208")) == 0)
     }
 
     /// The database cannot be written when the pass ends (a full disk): the time used is not refunded. The
@@ -235,13 +246,13 @@ import Testing
         screen = try tmux.waitUntil(shows: "pass settled")
         #expect(screen.contains("again:world") && screen.contains("pass settled"), "\(screen)")
         try tmux.keys("clear", "Enter")
-        try tmux.keys("\(humBinary) pass 20s -- sleep 31.211; echo exit=$?", "Enter")
+        try tmux.keys("\(humBinary) pass 20s -- sleep \(uniqueSleep("31.211")); echo exit=$?", "Enter")
         _ = try tmux.waitUntil(shows: "held for sleep")
         usleep(300_000)
         try tmux.keys("C-c")
         screen = try tmux.waitUntil(shows: "exit=130")
         #expect(screen.contains("exit=130"), "Ctrl-C reached the command: \(screen)")
-        #expect(commandsRunning(containing: "31.211") == 0)
+        #expect(commandsRunning(containing: uniqueSleep("31.211")) == 0)
         try tmux.keys("echo prompt:$((40+2))", "Enter")
         screen = try tmux.waitUntil(shows: "prompt:42")
         #expect(screen.contains("prompt:42"), "the shell did not get the terminal back: \(screen)")
@@ -252,28 +263,28 @@ import Testing
 /// stopped as a whole. (The focus session gives a hook 10 s, then SIGTERM, then SIGKILL from 12 s.)
 @Suite struct HookProcessTests {
     @Test func aHookIsStoppedWithEverythingItStarted() throws {
-        let child = try ChildProcess(argv: ["sh", "-c", "trap '' TERM; sleep 31.209 & wait"])
+        let child = try ChildProcess(argv: ["sh", "-c", "trap '' TERM; sleep \(uniqueSleep("31.209")) & wait"])
         let end = Date().addingTimeInterval(3)
-        while commandsRunning(containing: "31.209") == 0, Date() < end { usleep(20_000) }
+        while commandsRunning(containing: uniqueSleep("31.209")) == 0, Date() < end { usleep(20_000) }
         let started = Date()
         child.finish(within: 0.3, grace: 0.5)
-        #expect(commandsRunning(containing: "31.209") == 0, "the hook's background process outlived it")
+        #expect(commandsRunning(containing: uniqueSleep("31.209")) == 0, "the hook's background process outlived it")
         #expect(child.exitCode == 128 + SIGKILL)
         #expect(Date().timeIntervalSince(started) < 2.5)
     }
 
     @Test func aHookIsFinishedOnlyWhenNothingOfItIsLeft() throws {
-        let child = try ChildProcess(argv: ["sh", "-c", "sleep 31.210 & exit 3"])
+        let child = try ChildProcess(argv: ["sh", "-c", "sleep \(uniqueSleep("31.210")) & exit 3"])
         let end = Date().addingTimeInterval(3)
         while !child.hasExited(), Date() < end { usleep(20_000) }
         #expect(child.hasExited() && child.exitCode == 3)
         // The shell is gone, its background process is not: the hook is not finished.
         #expect(!child.finished())
-        #expect(commandsRunning(containing: "31.210") == 1)
+        #expect(commandsRunning(containing: uniqueSleep("31.210")) == 1)
         child.signalGroup(SIGTERM)
         let gone = Date().addingTimeInterval(3)
         while !child.finished(), Date() < gone { usleep(20_000) }
-        #expect(child.finished() && commandsRunning(containing: "31.210") == 0)
+        #expect(child.finished() && commandsRunning(containing: uniqueSleep("31.210")) == 0)
     }
 }
 

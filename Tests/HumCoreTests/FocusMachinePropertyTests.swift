@@ -33,7 +33,7 @@ import Testing
             rig.run(until: t, step: 0.1)
             if case .finished = rig.machine.state { break }
             let input: FocusInput
-            switch pick(0...9) {
+            switch pick(0...10) {
             case 0: input = .pause
             case 1: input = .resume
             case 2: input = .togglePause
@@ -41,6 +41,7 @@ import Testing
             case 4: input = .extend(by: .seconds(pick(1...20)))
             case 5: input = userTouchesMix ? .userChangedMix : .tick
             case 6: input = .start
+            case 10: input = .restart
             case 7:
                 rig.suspend(for: Double(pick(1...100)))
                 t = rig.time
@@ -66,6 +67,9 @@ import Testing
                 level = rig.mixer.level(at: rig.time)
             }
         }
+        // Ticked up to the stop, as the adapter's timer would: a stop sent late would also be a late tick, and with
+        // no fade a late tick ends a round late.
+        rig.run(until: t + 1, step: 0.1)
         rig.send(.stop, at: t + 1)
         rig.run(until: t + 2)
 

@@ -520,6 +520,103 @@ import Testing
         #expect(rig.mixer.level(at: 4) == 0)
     }
 
+    // MARK: restart (the desktop's Previous)
+
+    @Test func restartBeforeTheFadeStartsTheRoundAgainInFull() {
+        var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 2)
+        rig.send(.start, at: 0)
+        rig.run(until: 5)
+        rig.mixer.current = "rain+fire"  // changed during the round: kept by the restart
+        let fx = rig.send(.restart, at: 5)
+        #expect(
+            fx == [
+                .recordRound(
+                    FocusRoundRecord(
+                        phase: .focus, round: 1, status: .interrupted, start: .zero, end: .seconds(5),
+                        planned: .seconds(10), extended: .zero, active: .seconds(5), paused: .zero)),
+                .phaseChanged(
+                    FocusNotice(
+                        event: .restart, phase: .focus, round: 1, rounds: 2, remaining: .seconds(5), at: .seconds(5))),
+                .saveResumeMix,
+                .phaseChanged(
+                    FocusNotice(
+                        event: .start, phase: .focus, round: 1, rounds: 2, remaining: .seconds(10), at: .seconds(5))),
+                .fadeIn(over: .seconds(2)),
+            ])
+        #expect(!fx.contains(.chime))
+        #expect(rig.mixer.current == "rain+fire" && rig.mixer.level(at: 5) == 1 && rig.mixer.level(at: 6) == 1)
+        #expect(rig.machine.deadline == .seconds(15) && rig.machine.phaseStart == .seconds(5))
+        rig.run(until: 16)
+        // The new round runs its whole length, fades as usual and is recorded completed; the break follows.
+        #expect(rig.mixer.level(at: 15) == 0 && rig.mixer.chimes == [15])
+        #expect(rig.records.map(\.status) == [.interrupted, .completed])
+        #expect(rig.records.last?.start == .seconds(5) && rig.records.last?.active == .seconds(10))
+        #expect(rig.story == ["start focus 1", "restart focus 1", "start focus 1", "start short-break 1"])
+    }
+
+    @Test func restartDuringTheFadeComesBackWithoutAJump() {
+        var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 4)
+        rig.send(.start, at: 0)
+        rig.run(until: 8)
+        #expect(abs(rig.mixer.level(at: 8) - 0.5) < 1e-9)
+        let fx = rig.send(.restart, at: 8)
+        #expect(fx.contains(.fadeIn(over: .seconds(4))))
+        #expect(abs(rig.mixer.level(at: 8) - 0.5) < 1e-9)  // from where the fade was
+        #expect(rig.mixer.level(at: 12) == 1)
+        rig.run(until: 19)
+        #expect(rig.mixer.level(at: 14) == 1 && rig.mixer.level(at: 18) == 0)
+        #expect(rig.records.map(\.status) == [.interrupted, .completed])
+    }
+
+    @Test func restartWhilePausedRunsTheRoundAgain() {
+        var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 2, pauseFade: 1)
+        rig.send(.start, at: 0)
+        rig.run(until: 3)
+        rig.send(.pause, at: 3)
+        let fx = rig.send(.restart, at: 6)
+        #expect(
+            fx.first
+                == .recordRound(
+                    FocusRoundRecord(
+                        phase: .focus, round: 1, status: .interrupted, start: .zero, end: .seconds(6),
+                        planned: .seconds(10), extended: .zero, active: .seconds(3), paused: .seconds(3))))
+        #expect(rig.machine.state == .running(.focus) && rig.machine.deadline == .seconds(16))
+        #expect(rig.mixer.level(at: 6) == 0 && rig.mixer.level(at: 8) == 1)
+    }
+
+    @Test func restartAfterTheUserTookOverKeepsTheirMixAndFadesAtTheEnd() {
+        var rig = FocusRig(focus: 10, shortBreak: 5, rounds: 2, fade: 4)
+        rig.send(.start, at: 0)
+        rig.run(until: 7)
+        rig.mixer.current = "user's pick"
+        #expect(rig.send(.userChangedMix, at: 7) == [.keepUserMix(audible: true)])
+        rig.send(.restart, at: 8)
+        #expect(rig.mixer.current == "user's pick" && rig.mixer.level(at: 8) == 1)
+        #expect(!rig.machine.userMixWins)
+        rig.run(until: 19)
+        // The restarted round ends like any other: faded to silence at its deadline.
+        #expect(rig.mixer.level(at: 18) == 0)
+    }
+
+    @Test func restartIsIgnoredInABreakWhileWaitingAndAfterTheEnd() {
+        var rig = FocusRig(focus: 2, shortBreak: 5, rounds: 2, fade: 1, auto: .toBreak)
+        #expect(rig.send(.restart, at: 0).isEmpty)  // not started
+        rig.send(.start, at: 0)
+        rig.run(until: 3)
+        #expect(rig.machine.state == .running(.shortBreak))
+        #expect(rig.send(.restart, at: 3).isEmpty)
+        rig.send(.skip, at: 4)
+        rig.run(until: 7)
+        rig.send(.stop, at: 7)
+        #expect(rig.send(.restart, at: 8).isEmpty)
+
+        var waiting = FocusRig(focus: 2, shortBreak: 2, rounds: 2, fade: 1, auto: .off)
+        waiting.send(.start, at: 0)
+        waiting.run(until: 3)
+        #expect(waiting.machine.state == .waiting(.shortBreak))
+        #expect(waiting.send(.restart, at: 3).isEmpty)
+    }
+
     // MARK: stop
 
     @Test func stopDuringABreakRecordsItAsInterrupted() {

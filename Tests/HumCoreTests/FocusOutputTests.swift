@@ -37,7 +37,7 @@ import Testing
     @Test func eventNamesAreStable() {
         #expect(
             FocusNotice.Event.allCases.map(\.rawValue)
-                == ["start", "wait", "pause", "resume", "skip", "extend", "stop", "finish", "wake"])
+                == ["start", "wait", "pause", "resume", "skip", "extend", "stop", "finish", "wake", "restart"])
         #expect(FocusRoundRecord.Status.allCases.map(\.rawValue) == ["completed", "interrupted", "skipped"])
     }
 

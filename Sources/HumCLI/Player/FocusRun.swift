@@ -19,7 +19,8 @@ final class FocusRun {
     let database: HumDatabase
     let calendar: LocalCalendar
     let startedAt: Timestamp
-    let lock: FocusLock
+    /// One round-runner per user: held while the rounds run, let go when they end.
+    private var lock: FocusLock?
     /// Whether the player exists for these rounds (`hum focus`): then it stops with them.
     var stopsPlayer = false
     private var deadlineTimer: EventLoop.Timer!
@@ -98,14 +99,23 @@ final class FocusRun {
         try input(.extend(by: step))
     }
 
+    /// The rounds as of now. The machine's own clock moves only when it is told the time (at its wake-ups and
+    /// heartbeats), so the time left in a running phase is read from its deadline and the clock now.
     var status: PlayerStatus.Focus {
         let c = machine.countdown
+        var remaining = c.remainingSeconds
         var deadline: Timestamp? = nil
         if case .running = machine.state {
-            deadline = calendar.stamp(calendar.clock.nowEpochSeconds() + c.remainingSeconds)
+            if let end = machine.deadline, let origin = machine.sessionStart {
+                let now = FocusRun.reading()
+                let elapsed = now.boottime >= origin.boottime ? Int64(clamping: now.boottime - origin.boottime) : 0
+                let left = max(0, FocusTime.nanoseconds(end) - elapsed)
+                remaining = min(remaining, (left + 999_999_999) / 1_000_000_000)
+            }
+            deadline = calendar.stamp(calendar.clock.nowEpochSeconds() + remaining)
         }
         return PlayerStatus.Focus(
-            phase: c.phase ?? .focus, round: c.round, rounds: c.rounds, remainingSeconds: c.remainingSeconds,
+            phase: c.phase ?? .focus, round: c.round, rounds: c.rounds, remainingSeconds: remaining,
             plannedSeconds: Int64(FocusTime.seconds(c.planned).rounded()), deadline: deadline, paused: isPaused,
             waiting: isWaiting, goal: request.goal, tags: request.tags)
     }
@@ -160,6 +170,7 @@ final class FocusRun {
     private func end(fadeOut: Double) {
         guard !ended else { return }
         ended = true
+        lock = nil
         deadlineTimer.disarm()
         if unrecorded.isEmpty { heartbeatTimer.disarm() }
         if abandoning { return }  // the player is stopping: it needs no word back
@@ -183,6 +194,7 @@ final class FocusRun {
             player.context.warn(error.message)
         } catch {}
         ended = true
+        lock = nil
         deadlineTimer.disarm()
         heartbeatTimer.disarm()
     }
@@ -345,11 +357,12 @@ final class FocusRun {
         }
     }
 
-    /// A desktop notification through notify-send, when it exists.
+    /// The session's desktop notification, replaced in place at each phase that ran out (Player+Desktop.swift).
     private func notify(_ notice: FocusNotice) {
-        guard ChildProcess.resolve("notify-send", path: player.context.environment["PATH"]) != nil else { return }
-        let text = notice.phase.map { "\($0.rawValue) \(notice.round)/\(notice.rounds)" } ?? "session complete"
-        if let child = try? ChildProcess(argv: ["notify-send", "--app-name=hum", "hum", text]) { start(child) }
+        guard let notification = FocusNotification(after: notice, plan: machine.plan, goal: request.goal) else {
+            return
+        }
+        player.notifyDesktop(notification)
     }
 
     /// Watches a hook: reaped when SIGCHLD says it ended, stopped when its 10 seconds are up.

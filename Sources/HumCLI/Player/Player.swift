@@ -1,5 +1,6 @@
 import Foundation
 import HumAudio
+import HumBus
 import HumControl
 import HumCore
 import HumSystem
@@ -41,6 +42,8 @@ final class Player {
     /// Adapters that watch the player (the session bus, a full screen): told of every change after the views, on
     /// the loop's thread.
     var watchers: [(PlayerStatus, [ControlEvent.Subsystem]) -> Void] = []
+    /// The desktop's controls (MPRIS, notifications, the sleep inhibitor): Player+Desktop.swift.
+    var desktop: DesktopBus?
     /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
     /// for it.
     var onReady: (() -> Void)?
@@ -99,6 +102,9 @@ final class Player {
         case .extend(let seconds):
             guard let focus else { throw HumError.usage("no focus rounds are running; nothing to extend") }
             try focus.extend(seconds: seconds)
+        case .restart:
+            guard let focus else { throw HumError.usage("no focus rounds are running; nothing to restart") }
+            try focus.input(.restart)
         case .stop:
             stop()
         case .volume(let sound, let volume):
@@ -246,6 +252,7 @@ final class Player {
         )
         context.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
         context.stderr.write("hum: control socket: \(PlayerLink.socketPath(context).socket)\n")
+        describeDesktop()
     }
 
     /// Opens the control socket; another player already running is an error for the caller to act on.
@@ -259,6 +266,7 @@ final class Player {
                 return ControlReply(id: request.id, error: "\(error)", kind: .failure)
             }
         }
+        attachDesktop()
     }
 
     /// Fades out and ends the player; a second stop (a second Ctrl-C) ends it at once. Audio that cannot play (the
@@ -345,6 +353,7 @@ final class Player {
         // No new clients; those connected keep their connection until the loop ends, so the request that ended the
         // player (stop, end-focus) still gets its reply.
         server?.stopListening()
+        desktop?.close()
         screen?.close()
         screen = nil
         leaveWhenDone()

@@ -46,6 +46,7 @@ extension ControlRequest: Codable {
         case "resume": command = .resume
         case "toggle": command = .toggle
         case "skip": command = .skip
+        case "restart": command = .restart
         case "stop": command = .stop
         case "end-focus": command = .endFocus
         case "extend": command = .extend(seconds: try c.decodeIfPresent(Int64.self, forKey: .seconds))
@@ -68,7 +69,7 @@ extension ControlRequest: Codable {
         try c.encodeIfPresent(id, forKey: .id)
         try c.encode(command.name, forKey: .cmd)
         switch command {
-        case .status, .subscribe, .pause, .resume, .toggle, .skip, .stop, .endFocus: break
+        case .status, .subscribe, .pause, .resume, .toggle, .skip, .restart, .stop, .endFocus: break
         case .extend(let seconds): try c.encodeIfPresent(seconds, forKey: .seconds)
         case .volume(let sound, let volume), .add(let sound, let volume):
             try c.encode(sound, forKey: .sound)

@@ -12,6 +12,8 @@ public enum PlayerCommand: Equatable, Sendable {
     case skip
     /// Extend the focus phase (by the plan's step when nil).
     case extend(seconds: Int64?)
+    /// Start the focus round under way again from its full length (the desktop's Previous).
+    case restart
     /// Fade out and stop the player.
     case stop
     case volume(sound: String, volume: Double)
@@ -37,6 +39,7 @@ public enum PlayerCommand: Equatable, Sendable {
         case .toggle: "toggle"
         case .skip: "skip"
         case .extend: "extend"
+        case .restart: "restart"
         case .stop: "stop"
         case .volume: "volume"
         case .add: "add"
@@ -64,8 +67,12 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     public var quiet: Bool
     /// The `--on-event` command line, split into words.
     public var onEvent: [String]?
+    /// Keep the machine from sleeping while a focus round runs (`--inhibit`). Absent means no.
+    public var inhibit: Bool?
 
-    public init(plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?) {
+    public init(
+        plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?, inhibit: Bool = false
+    ) {
         focusSeconds = FocusTime.seconds(plan.focus)
         shortBreakSeconds = FocusTime.seconds(plan.shortBreak)
         longBreakSeconds = FocusTime.seconds(plan.longBreak)
@@ -77,6 +84,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
         self.tags = tags
         self.quiet = quiet
         self.onEvent = onEvent
+        self.inhibit = inhibit ? true : nil
     }
 
     /// The plan, validated again: a request may come from any client.
@@ -89,7 +97,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rounds, goal, tags, quiet
+        case rounds, goal, tags, quiet, inhibit
         case focusSeconds = "focus_seconds"
         case shortBreakSeconds = "short_break_seconds"
         case longBreakSeconds = "long_break_seconds"

@@ -17,6 +17,10 @@ public enum FocusInput: Equatable, Sendable {
     case extend(by: Duration)
     /// End the session: the current phase is recorded as interrupted and the mix fades out.
     case stop
+    /// Start the focus round under way (running or paused) again from its full length (the desktop's Previous):
+    /// it is recorded as interrupted, and the mix playing now is the one the new round brings in. Ignored in a
+    /// break, while waiting, and before or after the session.
+    case restart
     /// The user changed the sounds (a mixer key). Only matters once the end-of-round fade began, in a break, or
     /// while waiting: then the user's sounds win.
     case userChangedMix
@@ -79,6 +83,8 @@ public struct FocusNotice: Equatable, Sendable {
         case finish
         /// The machine woke from a suspend; the suspended time counted as pause.
         case wake
+        /// The user restarted the focus round `phase`; a `start` of the same round follows.
+        case restart
     }
 
     public var event: Event

@@ -222,6 +222,7 @@ public struct FocusMachine: Equatable, Sendable {
         case .skip: skip(into: &effects)
         case .extend(by: let amount): extend(by: FocusTime.nanoseconds(amount), into: &effects)
         case .stop: stop(into: &effects)
+        case .restart: restart(into: &effects)
         case .userChangedMix: userChangedMix(into: &effects)
         }
         advance(into: &effects)
@@ -423,6 +424,16 @@ public struct FocusMachine: Equatable, Sendable {
         case .notStarted, .finished:
             break
         }
+    }
+
+    private mutating func restart(into effects: inout [FocusEffect]) {
+        guard case .active(let p) = stage, p.kind == .focus else { return }
+        effects.append(.recordRound(record(p, status: .interrupted, end: now)))
+        notice(.restart, p.kind, p.round, remaining: p.remaining(at: now), at: now, into: &effects)
+        // What plays now (the user's mix, or the chosen one partway through its fade) is what the round brings in.
+        effects.append(.saveResumeMix)
+        userTookOver = false
+        begin(.focus, round: p.round, at: now, into: &effects)
     }
 
     private mutating func stop(into effects: inout [FocusEffect]) {
