@@ -64,8 +64,12 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     public var quiet: Bool
     /// The `--on-event` command line, split into words.
     public var onEvent: [String]?
+    /// The contract these rounds work toward (`--done-when`), written by the player before the first round.
+    public var contract: ContractStart?
 
-    public init(plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?) {
+    public init(
+        plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?, contract: ContractStart? = nil
+    ) {
         focusSeconds = FocusTime.seconds(plan.focus)
         shortBreakSeconds = FocusTime.seconds(plan.shortBreak)
         longBreakSeconds = FocusTime.seconds(plan.longBreak)
@@ -77,6 +81,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
         self.tags = tags
         self.quiet = quiet
         self.onEvent = onEvent
+        self.contract = contract
     }
 
     /// The plan, validated again: a request may come from any client.
@@ -89,7 +94,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rounds, goal, tags, quiet
+        case rounds, goal, tags, quiet, contract
         case focusSeconds = "focus_seconds"
         case shortBreakSeconds = "short_break_seconds"
         case longBreakSeconds = "long_break_seconds"
