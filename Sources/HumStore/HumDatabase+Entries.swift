@@ -87,7 +87,11 @@ extension HumDatabase {
     public func record(_ request: LedgerRequest) throws -> LedgerDecision {
         try guarded {
             try db.immediate {
-                if case .adjust(let seconds, _, _) = request, seconds > 0, let refusal = try strictRefusal(.addTime) {
+                // A replay of a key already written changes nothing: the rules answer it, strict or not.
+                if case .adjust(let seconds, _, let key) = request, seconds > 0,
+                    try key.flatMap({ try entry(where: "key = ?", [.text($0)]) }) == nil,
+                    let refusal = try strictRefusal(.addTime)
+                {
                     throw refusal
                 }
                 return try recordLocked(request, command: nil, settledBy: "owner")

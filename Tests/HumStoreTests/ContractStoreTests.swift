@@ -121,6 +121,7 @@ import Testing
         let clock = ManualClock(1_743_300_000)
         let db = try open(dir, clock: clock)
         _ = try db.record(.adjust(seconds: 3600, reason: "seed", key: nil))
+        _ = try db.record(.adjust(seconds: 60, reason: "keyed", key: "k1"))
         // An old contract, rejected twice: an override would pay it.
         var old = Self.start
         old.id = "old00000-0000-4000-8000-000000000000"
@@ -163,7 +164,11 @@ import Testing
         #expect(
             refused { _ = try db.createContract(second, rounds: 1, focusSeconds: 60, endsAt: nil, baseline: []) }?.what
                 == .secondContract)
-        // Tightening, spending and the emergency reserve stay open.
+        // A replay changes nothing: answered as before. Tightening, spending and the emergency reserve stay open.
+        if case .exists = try db.record(.adjust(seconds: 60, reason: "keyed", key: "k1")) {
+        } else {
+            Issue.record("a replay is not refused")
+        }
         try db.setConfig("earn.ratio", to: "4")
         _ = try db.record(.adjust(seconds: -60, reason: "less", key: nil))
         let draw = try db.recordEmergency(.emergency(seconds: 60, reason: "call", key: nil), strictNote: "waited 10s")
