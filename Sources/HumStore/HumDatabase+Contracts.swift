@@ -396,7 +396,7 @@ extension HumDatabase {
                 c.proof = review.proof
                 var grant: LedgerDecision? = nil
                 if review.decision.status == .approved {
-                    grant = try pay(&c)
+                    grant = try pay(&c, label: "proof approved")
                     c.status = .approved
                 } else if c.attempts >= ContractRules.attempts {
                     c.status = .rejected
@@ -414,8 +414,9 @@ extension HumDatabase {
         }
     }
 
-    /// Grants a contract's reward (the caller holds the write lock and writes the contract's row).
-    private func pay(_ c: inout ContractRecord) throws -> LedgerDecision {
+    /// Grants a contract's reward (the caller holds the write lock and writes the contract's row); `label` says why
+    /// in the register.
+    private func pay(_ c: inout ContractRecord, label: String) throws -> LedgerDecision {
         let running =
             try db.scalarInt(
                 "SELECT COUNT(*) FROM rounds WHERE contract_id = ? AND status = 'running'", [.text(c.id)]) ?? 0
@@ -425,7 +426,7 @@ extension HumDatabase {
         }
         let decision = try recordLocked(
             .grantContract(contractID: c.id, activeSeconds: try contractActive(c.id), ratioMilli: c.ratioMilli),
-            command: nil, settledBy: "owner")
+            command: nil, settledBy: "owner", label: label)
         c.rewardSeconds = decision.entry.amount
         c.rewardEntryID = decision.entry.id
         return decision
@@ -456,7 +457,7 @@ extension HumDatabase {
                     throw ContractError("contract \(short) cannot be overridden: \(why)", kind: .refused)
                 }
                 if let refusal = try strictRefusal(.override) { throw refusal }
-                let grant = try pay(&c)
+                let grant = try pay(&c, label: "overridden: \(reason)")
                 c.status = .overridden
                 c.override = ContractOverride(reason: reason, at: calendar.now())
                 try db.run(

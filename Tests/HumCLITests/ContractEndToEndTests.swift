@@ -1,4 +1,5 @@
 import Foundation
+import HumControl
 import HumCore
 import Testing
 
@@ -161,6 +162,11 @@ import Testing
                 ($0["decision"] as? [String: Any])?["status"] as? String
             } == ["needs_more", "needs_more"])
         #expect(box.run("history").out.contains("override: the table is on paper"))
+        #expect(box.run("ledger").out.contains("contract \(id.prefix(8)), overridden: the"))
+        let grant = (json(box.run("ledger", "--json").out) as? [[String: Any]])?.first {
+            $0["kind"] as? String == "grant"
+        }
+        #expect(grant?["label"] as? String == "overridden: the table is on paper")
 
         // The export carries it (schema 2), and a fresh database restored from it has it, checked.
         let file = box.root + "/backup.json"
@@ -375,5 +381,82 @@ import Testing
             events.count == 1 && (events.first?["detail"] as? String)?.contains("confirmed on the terminal") == true)
         let bank = try #require(json(box.run("bank", "--json").out) as? [String: Any])
         #expect(bank["emergency_left_seconds"] as? Int == 480)
+    }
+
+    /// Mutated exports holding contracts (their evidence, reviews, an override): every import exits 0, 1 or 3 with
+    /// one line, an accepted one leaves the check passing, a refused one changes nothing.
+    @Test func mutatedExportsWithContractsNeverTrapNorBreakTheCheck() throws {
+        let box = Sandbox()
+        let repo = try repository(box, files: ["a.md": "a\n"])
+        let hum = try startHum(
+            box, ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", "g", "--done-when", "a.md grows"],
+            in: repo)
+        #expect(try #require(waitUntilRunning(box)).count > 8)
+        try "a\nb\n".write(toFile: repo + "/a.md", atomically: true, encoding: .utf8)
+        #expect(hum.wait() == 0)
+        let id = try #require(contracts(box).first?["id"] as? String)
+        _ = box.run("proof", id, "--text", "nothing", "--submit")
+        _ = box.run("proof", id, "--text", "nothing at all", "--link", "https://example.com", "--submit")
+        #expect(box.run("contract", "override", id, "--reason", "because").code == 0)
+        _ = box.run("history", "record", "--active", "25m", "--start", "2025-03-30T09:00:00+02:00")
+        #expect(box.run("ledger", "check").code == 0)
+        try LedgerFuzzTests().fuzzImport(format: "jsonl", seed: 11, count: 300, source: box)
+        try LedgerFuzzTests().fuzzImport(format: "json", seed: 12, count: 200, source: box)
+    }
+
+    /// The contract travels with the focus request to a player that already runs, which writes it, watches, and
+    /// moves it into review when the rounds end; the mix plays on.
+    @Test func aContractOnARunningPlayer() throws {
+        let box = Sandbox()
+        let repo = try repository(box, files: ["a.md": "a\n"])
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let player = try box.startHum(["play", "\(tone)=40", "--device", "null"])
+        defer {
+            player.signal(SIGKILL)
+            player.wait()
+        }
+        let socket = ControlSocketPath(environment: box.audioEnvironment)
+        let waited = Date().addingTimeInterval(5)
+        while Date() < waited, (try? ControlClient.connect(to: socket)) == nil { usleep(20_000) }
+        let focus = try box.hum([
+            "focus", "--focus", "2s", "--rounds", "1", "--goal", "grow a", "--done-when", "a.md grows", "--watch", repo,
+        ])
+        #expect(focus.status == 0, "\(focus.stderr)")
+        #expect(focus.stderr.contains("hum: contract "), "the terms are shown by the command that asks")
+        _ = try #require(waitUntilRunning(box))
+        try "a\nb\n".write(toFile: repo + "/a.md", atomically: true, encoding: .utf8)
+        let end = Date().addingTimeInterval(10)
+        while Date() < end, contracts(box).first?["status"] as? String == "running" { usleep(100_000) }
+        let contract = try #require(contracts(box).first)
+        #expect(contract["status"] as? String == "completed")
+        let files = (contract["evidence"] as? [String: Any])?["files"] as? [[String: Any]]
+        #expect(files?.first?["path"] as? String == repo + "/a.md", "\(String(describing: contract["evidence"]))")
+        #expect(kill(player.pid, 0) == 0, "the player plays on")
+    }
+
+    /// Stopped rounds interrupt their contract (it earns nothing); a killed process does too, at the next command,
+    /// which ends strict mode with it.
+    @Test func stoppedOrKilledRoundsInterruptTheContractAndEndStrictMode() throws {
+        let box = Sandbox()
+        let stopped = try startHum(
+            box, ["focus", "--no-sound", "--focus", "1m", "--goal", "g", "--done-when", "x", "--strict"], in: box.root)
+        _ = try #require(waitUntilRunning(box))
+        stopped.signal(SIGTERM)
+        #expect(stopped.wait() == 0)
+        #expect(
+            stopped.stderr.contains("is interrupted: its rounds stopped early, so it earns nothing"),
+            "\(stopped.stderr)")
+        #expect(contracts(box).last?["status"] as? String == "interrupted")
+
+        let killed = try startHum(
+            box, ["focus", "--no-sound", "--focus", "1m", "--goal", "h", "--done-when", "y", "--strict"], in: box.root)
+        _ = try #require(waitUntilRunning(box))
+        killed.signal(SIGKILL)
+        killed.wait()
+        let r = try runBinary(["config", "set", "earn.ratio", "1"], environment: box.environment)
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("(h) is interrupted: its rounds' process died"), "\(r.err)")
+        #expect(contracts(box).map { $0["status"] as? String } == ["interrupted", "interrupted"])
+        #expect(box.run("ledger", "check").code == 0)
     }
 }

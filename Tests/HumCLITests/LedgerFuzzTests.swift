@@ -103,8 +103,7 @@ import Testing
         s.run("ledger", "export").out + s.run("history", "--json").out
     }
 
-    func fuzzImport(format: String, seed: UInt64, count: Int) throws {
-        let source = Self.sourceLedger()
+    func fuzzImport(format: String, seed: UInt64, count: Int, source: Sandbox = sourceLedger()) throws {
         let exported = source.run("export", "--format", format).out
         #expect(!exported.isEmpty)
         var mutator = Mutator(rng: SplitMix64(seed: seed))

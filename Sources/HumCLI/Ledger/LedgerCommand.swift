@@ -53,7 +53,7 @@ struct LedgerCommand: HumCommand {
         switch e.kind {
         case .grant:
             var s =
-                e.contractID.map { "contract \(String($0.prefix(8))), proof reviewed" }
+                e.contractID.map { "contract \(String($0.prefix(8)))" }
                 ?? "focus round \(e.roundID.map { String($0.prefix(8)) } ?? "")"
             if let label = e.label { s += ", \(label)" }
             if let cut = e.cut, cut > 0 { s += " (\(f(cut)) cut by the daily cap)" }
