@@ -160,7 +160,8 @@ import Testing
         #expect(ReviewWords.stems("did some work").isEmpty)
         #expect(ReviewWords.fileNames("intro.md has three paragraphs.") == ["intro.md"])
         #expect(ReviewWords.fileNames("see src/main.swift, e.g. https://a.example/x.html") == ["src/main.swift"])
-        #expect(ReviewWords.fileNames("version 1.2 and e.g. and .hidden") == [])
+        #expect(ReviewWords.fileNames("version 1.2 and e.g. and i.e. and .hidden") == [])
+        #expect(ReviewWords.fileNames("a.md and x.cc") == ["a.md", "x.cc"])
         #expect(
             ReviewWords.path("/r/docs/intro.md", is: "intro.md") && !ReviewWords.path("/r/preintro.md", is: "intro.md"))
     }

@@ -74,6 +74,8 @@ struct EvidenceGatherer {
         }
         if top == nil {
             if isDirectory { walk(path, into: &names, truncated: &truncated) } else { names = [path] }
+        } else if !isDirectory, names.isEmpty {
+            names = [path]  // a file watched by name counts even when git ignores it
         }
         if names.count > ContractEvidence.fileLimit {
             names = Array(names.sorted().prefix(ContractEvidence.fileLimit))

@@ -54,15 +54,16 @@ public enum ReviewWords {
     /// left out.
     public static func fileNames(_ text: String) -> [String] {
         var out: [String] = []
-        for raw in text.split(whereSeparator: { $0.isWhitespace || "\"'`“”‘’(),;:<>[]{}".contains($0) }) {
+        for raw in text.split(whereSeparator: { $0.isWhitespace || "\"'`“”‘’(),;<>[]{}".contains($0) }) {
             var token = Substring(raw)
-            while let last = token.last, ".!?".contains(last) { token.removeLast() }
-            guard !token.contains("://"), let dot = token.lastIndex(of: "."), dot != token.startIndex else { continue }
+            while let last = token.last, ".!?:".contains(last) { token.removeLast() }
+            while let first = token.first, first == ":" { token.removeFirst() }
+            guard !token.contains(":"), let dot = token.lastIndex(of: "."), dot != token.startIndex else { continue }
             let ext = token[token.index(after: dot)...]
             let base = token[..<dot]
             guard (1...8).contains(ext.count), ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }),
                 ext.contains(where: \.isLetter), base.contains(where: { $0.isLetter || $0.isNumber }),
-                !base.hasSuffix("."), (base.split(separator: "/").last?.count ?? 0) >= 2
+                !base.hasSuffix("."), (base.split(separator: "/").last?.count ?? 0) + ext.count > 2  // not e.g, i.e
             else { continue }
             let name = String(token)
             if !out.contains(name) { out.append(name) }
