@@ -389,7 +389,8 @@ import Testing
         let box = Sandbox()
         let repo = try repository(box, files: ["a.md": "a\n"])
         let hum = try startHum(
-            box, ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", "g", "--done-when", "a.md grows"],
+            box,
+            ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", "g", "--done-when", "b.md is written"],
             in: repo)
         #expect(try #require(waitUntilRunning(box)).count > 8)
         try "a\nb\n".write(toFile: repo + "/a.md", atomically: true, encoding: .utf8)
