@@ -34,11 +34,17 @@ struct FocusCommand: HumCommand {
         out, with Skip and +5 min buttons; media keys and playerctl steer the rounds (next skips, previous starts
         the focus round again). --inhibit keeps the machine from suspending or going idle while a focus round
         runs.
+
+        A contract (--done-when, with --goal): written before the first round, it shows what it can earn; when its
+        rounds end the reward waits for proof ('hum proof'), reviewed against the files changed under --watch
+        (default: this git repository) and the commits made meanwhile. --strict refuses what loosens the rules
+        while it runs. See 'hum contract --help' and docs/contracts.md.
         """
     static let examples = [
         "hum focus",
         "hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal \"draft chapter 2\"",
         "hum focus --no-sound --auto-advance none --tag writing",
+        "hum focus --goal \"draft the intro\" --done-when \"intro.md has three paragraphs\" --first-step \"outline\" --strict",
     ]
 
     static let sounds = PlayCommand.sounds
@@ -64,6 +70,7 @@ struct FocusCommand: HumCommand {
     static let arguments: [any Declared] = [
         sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, inhibit,
         onEvent, PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
+        ContractSetup.doneWhen, ContractSetup.firstStep, ContractSetup.watch, ContractSetup.strict,
     ]
 
     var plan: FocusPlan
@@ -78,6 +85,7 @@ struct FocusCommand: HumCommand {
     var device: String?
     var raw: Bool
     var verbose: Bool
+    var contract: ContractSetup.Asked?
 
     init(_ arguments: ParsedArguments) throws {
         func duration(_ option: Option<Double>) throws(HumError) -> Duration? {
@@ -104,17 +112,27 @@ struct FocusCommand: HumCommand {
         if let command = try arguments.value(Self.onEvent) {
             onEvent = command.split(separator: " ").map(String.init)
         }
+        contract = try ContractSetup.read(arguments, goal: goal)
         words = try arguments.positionals(Self.sounds)
         if noSound, !words.isEmpty {
             throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound")
         }
     }
 
-    var request: FocusRequest {
-        FocusRequest(plan: plan, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent, inhibit: inhibit)
+    func run(context: CommandContext) throws -> Int32 {
+        var request = FocusRequest(
+            plan: plan, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent, inhibit: inhibit)
+        if let contract, let goal {
+            let start = try ContractSetup.start(contract, goal: goal, context: context)
+            try ContractSetup.announce(start, plan: plan, context: context)
+            request.contract = start
+        }
+        let code = try play(request, context: context)
+        if let contract = request.contract { ProofPrompt.offer(contractID: contract.id, context: context) }
+        return code
     }
 
-    func run(context: CommandContext) throws -> Int32 {
+    func play(_ request: FocusRequest, context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)
         // A player already runs: the rounds start on it (on the sounds given, if any).
         if let client = try PlayerLink.connect(context) {

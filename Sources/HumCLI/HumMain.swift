@@ -16,6 +16,8 @@ public enum CommandTable {
             EmergencyCommand.self,
             LedgerCommand.self,
             HistoryCommand.self,
+            ContractCommand.self,
+            ProofCommand.self,
             ExportCommand.self,
             MixCommand.self,
             DaemonCommand.self,

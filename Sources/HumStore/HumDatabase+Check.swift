@@ -40,10 +40,11 @@ extension HumDatabase {
         let rounds = try loadRounds(where: "1", [], clampVolumes: false).map { r in
             LedgerAudit.RoundFacts(
                 id: r.id, kind: r.kind, status: r.status, earned: r.earnedSeconds, active: r.activeSeconds,
-                problem: r.validationProblem())
+                problem: r.validationProblem(), contractID: r.contractID)
         }
         failures += LedgerAudit.failures(
-            entries: all, device: device, openPassIDs: open, cachedBalance: try rawBalance(), rounds: rounds)
+            entries: all, device: device, openPassIDs: open, cachedBalance: try rawBalance(), rounds: rounds,
+            contracts: try contractFacts())
         return failures
     }
 }

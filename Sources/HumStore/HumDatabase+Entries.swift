@@ -5,7 +5,7 @@ extension HumDatabase {
     /// The columns `entry(_:)` reads, by name.
     static let entryColumns = """
         id, key, kind, amount, at_epoch, at_offset, device, payload, label, reason, round_id, pass_id, requested, cut, \
-        cap, used, forfeit, reserve, allowance
+        cap, used, forfeit, reserve, allowance, contract_id
         """
 
     /// An entry from a row that selects `entryColumns`, in any order.
@@ -20,6 +20,7 @@ extension HumDatabase {
         e.reason = try row.optionalText("reason")
         e.roundID = try row.optionalText("round_id")
         e.passID = try row.optionalText("pass_id")
+        e.contractID = try row.optionalText("contract_id")
         e.requested = try row.optionalInt("requested")
         e.cut = try row.optionalInt("cut")
         e.cap = try row.optionalInt("cap")
@@ -34,8 +35,8 @@ extension HumDatabase {
         try db.run(
             """
             INSERT INTO entries(id, key, kind, amount, at, at_epoch, at_offset, local_day, iso_week, device, payload, label,
-                reason, round_id, pass_id, requested, cut, cap, used, forfeit, reserve, allowance)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                reason, round_id, pass_id, requested, cut, cap, used, forfeit, reserve, allowance, contract_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(e.id), .optional(e.key), .text(e.kind.rawValue), .int(e.amount), .text(e.at.rfc3339),
@@ -44,6 +45,7 @@ extension HumDatabase {
                 .optional(e.reason),
                 .optional(e.roundID), .optional(e.passID), .optional(e.requested), .optional(e.cut), .optional(e.cap),
                 .optional(e.used), .optional(e.forfeit), .optional(e.reserve), .optional(e.allowance),
+                .optional(e.contractID),
             ])
     }
 
@@ -71,7 +73,7 @@ extension HumDatabase {
         var s = LedgerSnapshot()
         s.rawBalance = try rawBalance()
         switch request {
-        case .grant: s.earnedToday = try earned(on: now.localDate)
+        case .grant, .grantContract: s.earnedToday = try earned(on: now.localDate)
         case .emergency: s.emergencyUsedThisWeek = try reserveUsed(in: now.localDate.isoWeek)
         case .openPass: s.openPass = try loadOpenPass()
         case .settlePass(let passID, _): s.hold = try entry(where: "kind = 'hold' AND pass_id = ?", [.text(passID)])
@@ -81,17 +83,37 @@ extension HumDatabase {
         return s
     }
 
+    /// Decides and writes one request. While a strict contract runs, time added by hand is refused.
     public func record(_ request: LedgerRequest) throws -> LedgerDecision {
-        try guarded { try db.immediate { try recordLocked(request, command: nil, settledBy: "owner") } }
+        try guarded {
+            try db.immediate {
+                // A replay of a key already written changes nothing: the rules answer it, strict or not.
+                if case .adjust(let seconds, _, let key) = request, seconds > 0,
+                    try key.flatMap({ try entry(where: "key = ?", [.text($0)]) }) == nil,
+                    let refusal = try strictRefusal(.addTime)
+                {
+                    throw refusal
+                }
+                return try recordLocked(request, command: nil, settledBy: "owner")
+            }
+        }
     }
 
-    /// Decides and writes one request; the caller holds the write lock.
-    func recordLocked(_ request: LedgerRequest, command: String?, settledBy: String) throws -> LedgerDecision {
-        let now = calendar.now()
+    /// Decides and writes one request; the caller holds the write lock. `at`: the instant the entry counts for (a
+    /// round recorded by hand earns on its own day, under that day's cap); now when nil. `label`: what a grant is
+    /// marked with.
+    func recordLocked(
+        _ request: LedgerRequest, command: String?, settledBy: String, at: Timestamp? = nil, label: String? = nil
+    ) throws -> LedgerDecision {
+        let now = at ?? calendar.now()
         let snapshot = try snapshot(for: request, now: now)
-        let decision = try LedgerRules.decide(
+        var decision = try LedgerRules.decide(
             request, snapshot: snapshot, config: loadConfig(), now: now,
             newID: newID(), device: device)
+        if case .record(var entry) = decision, let label {
+            entry.label = label
+            decision = .record(entry)
+        }
         guard case .record(let entry) = decision else { return decision }
         try insert(entry)
         switch entry.kind {
@@ -160,10 +182,12 @@ extension HumDatabase {
                     """
                     SELECT \(HumDatabase.entryColumns) FROM entries WHERE (at_epoch >= ? AND at_epoch < ?)
                     OR (kind = 'grant' AND round_id IN (SELECT id FROM rounds WHERE start_epoch >= ? AND start_epoch < ?))
+                    OR (kind = 'grant' AND contract_id IN (SELECT id FROM contracts
+                        WHERE created_epoch >= ? AND created_epoch < ?))
                     OR (kind IN ('hold', 'settle') AND pass_id IN (SELECT pass_id FROM entries
                         WHERE kind IN ('hold', 'settle') AND at_epoch >= ? AND at_epoch < ?))
                     ORDER BY at_epoch, seq
-                    """, range + range + range
+                    """, range + range + range + range
                 ) { try body(try HumDatabase.entry($0)) }
             }
         }

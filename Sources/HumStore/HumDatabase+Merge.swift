@@ -7,6 +7,8 @@ public struct ImportOutcome: Sendable, Equatable {
     public var present = 0
     public var roundsAdded = 0
     public var roundsPresent = 0
+    public var contractsAdded = 0
+    public var contractsPresent = 0
 }
 
 /// Merging the entries and rounds of another replica or a backup (`hum ledger import`).
@@ -29,14 +31,19 @@ extension HumDatabase {
     /// was not there before (a settle without its hold or above it, a completed session without its grant, a
     /// grant that does not match its session, a number out of range, …) is rolled back and refused with
     /// `StoreError.importBreaks`, naming the failure. A conflicting entry throws `LedgerMerge.Conflict`.
-    public func importLedger(entries: [LedgerEntry], sessions: [RoundRecord]) throws -> ImportOutcome {
+    public func importLedger(entries: [LedgerEntry], sessions: [RoundRecord], contracts: [ContractRecord] = [])
+        throws -> ImportOutcome
+    {
         for r in sessions {
             if let problem = r.validationProblem() { throw StoreError.importBreaks(.init(.round(r.id), problem)) }
+        }
+        for c in contracts {
+            if let problem = c.validationProblem() { throw StoreError.importBreaks(.init(.contract(c.id), problem)) }
         }
         return try guarded {
             try db.immediate {
                 try db.execute("SAVEPOINT import")
-                var outcome = try applyImport(entries: entries, sessions: sessions)
+                var outcome = try applyImport(entries: entries, sessions: sessions, contracts: contracts)
                 let after = try auditLocked()
                 if after.isEmpty {
                     try db.execute("RELEASE import")
@@ -48,15 +55,18 @@ extension HumDatabase {
                 if let new = after.first(where: { !before.contains($0.subject) }) {
                     throw StoreError.importBreaks(new)
                 }
-                outcome = try applyImport(entries: entries, sessions: sessions)
+                outcome = try applyImport(entries: entries, sessions: sessions, contracts: contracts)
                 try db.execute("RELEASE import")
                 return outcome
             }
         }
     }
 
-    func applyImport(entries: [LedgerEntry], sessions: [RoundRecord]) throws -> ImportOutcome {
+    func applyImport(entries: [LedgerEntry], sessions: [RoundRecord], contracts: [ContractRecord]) throws
+        -> ImportOutcome
+    {
         var outcome = ImportOutcome()
+        (outcome.contractsAdded, outcome.contractsPresent) = try importContracts(contracts)
         for e in entries {
             let byID = try entry(where: "id = ?", [.text(e.id)])
             let byKey = try e.key.flatMap { try entry(where: "key = ?", [.text($0)]) }
@@ -80,7 +90,7 @@ extension HumDatabase {
             var round = r
             round.status = r.status == .running ? .interrupted : r.status
             round.end = r.end ?? r.start
-            if round.status != .completed || round.kind != .focus { round.earnedSeconds = 0 }
+            if round.status != .completed || round.kind != .focus || round.contractID != nil { round.earnedSeconds = 0 }
             try insertRound(round, deadline: nil, heartbeat: (r.end ?? r.start).epochSeconds, owner: nil)
             outcome.roundsAdded += 1
         }

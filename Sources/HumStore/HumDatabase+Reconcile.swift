@@ -10,6 +10,7 @@ extension HumDatabase {
                 try db.scalarInt(
                     """
                     SELECT (SELECT count(*) FROM passes WHERE state = 'open') + (SELECT count(*) FROM rounds WHERE status = 'running')
+                        + (SELECT count(*) FROM contracts WHERE status = 'running')
                     """) ?? 0
             guard pending > 0 else { return ReconcileReport() }
             return try db.immediate { try reconcileLocked() }
@@ -84,6 +85,7 @@ extension HumDatabase {
                 """, [.text(end.rfc3339), .int(end.epochSeconds), .int(Int64(end.offsetSeconds)), .text(id)])
             report.interruptedRounds.append(id)
         }
+        try interruptDeadContracts(&report)
         return report
     }
 }

@@ -26,8 +26,9 @@ extension HumDatabase {
         try db.run(
             """
             INSERT INTO rounds(id, kind, status, start_at, start_epoch, start_offset, end_at, end_epoch, end_offset,
-                deadline_epoch, planned, active, paused, goal, earned, heartbeat_epoch, owner_pid, owner_start, owner_boot)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                deadline_epoch, planned, active, paused, goal, earned, heartbeat_epoch, owner_pid, owner_start, owner_boot,
+                contract_id, by_hand)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(round.id), .text(round.kind.rawValue), .text(round.status.rawValue), .text(round.start.rfc3339),
@@ -36,7 +37,8 @@ extension HumDatabase {
                 .optional(deadline?.epochSeconds), .int(max(0, round.plannedSeconds)),
                 .int(max(0, round.activeSeconds)), .int(max(0, round.pausedSeconds)), .optional(round.goal),
                 .int(max(0, round.earnedSeconds)), .int(heartbeat), .optional(owner.map { Int64($0.pid) }),
-                .optional(owner?.startTicks), .optional(owner?.bootID),
+                .optional(owner?.startTicks), .optional(owner?.bootID), .optional(round.contractID),
+                .int(round.recordedByHand ? 1 : 0),
             ])
         let seq = try db.scalarInt("SELECT seq FROM rounds WHERE id = ?", [.text(round.id)]) ?? 0
         try writeMix(seq: seq, round.mix)
@@ -104,8 +106,10 @@ extension HumDatabase {
         }
     }
 
+    /// `grantAt`: when the grant counts (a round recorded by hand earns on its own day); now when nil.
     func finishLocked(
-        id: String, status: RoundStatus, active: Int64, paused: Int64, planned: Int64? = nil, end: Timestamp?
+        id: String, status: RoundStatus, active: Int64, paused: Int64, planned: Int64? = nil, end: Timestamp?,
+        grantAt: Timestamp? = nil
     ) throws -> RoundOutcome {
         guard let round = try loadRounds(where: "r.id = ?", [.text(id)]).first else {
             throw StoreError.round("no round \(id) was started")
@@ -125,9 +129,11 @@ extension HumDatabase {
         let end = end ?? calendar.now()
         var grant: LedgerDecision? = nil
         var earned: Int64 = 0
-        if status == .completed && round.kind == .focus {
+        // A contract's round earns nothing now: its contract is paid, once, when its proof is approved.
+        if status == .completed && round.kind == .focus && round.contractID == nil {
             let decision = try recordLocked(
-                .grant(roundID: id, activeSeconds: active), command: nil, settledBy: "owner")
+                .grant(roundID: id, activeSeconds: active), command: nil, settledBy: "owner", at: grantAt,
+                label: round.recordedByHand ? "recorded by hand" : nil)
             grant = decision
             earned = decision.entry.amount
         }
@@ -152,24 +158,54 @@ extension HumDatabase {
         return RoundOutcome(round: finished, grant: grant)
     }
 
-    /// Records a round timed elsewhere, already finished, in one transaction (start, finish, grant). Idempotent by id.
+    /// Records a round timed elsewhere, already finished, in one transaction (start, finish, grant), marked as
+    /// recorded by hand. Idempotent by id. It must have ended by now and must not overlap another round of the
+    /// history (refused: two rounds cannot run at once); a completed focus round earns at its end, on its own day and
+    /// under that day's cap; while a strict contract runs, a focus round that would earn is refused.
     public func recordRound(_ record: RoundRecord) throws -> RoundOutcome {
         guard record.status != .running else { throw StoreError.round("a recorded round must be finished") }
+        let end = record.end ?? record.start
         return try guarded {
             try db.immediate {
                 if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(record.id)]) == nil {
-                    let start = RoundStart(
+                    let now = calendar.clock.nowEpochSeconds()
+                    guard end.epochSeconds <= now else {
+                        throw StoreError.roundConflict(
+                            "a round recorded by hand must have ended by now (it would end at \(end.rfc3339)); give an earlier --start or a shorter time"
+                        )
+                    }
+                    if let other = try overlapping(start: record.start.epochSeconds, end: end.epochSeconds, now: now) {
+                        throw StoreError.roundConflict(
+                            "this round (\(record.start.rfc3339) to \(end.rfc3339)) overlaps round \(other.id) (\(other.kind.rawValue), \(other.status.rawValue), \(other.start.rfc3339) to \(other.end?.rfc3339 ?? "now")); two rounds cannot run at once, so nothing was recorded"
+                        )
+                    }
+                    if record.kind == .focus, record.status == .completed,
+                        let refusal = try strictRefusal(.recordRound)
+                    {
+                        throw refusal
+                    }
+                    var start = RoundStart(
                         id: record.id, kind: record.kind, start: record.start, plannedSeconds: record.plannedSeconds,
-                        mix: record.mix, goal: record.goal, tags: record.tags)
-                    try insertRound(
-                        start.running, deadline: nil, heartbeat: calendar.clock.nowEpochSeconds(),
-                        owner: probe.current())
+                        mix: record.mix, goal: record.goal, tags: record.tags
+                    ).running
+                    start.recordedByHand = true
+                    try insertRound(start, deadline: nil, heartbeat: now, owner: probe.current())
                 }
                 return try finishLocked(
                     id: record.id, status: record.status, active: record.activeSeconds,
-                    paused: record.pausedSeconds, end: record.end)
+                    paused: record.pausedSeconds, end: record.end, grantAt: end)
             }
         }
+    }
+
+    /// The first round of the history whose time overlaps [start, end) (a running one lasts until its deadline or
+    /// now, whichever is later; a round of no length counts as its first second), or nil.
+    func overlapping(start: Int64, end: Int64, now: Int64) throws -> RoundRecord? {
+        try loadRounds(
+            where: """
+                r.start_epoch < ? AND MAX(COALESCE(r.end_epoch, MAX(COALESCE(r.deadline_epoch, ?), ?)), r.start_epoch + 1) > ?
+                """, [.int(max(end, start.adding(saturating: 1))), .int(now), .int(now), .int(start)]
+        ).first
     }
 
     /// Rounds that started in [from, to) (epoch seconds; nil is open), oldest first.
@@ -187,7 +223,8 @@ extension HumDatabase {
         try guarded { try loadRounds(where: "r.status = 'running'", []) }
     }
 
-    /// Rounds started in [from, to), with the rounds of the grants written in it (a round that started before `from`
+    /// Rounds started in [from, to), with the rounds of the grants written in it and the rounds of the contracts
+    /// exported with it (a round that started before `from`
     /// and ended inside): what a date-bounded `hum export` writes, so that it imports whole. Oldest first.
     public func exportRounds(from: Int64? = nil, to: Int64? = nil) throws -> [RoundRecord] {
         let range: [SQLValue] = [.int(from ?? Int64.min), .int(to ?? Int64.max)]
@@ -197,7 +234,8 @@ extension HumDatabase {
                     where: """
                         (r.start_epoch >= ? AND r.start_epoch < ?) OR r.id IN (SELECT round_id FROM entries
                         WHERE kind = 'grant' AND at_epoch >= ? AND at_epoch < ?)
-                        """, range + range)
+                        OR r.contract_id IN (\(HumDatabase.exportedContracts))
+                        """, range + range + range + range)
             }
         }
     }
@@ -209,7 +247,7 @@ extension HumDatabase {
         try db.query(
             """
             SELECT r.seq, r.id, r.kind, r.status, r.start_epoch, r.start_offset, r.end_epoch, r.end_offset, r.planned,
-                r.active, r.paused, r.goal, r.earned
+                r.active, r.paused, r.goal, r.earned, r.contract_id, r.by_hand
             FROM rounds r WHERE \(clause) ORDER BY r.start_epoch, r.seq
             """, arguments
         ) { row in
@@ -227,7 +265,8 @@ extension HumDatabase {
                         offsetSeconds: Int32(clamping: try row.int("start_offset"))),
                     end: end, plannedSeconds: try row.int("planned"), activeSeconds: try row.int("active"),
                     pausedSeconds: try row.int("paused"), goal: try row.optionalText("goal"),
-                    earnedSeconds: try row.int("earned")))
+                    earnedSeconds: try row.int("earned"), contractID: try row.optionalText("contract_id"),
+                    recordedByHand: try row.int("by_hand") != 0))
         }
         guard let low = seqs.min(), let high = seqs.max() else { return records }
         var index: [Int64: Int] = [:]

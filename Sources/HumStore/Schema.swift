@@ -123,6 +123,9 @@ enum Schema {
             saved_at TEXT NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 2 → 3: focus contracts and their proof review (docs/contracts.md); rounds of a contract and rounds recorded
+        // by hand; the contract of a grant.
+        ContractSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

@@ -10,9 +10,18 @@ public struct ReconcileReport: Sendable, Equatable {
     }
     public var settledPasses: [SettledPass] = []
     public var interruptedRounds: [String] = []
+    /// Contracts whose rounds' process died: interrupted (they earn nothing), by id and goal.
+    public var interruptedContracts: [(id: String, goal: String)] = []
     /// Commands of dead passes that are still running: the caller stops them.
     public var orphans: [ProcessOwner] = []
-    public var isEmpty: Bool { settledPasses.isEmpty && interruptedRounds.isEmpty && orphans.isEmpty }
+    public var isEmpty: Bool {
+        settledPasses.isEmpty && interruptedRounds.isEmpty && orphans.isEmpty && interruptedContracts.isEmpty
+    }
+
+    public static func == (a: ReconcileReport, b: ReconcileReport) -> Bool {
+        a.settledPasses == b.settledPasses && a.interruptedRounds == b.interruptedRounds && a.orphans == b.orphans
+            && a.interruptedContracts.map(\.id) == b.interruptedContracts.map(\.id)
+    }
 }
 
 /// A round as the timer starts it.
@@ -26,10 +35,12 @@ public struct RoundStart: Sendable, Equatable {
     public var mix: [MixItem]
     public var goal: String?
     public var tags: [String]
+    /// The contract the round works toward: it earns nothing itself, its contract is paid on approval.
+    public var contractID: String?
 
     public init(
         id: String, kind: RoundKind, start: Timestamp, plannedSeconds: Int64, deadline: Timestamp? = nil,
-        mix: [MixItem] = [], goal: String? = nil, tags: [String] = []
+        mix: [MixItem] = [], goal: String? = nil, tags: [String] = [], contractID: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -39,6 +50,7 @@ public struct RoundStart: Sendable, Equatable {
         self.mix = mix
         self.goal = goal
         self.tags = tags
+        self.contractID = contractID
     }
 }
 
@@ -47,7 +59,8 @@ extension RoundStart {
     var running: RoundRecord {
         RoundRecord(
             id: id, kind: kind, status: .running, start: start, end: nil, plannedSeconds: plannedSeconds,
-            activeSeconds: 0, pausedSeconds: 0, mix: mix, goal: goal, tags: tags, earnedSeconds: 0)
+            activeSeconds: 0, pausedSeconds: 0, mix: mix, goal: goal, tags: tags, earnedSeconds: 0,
+            contractID: contractID)
     }
 }
 

@@ -41,14 +41,15 @@ import Testing
     @Test func exportCSVListsAreJSONArrays() throws {
         let s = Sandbox()
         let env = s.environment
-        let start = ["--start", "2025-03-30T09:00:00+02:00", "--active", "25m"]
+        // Three rounds one after the other: rounds recorded by hand may not overlap.
+        func start(_ hour: Int) -> [String] { ["--start", "2025-03-30T0\(hour):00:00+02:00", "--active", "25m"] }
         _ = try runBinary(
-            ["history", "record", "--id", "two", "--tag", "a", "--tag", "b", "--sound", "rain:0.5"] + start,
+            ["history", "record", "--id", "two", "--tag", "a", "--tag", "b", "--sound", "rain:0.5"] + start(7),
             environment: env)
         _ = try runBinary(
-            ["history", "record", "--id", "one", "--tag", "a;b", "--sound", "a;b:c:0.25", "--goal", "=1+1"] + start,
+            ["history", "record", "--id", "one", "--tag", "a;b", "--sound", "a;b:c:0.25", "--goal", "=1+1"] + start(8),
             environment: env)
-        _ = try runBinary(["history", "record", "--id", "=none"] + start, environment: env)
+        _ = try runBinary(["history", "record", "--id", "=none"] + start(9), environment: env)
         let r = try runBinary(["export", "--format", "csv"], environment: env)
         #expect(r.code == 0)
         let rows = try #require(CSVReader.parse(r.out), "\(r.out)")

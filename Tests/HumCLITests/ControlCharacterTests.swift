@@ -47,7 +47,9 @@ import Testing
         let history = try runBinary(["history"], environment: env)
         expectClean(history.out, "history")
         #expect(
-            history.out.contains("goal: \(Self.shown); tags: \(Self.shown), b; mix: \(Self.shown) 50%  (\(Self.shown))")
+            history.out.contains(
+                "goal: \(Self.shown); tags: \(Self.shown), b; mix: \(Self.shown) 50%; recorded by hand  (\(Self.shown))"
+            )
         )
         let register = try runBinary(["ledger"], environment: env)
         expectClean(register.out, "ledger register", lines: 4)  // 3 entries and the corrections line

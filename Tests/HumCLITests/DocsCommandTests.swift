@@ -117,7 +117,13 @@ import Testing
         ("hum ledger check --", ["--help"]),
         ("hum focus --auto-advance ", ["all", "none", "to-break", "to-focus"]),
         ("hum focus --rounds 3 --auto-advance t", ["to-break", "to-focus"]),
-        ("hum config get ", ["earn.daily-cap", "earn.ratio", "emergency.weekly"]),
+        (
+            "hum config get ",
+            [
+                "earn.daily-cap", "earn.ratio", "emergency.weekly", "review.command", "review.timeout",
+                "strict.emergency-wait",
+            ]
+        ),
         ("hum config set earn.ratio ", []),
         ("hum completions ", ["bash", "fish", "zsh"]),
         ("hum export --format ", ["csv", "json", "jsonl"]),

@@ -17,7 +17,27 @@ import Testing
         ["config", "set", "earn.ratio", "4"],
         ["ledger", "import", "BACKUP"],
         ["pass", "2s", "--", "true"],
+        // A review (recorded with its attempt), and an override that pays: the contract and its grant at once.
+        ["proof", "IN-REVIEW", "--text", "done", "--check", "1", "--submit"],
+        ["contract", "override", "REJECTED", "--reason", "on paper"],
     ]
+
+    /// A contract in review and a rejected one, in `s` (each from one second-long round).
+    static func contracts(_ s: Sandbox) throws -> (inReview: String, rejected: String) {
+        var ids: [String] = []
+        for goal in ["a", "b"] {
+            let run = try runBinary(
+                ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", goal, "--done-when", "done"],
+                environment: s.environment)
+            #expect(run.code == 0, "\(run.err)")
+            let list = json(try runBinary(["contract", "list", "--json"], environment: s.environment).out)
+            ids.append(((list as? [[String: Any]])?.last?["id"] as? String) ?? "")
+        }
+        for text in ["x", "y"] {
+            _ = try runBinary(["proof", ids[1], "--text", text, "--submit"], environment: s.environment)
+        }
+        return (ids[0], ids[1])
+    }
 
     @Test(arguments: commands.indices)
     func aCommandKilledAtAnySyncLeavesAWorkingLedger(index: Int) throws {
@@ -26,18 +46,24 @@ import Testing
         #expect(
             try runBinary(["ledger", "adjust", "+2h", "--reason", "seed"], environment: source.environment).code == 0)
         #expect(try runBinary(["history", "record", "--active", "25m"], environment: source.environment).code == 0)
+        let usesContracts = Self.commands[index].contains { ["IN-REVIEW", "REJECTED"].contains($0) }
+        let ids = usesContracts ? try Self.contracts(source) : (inReview: "", rejected: "")
         let backup = source.root + "/backup.jsonl"
         #expect(
             try runBinary(["export", "--format", "jsonl", "-o", backup], environment: source.environment).code == 0)
-        let command = Self.commands[index].map { $0 == "BACKUP" ? backup : $0 }
+        let command = Self.commands[index].map {
+            ["BACKUP": backup, "IN-REVIEW": ids.inReview, "REJECTED": ids.rejected][$0] ?? $0
+        }
         for firstRun in [true, false] {
             var killedAt = 0
             for n in 1...40 {
                 let s = Sandbox()
                 if !firstRun {
                     let seed = try runBinary(
-                        ["ledger", "adjust", "+1h", "--reason", "seed"], environment: s.environment)
-                    #expect(seed.code == 0)
+                        usesContracts
+                            ? ["ledger", "import", backup] : ["ledger", "adjust", "+1h", "--reason", "seed"],
+                        environment: s.environment)
+                    #expect(seed.code == 0, "\(seed.err)")
                 }
                 let run = try runBinary(
                     [

@@ -117,7 +117,7 @@ import Testing
         #expect(r.code == 0)
         let document = try #require(
             json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)) as? [String: Any])
-        #expect(document["schema"] as? String == "hum.export/1")
+        #expect(document["schema"] as? String == "hum.export/2")
         #expect((document["sessions"] as? [Any])?.count == 1 && (document["ledger"] as? [Any])?.count == 3)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.root).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
@@ -265,12 +265,14 @@ import Testing
         let s = Sandbox()
         _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
         _ = s.run("history", "record", "--active", "25m", "--sound", "rain:0.5", "--tag", "t", "--goal", "g")
-        _ = s.run("history", "record", "--active", "5m", "--kind", "short-break", "--status", "skipped")
+        _ = s.run(
+            "history", "record", "--active", "5m", "--kind", "short-break", "--status", "skipped", "--start",
+            "2025-03-30T09:00:00+02:00")
         _ = s.run("spend", "5m", "--on", "x", "--key", "k")
         _ = s.run("emergency", "1m", "--reason", "r")
         let document = try #require(json(s.run("export").out) as? [String: Any])
         #expect(Set(document.keys) == Set(schema["required"] as? [String] ?? []))
-        #expect(document["schema"] as? String == "hum.export/1")
+        #expect(document["schema"] as? String == "hum.export/2")
         func check(_ object: [String: Any], against name: String) throws {
             let def = try #require(defs[name] as? [String: Any])
             let properties = try #require(def["properties"] as? [String: Any])

@@ -20,9 +20,14 @@ import Testing
     static func sourceLedger() -> Sandbox {
         let s = Sandbox()
         _ = s.run("ledger", "adjust", "+2h", "--reason", "seed")
+        // One after the other: rounds recorded by hand may not overlap.
         _ = s.run("history", "record", "--active", "25m", "--id", "r1", "--tag", "a", "--sound", "rain=40")
-        _ = s.run("history", "record", "--active", "5m", "--kind", "short-break", "--id", "r2")
-        _ = s.run("history", "record", "--active", "10m", "--status", "interrupted", "--id", "r3", "--goal", "g")
+        _ = s.run(
+            "history", "record", "--active", "5m", "--kind", "short-break", "--id", "r2", "--start",
+            "2025-03-30T09:00:00+02:00")
+        _ = s.run(
+            "history", "record", "--active", "10m", "--status", "interrupted", "--id", "r3", "--goal", "g", "--start",
+            "2025-03-30T09:10:00+02:00")
         _ = s.run("spend", "5m", "--on", "video", "--key", "k1")
         _ = s.run("emergency", "1m", "--reason", "call")
         return s
@@ -98,8 +103,7 @@ import Testing
         s.run("ledger", "export").out + s.run("history", "--json").out
     }
 
-    func fuzzImport(format: String, seed: UInt64, count: Int) throws {
-        let source = Self.sourceLedger()
+    func fuzzImport(format: String, seed: UInt64, count: Int, source: Sandbox = sourceLedger()) throws {
         let exported = source.run("export", "--format", format).out
         #expect(!exported.isEmpty)
         var mutator = Mutator(rng: SplitMix64(seed: seed))

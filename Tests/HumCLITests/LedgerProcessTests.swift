@@ -90,7 +90,12 @@ import Testing
             let arguments: [String]
             switch kind {
             case 0: arguments = ["pass", "1h", "--on", "crash\(round)", "--", "sleep", uniqueSleep("31.4159")]
-            case 1: arguments = ["history", "record", "--id", "crash-\(round)", "--active", "20m"]
+            case 1:
+                // Each at its own time: rounds recorded by hand may not overlap.
+                let start = Timestamp(epochSeconds: 1_735_689_600 + Int64(round) * 1800, offsetSeconds: 0)
+                arguments = [
+                    "history", "record", "--id", "crash-\(round)", "--active", "20m", "--start", start.rfc3339,
+                ]
             case 2: arguments = ["spend", "1m", "--on", "x", "--key", "crash-\(round)"]
             default: arguments = ["ledger", "adjust", "+1m", "--reason", "r", "--key", "crash-\(round)"]
             }

@@ -33,6 +33,11 @@ struct ReferenceModel {
             let want = active * 1000 / ratioMilli
             amount = min(want, max(0, cap - earnedByDay[day, default: 0]))
             earnedByDay[day, default: 0] += amount
+        case .grantContract(_, let active, let ratio):
+            // A contract earns at its own ratio, under the same daily cap.
+            let want = active * 1000 / ratio
+            amount = min(want, max(0, cap - earnedByDay[day, default: 0]))
+            earnedByDay[day, default: 0] += amount
         case .spend(let s, _, _):
             guard s > 0, balance >= s else { return .refused }
             amount = -s
@@ -77,10 +82,15 @@ struct RequestGenerator {
 
     mutating func next() -> LedgerRequest {
         let key: String? = pick(3) == 0 ? nil : "\(keyPrefix)\(pick(12))"
-        switch pick(11) {
+        switch pick(12) {
         case 0, 1, 2:
             if rounds.isEmpty || pick(3) > 0 { rounds.append("\(keyPrefix)r\(rounds.count)") }
             return .grant(roundID: rounds[pick(rounds.count)], activeSeconds: Int64(pick(4) == 0 ? 1500 : pick(3000)))
+        case 11:
+            // Contracts: a replay with the same active time exists; with another, the key refuses it.
+            return .grantContract(
+                contractID: "\(keyPrefix)c\(pick(4))", activeSeconds: Int64(pick(2) == 0 ? 3000 : pick(6000)),
+                ratioMilli: [2000, 3000, 4500][pick(3)])
         case 3, 4: return .spend(seconds: Int64(pick(900)) - 10, label: ["games", "video"][pick(2)], key: key)
         case 5: return .adjust(seconds: Int64(pick(1200)) - 600, reason: "fix", key: key)
         case 6: return .emergency(seconds: Int64(pick(300)), reason: "call", key: key)

@@ -169,8 +169,11 @@ func open(
             clock.advance(Int64(pick(4000)))
             let key: String? = pick(3) == 0 ? nil : "k\(pick(10))"
             let request: LedgerRequest
-            switch pick(10) {
+            switch pick(11) {
             case 0, 1, 2: request = .grant(roundID: "r\(pick(40))", activeSeconds: Int64(pick(3000)))
+            case 10:
+                request = .grantContract(
+                    contractID: "c\(pick(8))", activeSeconds: Int64(pick(6000)), ratioMilli: [2000, 3000][pick(2)])
             case 3, 4: request = .spend(seconds: Int64(pick(800)), label: "x", key: key)
             case 5: request = .adjust(seconds: Int64(pick(1000)) - 500, reason: "fix", key: key)
             case 6: request = .emergency(seconds: Int64(pick(300)), reason: "call", key: key)
@@ -207,8 +210,8 @@ func open(
             #expect(try normalised(db.bankStatus()) == normalised(memory.bankStatus()))
         }
         #expect(try db.entries().map(\.payload) == memory.entries().map(\.payload))
-        // The grants here are recorded bare, without the rounds hum always writes with them.
-        #expect(try db.check().filter { !$0.contains("has no round") }.isEmpty)
+        // The grants here are recorded bare, without the rounds (and contracts) hum always writes with them.
+        #expect(try db.check().filter { !$0.contains("has no round") && !$0.contains("has no contract") }.isEmpty)
     }
 
     @Test func mergesAreIdempotentAndShowDebt() throws {
@@ -246,7 +249,7 @@ func open(
         clock.advance(60)
         _ = try db.settlePass(id: "p1", usedSeconds: 60)
         let columns = HumDatabase.entryColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(columns.count == 19)
+        #expect(columns.count == 20)  // contract_id came with schema 3
         var shuffled: [LedgerEntry] = []
         try db.db.query("SELECT seq, \(columns.reversed().joined(separator: ", ")) FROM entries ORDER BY seq") {
             shuffled.append(try HumDatabase.entry($0))

@@ -72,7 +72,7 @@ extension ValueKind where Value == String {
         guard !key.isEmpty, key.utf8.count <= 200, !key.contains(where: { $0.isNewline }) else {
             return .failure(.init("is not a key: use 1 to 200 bytes on one line"))
         }
-        for reserved in ["round:", "pass:", "settle:"] where key.hasPrefix(reserved) {
+        for reserved in ["round:", "pass:", "settle:", "contract:"] where key.hasPrefix(reserved) {
             return .failure(.init("starts with \"\(reserved)\", which hum uses itself; choose another key"))
         }
         return .success(key)

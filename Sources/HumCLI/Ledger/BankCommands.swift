@@ -108,12 +108,16 @@ struct SpendCommand: HumCommand {
 /// `hum config set|get|list`: the ledger's settings, stored in the database so every process sees the same.
 struct ConfigCommand: HumCommand {
     static let name = "config"
-    static let abstract = "show or change settings (earn.ratio, earn.daily-cap, emergency.weekly)"
+    static let abstract = "show or change settings (earn.ratio, earn.daily-cap, emergency.weekly, review.*, …)"
     static let discussion = """
         Settings live in the database ($XDG_DATA_HOME/hum/hum.db), shared by every hum process.
           earn.ratio        focused seconds per earned second (default 3: 25m of focus earns 8m20s)
           earn.daily-cap    the most a local calendar day can earn (default 3h)
           emergency.weekly  the emergency reserve per ISO week (default 10m)
+          review.command    who reviews contracts' proofs: local (default), or a command (see 'hum proof --help')
+          review.timeout    how long that command has to answer (default 60s)
+          strict.emergency-wait  the wait before an emergency draw while a strict contract runs (default 10s)
+        While a strict contract runs, a change that loosens the rules is refused (see 'hum contract --help').
         """
     static let examples = [
         "hum config set earn.ratio 4",

@@ -33,6 +33,7 @@ struct HistoryCommand: HumCommand {
         var sessions: [RoundRecord]
         var days: [PeriodSummary]
         var weeks: [PeriodSummary]
+        var contracts: [ContractRecord]
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -43,8 +44,10 @@ struct HistoryCommand: HumCommand {
         let entries = try db.entries(from: from, to: to).entries
         let days = HistorySummary.days(rounds: rounds, entries: entries)
         let weeks = HistorySummary.weeks(rounds: rounds, entries: entries)
+        let contracts = try db.contracts(from: from, to: to)
         if json {
-            var bytes = try CompactJSONEncoder().encode(Output(sessions: rounds, days: days, weeks: weeks))
+            var bytes = try CompactJSONEncoder().encode(
+                Output(sessions: rounds, days: days, weeks: weeks, contracts: contracts))
             bytes.append(10)
             context.stdout.write(String(decoding: bytes, as: UTF8.self))
             return ExitCode.success
@@ -56,7 +59,9 @@ struct HistoryCommand: HumCommand {
             let end = r.end.map { $0.rfc3339 } ?? "(running)"
             out += "\(r.start.rfc3339)  \(end)  \(r.kind.rawValue.padding(11)) \(r.status.rawValue.padding(11))"
             out += " planned \(f(r.plannedSeconds)), active \(f(r.activeSeconds)), paused \(f(r.pausedSeconds))"
-            if r.kind == .focus { out += ", earned \(f(r.earnedSeconds))" }
+            if r.kind == .focus {
+                out += r.contractID == nil ? ", earned \(f(r.earnedSeconds))" : ", earns through its contract"
+            }
             out += "\n"
             var details: [String] = []
             if let goal = r.goal, !goal.isEmpty { details.append("goal: \(goal.visible)") }
@@ -67,6 +72,8 @@ struct HistoryCommand: HumCommand {
                         + r.mix.map { "\($0.sound.visible) \(Int(($0.volume * 100).rounded()))%" }.joined(
                             separator: ", "))
             }
+            if r.recordedByHand { details.append("recorded by hand") }
+            if let contract = r.contractID { details.append("contract \(ContractText.short(contract))") }
             if !details.isEmpty { out += "    " + details.joined(separator: "; ") + "  (\(r.id.visible))\n" }
             if out.utf8.count > 1 << 20 {
                 context.stdout.write(out)
@@ -85,6 +92,7 @@ struct HistoryCommand: HumCommand {
         }
         table("day", days)
         table("week", weeks)
+        out += ContractText.history(contracts)
         context.stdout.write(out)
         return ExitCode.success
     }
@@ -164,14 +172,14 @@ struct HistoryCommand: HumCommand {
             let outcome = try db.recordRound(record)
             let f = LedgerCLI.format
             var out =
-                "recorded \(record.kind.rawValue) round \(record.id.visible): \(record.status.rawValue), \(f(record.activeSeconds)) active"
+                "recorded \(record.kind.rawValue) round \(record.id.visible) by hand: \(record.status.rawValue), \(f(record.activeSeconds)) active"
             if let grant = outcome.grant {
                 let e = grant.entry
                 if case .exists = grant {
                     out += "; already recorded, nothing changed"
                 } else {
-                    out += ", earned \(f(e.amount))"
-                    if let cut = e.cut, cut > 0 { out += " (\(f(cut)) cut by the daily cap)" }
+                    out += ", earned \(f(e.amount)) on \(e.localDay)"
+                    if let cut = e.cut, cut > 0 { out += " (\(f(cut)) cut by that day's cap)" }
                 }
             }
             context.stdout.write(out + "\n")
@@ -185,9 +193,9 @@ struct ExportCommand: HumCommand {
     static let name = "export"
     static let abstract = "export the history and the ledger as JSON, JSON lines or CSV"
     static let discussion = """
-        json is one document, {"schema": "hum.export/1", "exported_at", "sessions", "ledger"}, described by
-        docs/export.schema.json; jsonl is a header line then one typed line per session and entry; csv lists the
-        sessions (the ledger's CSV is 'hum ledger --csv'). With -o the file is written atomically. An export is
+        json is one document, {"schema": "hum.export/2", "exported_at", "sessions", "ledger", "contracts"},
+        described by docs/export.schema.json; jsonl is a header line then one typed line per session, entry and
+        contract; csv lists the sessions (the ledger's CSV is 'hum ledger --csv'). With -o the file is written atomically. An export is
         also a backup: 'hum ledger import FILE' restores it.
         """
     static let examples = [
@@ -235,7 +243,7 @@ struct ExportCommand: HumCommand {
     }
 
     static let csvHeader =
-        "id,kind,status,start,end,planned_seconds,active_seconds,paused_seconds,earned_seconds,goal,tags,mix"
+        "id,kind,status,start,end,planned_seconds,active_seconds,paused_seconds,earned_seconds,goal,tags,mix,contract_id,recorded_by_hand"
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
@@ -243,6 +251,7 @@ struct ExportCommand: HumCommand {
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         // A backup (json, jsonl) carries what its records need to import whole; the csv lists the range's sessions.
         let rounds = format == .csv ? try db.rounds(from: from, to: to) : try db.exportRounds(from: from, to: to)
+        let contracts = format == .csv ? [] : try db.exportContracts(from: from, to: to)
         let now = db.calendar.now()
         let format = self.format
         let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
@@ -277,7 +286,9 @@ struct ExportCommand: HumCommand {
                         buffer.removeAll(keepingCapacity: true)
                     }
                 }
-                buffer.append(contentsOf: Array("]}\n".utf8))
+                buffer.append(contentsOf: Array("],\"contracts\":".utf8))
+                try encoder.encode(contracts, into: &buffer)
+                buffer.append(contentsOf: Array("}\n".utf8))
                 try write(buffer)
             case .jsonl:
                 try write(try line(Header(exportedAt: now)))
@@ -285,6 +296,7 @@ struct ExportCommand: HumCommand {
                 try db.forEachExportEntry(from: from, to: to) { e in
                     try write(try line(Typed(type: "entry", value: e)))
                 }
+                for c in contracts { try write(try line(Typed(type: "contract", value: c))) }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
                 // Text cells are neutralised against formulas; tags and mix are JSON arrays (see CSVText).
@@ -297,6 +309,7 @@ struct ExportCommand: HumCommand {
                                 c(r.id), r.kind.rawValue, r.status.rawValue, r.start.rfc3339, r.end?.rfc3339 ?? "",
                                 n(r.plannedSeconds), n(r.activeSeconds), n(r.pausedSeconds), n(r.earnedSeconds),
                                 c(r.goal ?? ""), try CSVText.list(r.tags), try CSVText.mix(r.mix),
+                                c(r.contractID ?? ""), r.recordedByHand ? "true" : "false",
                             ]) + "\n").utf8))
                 }
             }

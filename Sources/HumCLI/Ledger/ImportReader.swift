@@ -15,9 +15,11 @@ enum ImportReader {
     struct Parsed {
         var entries: [LedgerEntry] = []
         var sessions: [RoundRecord] = []
+        var contracts: [ContractRecord] = []
         /// Where each entry and session is in the file ("line 12", "ledger entry 3"), by id.
         var entryPlaces: [String: String] = [:]
         var sessionPlaces: [String: String] = [:]
+        var contractPlaces: [String: String] = [:]
 
         /// The place in the file of what a failure is about, when the file holds it.
         func place(of subject: LedgerAudit.Failure.Subject) -> String? {
@@ -28,6 +30,9 @@ enum ImportReader {
                     ?? entries.first { $0.kind == .grant && $0.roundID == id }.flatMap {
                         entryPlaces[$0.id]
                     }
+            case .contract(let id):
+                return contractPlaces[id]
+                    ?? entries.first { $0.kind == .grant && $0.contractID == id }.flatMap { entryPlaces[$0.id] }
             case .pass(let id):
                 return entries.first { $0.passID == id }.flatMap { entryPlaces[$0.id] }
             case .day(let day):
@@ -188,13 +193,15 @@ enum ImportReader {
             do {
                 switch probe?.type {
                 case "header":
-                    if let schema = probe?.schema, schema != ExportDocument.schemaName {
-                        throw Failure(
-                            message: "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
+                    if let schema = probe?.schema, !ExportDocument.readable.contains(schema) {
+                        throw Failure(message: unreadable(name, schema))
                     }
                 case "session":
                     let session = try decoder.decode(RoundRecord.self, from: data)
                     try add(session, at: "line \(number)", to: &parsed, name: name)
+                case "contract":
+                    let contract = try decoder.decode(ContractRecord.self, from: data)
+                    try add(contract, at: "line \(number)", to: &parsed, name: name)
                 case nil, "entry":
                     let entry = try decoder.decode(LedgerEntry.self, from: data)
                     try add(entry, at: "line \(number)", to: &parsed, name: name)
@@ -228,9 +235,7 @@ enum ImportReader {
                     "\(name) line \(max(1, number)) is not a ledger entry, nor the file a hum export document; nothing was imported"
             )
         }
-        guard schema == ExportDocument.schemaName else {
-            throw Failure(message: "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.schemaName)")
-        }
+        guard ExportDocument.readable.contains(schema) else { throw Failure(message: unreadable(name, schema)) }
         let exported: ExportDocument
         do {
             exported = try decoder.decode(ExportDocument.self, from: data)
@@ -243,7 +248,22 @@ enum ImportReader {
         for (i, entry) in exported.ledger.enumerated() {
             try add(entry, at: "ledger entry \(i + 1)", to: &parsed, name: name)
         }
+        for (i, contract) in exported.contracts.enumerated() {
+            try add(contract, at: "contract \(i + 1)", to: &parsed, name: name)
+        }
         return parsed
+    }
+
+    static func unreadable(_ name: String, _ schema: String) -> String {
+        "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.readable.joined(separator: " and "))"
+    }
+
+    static func add(_ contract: ContractRecord, at place: String, to parsed: inout Parsed, name: String) throws {
+        if let problem = contract.validationProblem() {
+            throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
+        }
+        if parsed.contractPlaces[contract.id] == nil { parsed.contractPlaces[contract.id] = place }
+        parsed.contracts.append(contract)
     }
 
     static func add(_ entry: LedgerEntry, at place: String, to parsed: inout Parsed, name: String) throws {

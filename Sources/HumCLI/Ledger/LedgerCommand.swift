@@ -52,7 +52,10 @@ struct LedgerCommand: HumCommand {
         let f = LedgerCLI.format
         switch e.kind {
         case .grant:
-            var s = "focus round \(e.roundID.map { String($0.prefix(8)) } ?? "")"
+            var s =
+                e.contractID.map { "contract \(String($0.prefix(8)))" }
+                ?? "focus round \(e.roundID.map { String($0.prefix(8)) } ?? "")"
+            if let label = e.label { s += ", \(label)" }
             if let cut = e.cut, cut > 0 { s += " (\(f(cut)) cut by the daily cap)" }
             return s
         case .spend: return "on \(e.label ?? "")"
@@ -67,7 +70,7 @@ struct LedgerCommand: HumCommand {
     }
 
     static let csvHeader =
-        "id,time,kind,amount_seconds,balance_seconds,correction,label,reason,key,round_id,pass_id,requested_seconds,cut_seconds,used_seconds,reserve_seconds,device"
+        "id,time,kind,amount_seconds,balance_seconds,correction,label,reason,key,round_id,pass_id,requested_seconds,cut_seconds,used_seconds,reserve_seconds,device,contract_id"
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
@@ -95,7 +98,7 @@ struct LedgerCommand: HumCommand {
                         c(e.id), e.at.rfc3339, e.kind.rawValue, n(e.amount), n(balance),
                         e.isCorrection ? "true" : "false",
                         c(e.label ?? ""), c(e.reason ?? ""), c(e.key ?? ""), c(e.roundID ?? ""), c(e.passID ?? ""),
-                        n(e.requested), n(e.cut), n(e.used), n(e.reserve), c(e.device),
+                        n(e.requested), n(e.cut), n(e.used), n(e.reserve), c(e.device), c(e.contractID ?? ""),
                     ]) + "\n"
                 if out.utf8.count > 1 << 20 {
                     context.stdout.write(out)
@@ -263,7 +266,8 @@ struct LedgerCommand: HumCommand {
             let db = try LedgerCLI.open(context)
             let outcome: ImportOutcome
             do {
-                outcome = try db.importLedger(entries: parsed.entries, sessions: parsed.sessions)
+                outcome = try db.importLedger(
+                    entries: parsed.entries, sessions: parsed.sessions, contracts: parsed.contracts)
             } catch StoreError.importBreaks(let failure) {
                 // Refused whole: name the first record of the file that the failure is about.
                 let place = parsed.place(of: failure.subject).map { " \($0)" } ?? ""
@@ -280,6 +284,10 @@ struct LedgerCommand: HumCommand {
             if !parsed.sessions.isEmpty {
                 out +=
                     " and \(outcome.roundsAdded) session\(outcome.roundsAdded == 1 ? "" : "s") (\(outcome.roundsPresent) already here)"
+            }
+            if !parsed.contracts.isEmpty {
+                out +=
+                    ", \(outcome.contractsAdded) contract\(outcome.contractsAdded == 1 ? "" : "s") (\(outcome.contractsPresent) already here)"
             }
             let status = try db.bankStatus()
             out += "; \(LedgerCLI.format(status.balance)) in the bank"

@@ -67,6 +67,11 @@ enum LedgerHook {
         for round in report.interruptedRounds {
             context.warn("round \(round) was recorded as interrupted: its timer process died")
         }
+        for contract in report.interruptedContracts {
+            context.warn(
+                "contract \(contract.id.prefix(8)) (\(contract.goal)) is interrupted: its rounds' process died, so it earns nothing"
+            )
+        }
         // The processes of a dead pass: the group its command leads while that leader lives, and every process
         // carrying HUM_PASS_ID=<pass id> (children inherit it, also those that left the group). Its watchdog, if it
         // lives, does the same; whichever comes first settles, once.

@@ -181,8 +181,12 @@ struct EmergencyCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let inbox = try command.map { _ in try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT]) }
         defer { inbox?.close() }
+        // While a strict contract runs: a wait and a confirmation first, and the draw noted in the contract.
+        let strictNote = try StrictFriction.emergency(seconds: seconds, reason: reason, db: db, context: context)
+        let request = LedgerRequest.emergency(seconds: seconds, reason: reason, key: nil)
         let (decision, status) = (
-            try db.record(.emergency(seconds: seconds, reason: reason, key: nil)), try db.bankStatus()
+            try strictNote.map { try db.recordEmergency(request, strictNote: $0).decision } ?? db.record(request),
+            try db.bankStatus()
         )
         let f = LedgerCLI.format
         context.stderr.write(

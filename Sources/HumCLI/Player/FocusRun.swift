@@ -21,6 +21,8 @@ final class FocusRun {
     let startedAt: Timestamp
     /// One round-runner per user: held while the rounds run, let go when they end.
     private var lock: FocusLock?
+    /// The contract these rounds work toward, if any (docs/contracts.md); written last, once nothing else can fail.
+    private(set) var contract: ContractRun?
     /// Whether the player exists for these rounds (`hum focus`): then it stops with them.
     var stopsPlayer = false
     private var deadlineTimer: EventLoop.Timer!
@@ -51,6 +53,9 @@ final class FocusRun {
         lock = try FocusLock(paths: player.context.paths, startedAt: startedAt)
         deadlineTimer = try player.loop.timer { [unowned self] in try? self.input(.tick) }
         heartbeatTimer = try player.loop.timer { [unowned self] in self.heartbeat() }
+        contract = try request.contract.map {
+            try ContractRun(start: $0, plan: plan, database: database, searchPath: player.context.environment["PATH"])
+        }
     }
 
     /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
@@ -171,6 +176,8 @@ final class FocusRun {
         guard !ended else { return }
         ended = true
         lock = nil
+        contract?.roundsEnded(completed: machine.state == .finished(.completed))
+        if unrecorded.isEmpty { sayContract(contract?.roundsWritten()) }
         deadlineTimer.disarm()
         if unrecorded.isEmpty { heartbeatTimer.disarm() }
         if abandoning { return }  // the player is stopping: it needs no word back
@@ -229,8 +236,9 @@ final class FocusRun {
             RoundStart(
                 id: id, kind: FocusRun.kind(phase.kind), start: start, plannedSeconds: planned,
                 deadline: machine.deadline.map(wall), mix: phase.kind == .focus ? currentMix : [],
-                goal: request.goal, tags: request.tags))
+                goal: request.goal, tags: request.tags, contractID: contract?.id))
         current = (id, phase.kind, phase.round)
+        contract?.phaseStarted(phase, deadline: machine.deadline.map(wall))
     }
 
     private func finish(_ record: FocusRoundRecord) throws {
@@ -295,7 +303,14 @@ final class FocusRun {
                 )
             }
         }
+        if ended { sayContract(contract?.roundsWritten()) }
         return true
+    }
+
+    /// A line about the contract: on the terminal's screen, or on stderr (stdout keeps one line per phase change).
+    private func sayContract(_ line: String?) {
+        guard let line else { return }
+        if player.screen != nil { player.say(line) } else { player.context.stderr.write("hum: \(line)\n") }
     }
 
     /// The player's last chance to write what is waiting; says what could not be.

@@ -69,9 +69,12 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     public var onEvent: [String]?
     /// Keep the machine from sleeping while a focus round runs (`--inhibit`). Absent means no.
     public var inhibit: Bool?
+    /// The contract these rounds work toward (`--done-when`), written by the player before the first round.
+    public var contract: ContractStart?
 
     public init(
-        plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?, inhibit: Bool = false
+        plan: FocusPlan, goal: String?, tags: [String], quiet: Bool, onEvent: [String]?, inhibit: Bool = false,
+        contract: ContractStart? = nil
     ) {
         focusSeconds = FocusTime.seconds(plan.focus)
         shortBreakSeconds = FocusTime.seconds(plan.shortBreak)
@@ -85,6 +88,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
         self.quiet = quiet
         self.onEvent = onEvent
         self.inhibit = inhibit ? true : nil
+        self.contract = contract
     }
 
     /// The plan, validated again: a request may come from any client.
@@ -97,7 +101,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rounds, goal, tags, quiet, inhibit
+        case rounds, goal, tags, quiet, inhibit, contract
         case focusSeconds = "focus_seconds"
         case shortBreakSeconds = "short_break_seconds"
         case longBreakSeconds = "long_break_seconds"

@@ -35,13 +35,18 @@ public struct RoundRecord: Sendable, Equatable, Codable {
     public var mix: [MixItem]
     public var goal: String?
     public var tags: [String]
-    /// Seconds granted to the bank (after the daily cap).
+    /// Seconds granted to the bank (after the daily cap); 0 for a contract's round (its contract is paid).
     public var earnedSeconds: Int64
+    /// The contract this round worked toward, if any.
+    public var contractID: String? = nil
+    /// Recorded by hand (`hum history record`), not timed by hum.
+    public var recordedByHand = false
 
     public init(
         id: String, kind: RoundKind, status: RoundStatus, start: Timestamp, end: Timestamp?,
         plannedSeconds: Int64, activeSeconds: Int64, pausedSeconds: Int64, mix: [MixItem] = [],
-        goal: String? = nil, tags: [String] = [], earnedSeconds: Int64 = 0
+        goal: String? = nil, tags: [String] = [], earnedSeconds: Int64 = 0, contractID: String? = nil,
+        recordedByHand: Bool = false
     ) {
         self.id = id
         self.kind = kind
@@ -55,6 +60,8 @@ public struct RoundRecord: Sendable, Equatable, Codable {
         self.goal = goal
         self.tags = tags
         self.earnedSeconds = earnedSeconds
+        self.contractID = contractID
+        self.recordedByHand = recordedByHand
     }
 
     /// Checks every number against `LedgerBounds` (times within a year, instants within 1970 to 9999, volumes
@@ -76,6 +83,9 @@ public struct RoundRecord: Sendable, Equatable, Codable {
         for item in mix where !(item.volume.isFinite && LedgerBounds.volume.contains(item.volume)) {
             return "session \(id): the volume of \(item.sound) is out of range (0 to 1)"
         }
+        if let contractID, contractID.isEmpty || contractID.utf8.count > LedgerBounds.idBytes {
+            return "session \(id): an empty or overlong contract id"
+        }
         return nil
     }
 
@@ -86,6 +96,27 @@ public struct RoundRecord: Sendable, Equatable, Codable {
         case pausedSeconds = "paused_seconds"
         case mix, goal, tags
         case earnedSeconds = "earned_seconds"
+        case contractID = "contract_id"
+        case recordedByHand = "recorded_by_hand"
+    }
+
+    /// Exports written before contracts (`hum.export/1`) have no contract and no hand mark: read as none and false.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        kind = try c.decode(RoundKind.self, forKey: .kind)
+        status = try c.decode(RoundStatus.self, forKey: .status)
+        start = try c.decode(Timestamp.self, forKey: .start)
+        end = try c.decodeIfPresent(Timestamp.self, forKey: .end)
+        plannedSeconds = try c.decode(Int64.self, forKey: .plannedSeconds)
+        activeSeconds = try c.decode(Int64.self, forKey: .activeSeconds)
+        pausedSeconds = try c.decode(Int64.self, forKey: .pausedSeconds)
+        mix = try c.decode([MixItem].self, forKey: .mix)
+        goal = try c.decodeIfPresent(String.self, forKey: .goal)
+        tags = try c.decode([String].self, forKey: .tags)
+        earnedSeconds = try c.decode(Int64.self, forKey: .earnedSeconds)
+        contractID = try c.decodeIfPresent(String.self, forKey: .contractID)
+        recordedByHand = try c.decodeIfPresent(Bool.self, forKey: .recordedByHand) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -102,6 +133,8 @@ public struct RoundRecord: Sendable, Equatable, Codable {
         try c.encode(goal, forKey: .goal)
         try c.encode(tags, forKey: .tags)
         try c.encode(earnedSeconds, forKey: .earnedSeconds)
+        try c.encode(contractID, forKey: .contractID)
+        try c.encode(recordedByHand, forKey: .recordedByHand)
     }
 }
 
@@ -177,23 +210,39 @@ public enum HistorySummary {
 }
 
 /// `hum export --format json`: one document, described by docs/export.schema.json.
+/// Version 2 added contracts (with their evidence, reviews, overrides and events), each session's `contract_id` and
+/// `recorded_by_hand`, and the `contract_id` of a contract's grant; version 1 files are still read.
 public struct ExportDocument: Sendable, Equatable, Codable {
-    public static let schemaName = "hum.export/1"
+    public static let schemaName = "hum.export/2"
+    /// The schemas `hum ledger import` reads.
+    public static let readable = ["hum.export/1", "hum.export/2"]
     public var schema: String = ExportDocument.schemaName
     public var exportedAt: Timestamp
     public var sessions: [RoundRecord]
     public var ledger: [LedgerEntry]
+    public var contracts: [ContractRecord]
 
-    public init(exportedAt: Timestamp, sessions: [RoundRecord], ledger: [LedgerEntry]) {
+    public init(exportedAt: Timestamp, sessions: [RoundRecord], ledger: [LedgerEntry], contracts: [ContractRecord] = [])
+    {
         self.exportedAt = exportedAt
         self.sessions = sessions
         self.ledger = ledger
+        self.contracts = contracts
     }
 
     enum CodingKeys: String, CodingKey {
         case schema
         case exportedAt = "exported_at"
-        case sessions, ledger
+        case sessions, ledger, contracts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try c.decode(String.self, forKey: .schema)
+        exportedAt = try c.decode(Timestamp.self, forKey: .exportedAt)
+        sessions = try c.decode([RoundRecord].self, forKey: .sessions)
+        ledger = try c.decode([LedgerEntry].self, forKey: .ledger)
+        contracts = try c.decodeIfPresent([ContractRecord].self, forKey: .contracts) ?? []
     }
 }
 

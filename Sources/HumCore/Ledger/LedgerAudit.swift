@@ -10,15 +10,39 @@ public enum LedgerAudit {
         public var active: Int64?
         /// What is wrong with its stored numbers (`RoundRecord.validationProblem`), if anything.
         public var problem: String?
+        /// The contract it was a round of: such a round earns nothing itself (its contract is paid, on approval).
+        public var contractID: String?
         public init(
             id: String, kind: RoundKind, status: RoundStatus, earned: Int64, active: Int64? = nil,
-            problem: String? = nil
+            problem: String? = nil, contractID: String? = nil
         ) {
             self.id = id
             self.kind = kind
             self.status = status
             self.earned = earned
             self.active = active
+            self.problem = problem
+            self.contractID = contractID
+        }
+    }
+
+    /// What the audit needs to know of a contract.
+    public struct ContractFacts: Sendable, Equatable {
+        public var id: String
+        public var status: ContractStatus
+        public var rewardSeconds: Int64?
+        /// The active seconds of its completed focus rounds in the history; nil when none of its rounds is here (a
+        /// contract merged from another machine without its sessions).
+        public var roundsActive: Int64?
+        /// What is wrong with the record itself (`ContractRecord.validationProblem`), if anything.
+        public var problem: String?
+        public init(
+            id: String, status: ContractStatus, rewardSeconds: Int64?, roundsActive: Int64?, problem: String? = nil
+        ) {
+            self.id = id
+            self.status = status
+            self.rewardSeconds = rewardSeconds
+            self.roundsActive = roundsActive
             self.problem = problem
         }
     }
@@ -28,6 +52,7 @@ public enum LedgerAudit {
         public enum Subject: Sendable, Hashable {
             case entry(String)
             case round(String)
+            case contract(String)
             case pass(String)
             case day(String)
             case week(String)
@@ -53,17 +78,18 @@ public enum LedgerAudit {
     /// - rounds: the rounds of the history, if the store keeps them.
     public static func audit(
         entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
-        rounds: [RoundFacts]? = nil
+        rounds: [RoundFacts]? = nil, contracts: [ContractFacts]? = nil
     ) -> [String] {
         failures(
-            entries: entries, device: device, openPassIDs: openPassIDs, cachedBalance: cachedBalance, rounds: rounds
+            entries: entries, device: device, openPassIDs: openPassIDs, cachedBalance: cachedBalance, rounds: rounds,
+            contracts: contracts
         ).map(\.message)
     }
 
     /// Every broken invariant, with its subject. Never traps, whatever the entries hold: sums saturate.
     public static func failures(
         entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
-        rounds: [RoundFacts]? = nil
+        rounds: [RoundFacts]? = nil, contracts: [ContractFacts]? = nil
     ) -> [Failure] {
         var failures: [Failure] = []
         func fail(_ subject: Failure.Subject, _ s: String) {
@@ -72,6 +98,7 @@ public enum LedgerAudit {
         var ids = Set<String>()
         var keys = Set<String>()
         var grantByRound: [String: LedgerEntry] = [:]
+        var grantByContract: [String: LedgerEntry] = [:]
         var holds: [String: LedgerEntry] = [:]
         // Holds first: a settle is checked against its hold wherever the two stand in the order written (a merge can
         // bring a settle before its hold).
@@ -97,6 +124,10 @@ public enum LedgerAudit {
                 if let round = e.roundID {
                     if grantByRound[round] != nil { fail(.entry(e.id), "round \(round) was granted twice") }
                     grantByRound[round] = e
+                }
+                if let contract = e.contractID {
+                    if grantByContract[contract] != nil { fail(.entry(e.id), "contract \(contract) was granted twice") }
+                    grantByContract[contract] = e
                 }
                 if local {
                     let dayKey = e.localDay.description
@@ -163,7 +194,17 @@ public enum LedgerAudit {
                 known.insert(round.id)
                 if let problem = round.problem { fail(.round(round.id), problem) }
                 let grant = grantByRound[round.id]
-                if round.kind == .focus, round.status == .completed {
+                if let contract = round.contractID {
+                    // A contract's round earns nothing itself: its contract is paid, once, on approval.
+                    if grant != nil {
+                        fail(.round(round.id), "round \(round.id) of contract \(contract) was granted on its own")
+                    }
+                    if round.earned != 0 {
+                        fail(
+                            .round(round.id),
+                            "round \(round.id) of contract \(contract) says it earned \(round.earned)s on its own")
+                    }
+                } else if round.kind == .focus, round.status == .completed {
                     if let grant {
                         if grant.amount != round.earned {
                             fail(
@@ -202,6 +243,64 @@ public enum LedgerAudit {
             for (round, grant) in grantByRound where grant.device == device && !known.contains(round) {
                 fail(.entry(grant.id), "grant \(grant.id) of \(grant.amount)s has no round \(round) in the history")
             }
+        }
+        if let contracts {
+            failures += contractFailures(contracts, grants: grantByContract, device: device)
+        }
+        return Array(failures.prefix(100))
+    }
+
+    /// A contract is paid only after approval or an override, once, what its record says, for the active time of its
+    /// rounds and no more than any ratio gives; and every grant of this database for a contract has its contract.
+    static func contractFailures(_ contracts: [ContractFacts], grants: [String: LedgerEntry], device: String)
+        -> [Failure]
+    {
+        var failures: [Failure] = []
+        var known = Set<String>()
+        for contract in contracts {
+            known.insert(contract.id)
+            let subject = Failure.Subject.contract(contract.id)
+            if let problem = contract.problem { failures.append(Failure(subject, problem)) }
+            let grant = grants[contract.id]
+            guard contract.status.granted else {
+                if let grant {
+                    failures.append(
+                        Failure(
+                            subject,
+                            "contract \(contract.id) is \(contract.status.rawValue), yet grant \(grant.id) paid it: a contract is paid only on approval or override"
+                        ))
+                }
+                continue
+            }
+            guard let grant else {
+                failures.append(
+                    Failure(subject, "contract \(contract.id) is \(contract.status.rawValue) but was never granted"))
+                continue
+            }
+            if let reward = contract.rewardSeconds, reward != grant.amount {
+                failures.append(
+                    Failure(subject, "contract \(contract.id) says it earned \(reward)s; its grant is \(grant.amount)s")
+                )
+            }
+            if let active = contract.roundsActive, let asked = grantedActive(grant), asked != active {
+                failures.append(
+                    Failure(
+                        subject, "contract \(contract.id)'s rounds were active \(active)s; its grant was for \(asked)s")
+                )
+            }
+            if let requested = grant.requested,
+                requested > LedgerConfig.mostEarned(activeSeconds: grantedActive(grant) ?? 0)
+            {
+                failures.append(
+                    Failure(
+                        subject,
+                        "contract \(contract.id) was granted \(requested)s, more than any ratio gives for its active time"
+                    ))
+            }
+        }
+        for (contract, grant) in grants where grant.device == device && !known.contains(contract) {
+            failures.append(
+                Failure(.entry(grant.id), "grant \(grant.id) of \(grant.amount)s has no contract \(contract) here"))
         }
         return failures
     }

@@ -6,10 +6,20 @@ public struct LedgerConfig: Sendable, Equatable {
     public var dailyCapSeconds: Int64 = 180 * 60
     /// The emergency reserve per ISO week.
     public var emergencyWeeklySeconds: Int64 = 10 * 60
+    /// The reviewer of contracts' proofs: nil for hum's own (local, deterministic), or a command line (split on
+    /// spaces, run directly) that reads the request as JSON on stdin and answers with the decision.
+    public var reviewCommand: String? = nil
+    /// How long an external reviewer has to answer.
+    public var reviewTimeoutSeconds: Int64 = 60
+    /// While a strict contract runs, how long an emergency draw waits before it asks for its confirmation.
+    public var strictEmergencyWaitSeconds: Int64 = 10
 
     public init() {}
 
-    public static let keys = ["earn.ratio", "earn.daily-cap", "emergency.weekly"]
+    public static let keys = [
+        "earn.ratio", "earn.daily-cap", "emergency.weekly", "review.command", "review.timeout",
+        "strict.emergency-wait",
+    ]
 
     public enum ConfigError: Error, Equatable, Sendable {
         case unknownKey(String)
@@ -54,6 +64,9 @@ public struct LedgerConfig: Sendable, Equatable {
         case "earn.ratio": return LedgerConfig.ratioText(earnRatioMilli)
         case "earn.daily-cap": return DurationText.format(seconds: dailyCapSeconds)
         case "emergency.weekly": return DurationText.format(seconds: emergencyWeeklySeconds)
+        case "review.command": return reviewCommand ?? "local"
+        case "review.timeout": return DurationText.format(seconds: reviewTimeoutSeconds)
+        case "strict.emergency-wait": return DurationText.format(seconds: strictEmergencyWaitSeconds)
         default: throw .unknownKey(key)
         }
     }
@@ -74,6 +87,24 @@ public struct LedgerConfig: Sendable, Equatable {
         case "emergency.weekly":
             emergencyWeeklySeconds = try LedgerConfig.parseDuration(
                 key, value, max: 7 * 86_400, expected: "whole seconds from 0s to 168h, like 10m")
+        case "review.command":
+            guard !value.isEmpty, value.utf8.count <= 1000, value.contains(where: { !$0.isWhitespace }),
+                !value.unicodeScalars.contains(where: VisibleText.needsEscape)
+            else {
+                throw .badValue(
+                    key: key, value: value, expected: "local, or a command line of at most 1000 bytes on one line")
+            }
+            reviewCommand = value == "local" ? nil : value
+        case "review.timeout":
+            let seconds = try LedgerConfig.parseDuration(
+                key, value, max: 600, expected: "whole seconds from 1s to 10m, like 60s")
+            guard seconds >= 1 else {
+                throw .badValue(key: key, value: value, expected: "whole seconds from 1s to 10m, like 60s")
+            }
+            reviewTimeoutSeconds = seconds
+        case "strict.emergency-wait":
+            strictEmergencyWaitSeconds = try LedgerConfig.parseDuration(
+                key, value, max: 600, expected: "whole seconds from 0s to 10m, like 10s")
         default:
             throw .unknownKey(key)
         }

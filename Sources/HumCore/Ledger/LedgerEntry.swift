@@ -1,6 +1,7 @@
 /// What an entry of the ledger records. Amounts are whole seconds of leisure time.
 public enum EntryKind: String, Sendable, Codable, CaseIterable {
-    /// Earned by a completed focus round: `amount` = `requested` − `cut` (the daily cap's cut).
+    /// Earned by a completed focus round (`round_id`), or by a contract whose proof was approved or overridden
+    /// (`contract_id`): `amount` = `requested` − `cut` (the daily cap's cut).
     case grant
     /// Leisure time taken at once (`hum spend`): `amount` is negative.
     case spend
@@ -35,6 +36,8 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
     public var reason: String? = nil
     public var roundID: String? = nil
     public var passID: String? = nil
+    /// The contract of a grant for a contract.
+    public var contractID: String? = nil
     /// grant: seconds earned before the cap; cut: seconds the daily cap took away; cap: the cap in force.
     public var requested: Int64? = nil
     public var cut: Int64? = nil
@@ -73,6 +76,7 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
         case at, device, payload, label, reason
         case roundID = "round_id"
         case passID = "pass_id"
+        case contractID = "contract_id"
         case requested = "requested_seconds"
         case cut = "cut_seconds"
         case cap = "cap_seconds"
@@ -103,8 +107,11 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
         }
         switch kind {
         case .grant:
-            guard let requested, let cut, amount == requested - cut, amount >= 0, roundID != nil else {
-                return "entry \(id): a grant needs round_id, requested and cut, with amount = requested - cut"
+            guard let requested, let cut, amount == requested - cut, amount >= 0,
+                (roundID == nil) != (contractID == nil)
+            else {
+                return
+                    "entry \(id): a grant needs round_id or contract_id (one of them), requested and cut, with amount = requested - cut"
             }
         case .spend:
             guard amount < 0 else { return "entry \(id): a spend must be negative" }

@@ -2,6 +2,9 @@
 public enum LedgerRequest: Sendable, Equatable {
     /// Reward a completed focus round. Keyed by the round's id: a round is never rewarded twice.
     case grant(roundID: String, activeSeconds: Int64)
+    /// Reward a contract whose proof was approved (or overridden): the active time of its completed focus rounds at
+    /// the ratio it was made with. Keyed by the contract's id: a contract is never rewarded twice.
+    case grantContract(contractID: String, activeSeconds: Int64, ratioMilli: Int64)
     case spend(seconds: Int64, label: String, key: String?)
     /// A correction by hand, positive or negative.
     case adjust(seconds: Int64, reason: String, key: String?)
@@ -16,6 +19,7 @@ public enum LedgerRequest: Sendable, Equatable {
     public var key: String? {
         switch self {
         case .grant(let roundID, _): return "round:" + roundID
+        case .grantContract(let contractID, _, _): return "contract:" + contractID
         case .spend(_, _, let key), .adjust(_, _, let key), .emergency(_, _, let key): return key
         case .openPass(let passID, _, _, _): return "pass:" + passID
         case .settlePass(let passID, _): return "settle:" + passID
@@ -26,6 +30,8 @@ public enum LedgerRequest: Sendable, Equatable {
     public var payload: String {
         switch self {
         case .grant(let roundID, let active): return "grant round=\(roundID) active=\(active)"
+        case .grantContract(let contractID, let active, let ratio):
+            return "grant contract=\(contractID) ratio=\(ratio) active=\(active)"
         case .spend(let s, let label, _): return "spend \(s) on=\(label)"
         case .adjust(let s, let reason, _): return "adjustment \(s) reason=\(reason)"
         case .emergency(let s, let reason, _): return "emergency \(s) reason=\(reason)"
@@ -140,6 +146,19 @@ public enum LedgerRules {
             entry.kind = .grant
             entry.amount = granted
             entry.roundID = roundID
+            entry.requested = requested
+            entry.cut = requested - granted
+            entry.cap = config.dailyCapSeconds
+        case .grantContract(let contractID, let active, let ratio):
+            guard active >= 0, active <= maxSeconds, LedgerConfig.ratioMilli.contains(ratio) else {
+                throw .invalidAmount("active seconds or ratio out of range")
+            }
+            let requested = ContractReward.earned(activeSeconds: active, ratioMilli: ratio)
+            let left = max(0, config.dailyCapSeconds.subtracting(saturating: snapshot.earnedToday))
+            let granted = min(requested, left)
+            entry.kind = .grant
+            entry.amount = granted
+            entry.contractID = contractID
             entry.requested = requested
             entry.cut = requested - granted
             entry.cap = config.dailyCapSeconds

@@ -1,0 +1,183 @@
+import FoundationEssentials
+import HumCore
+import HumStore
+
+/// Submitting a contract's proof: what hum checks of each item, the request, the reviewer (hum's own, or the command
+/// the user configured, after consent), and the decision recorded with the grant when it approves.
+enum ReviewRunner {
+    /// The request for the next review of a contract: its terms, its draft proof, what hum found of each item.
+    static func request(for c: ContractRecord) -> ReviewRequest {
+        var checks: [ProofCheck] = c.proof.files.map { path in
+            let resolved = ContractSetup.realPath(path)
+            return ProofCheck.file(resolved ?? path, exists: resolved != nil, watch: c.watch, evidence: c.evidence)
+        }
+        checks += c.proof.links.map { ProofCheck(item: $0, finding: .link) }
+        return ReviewRequest(
+            contract: .init(id: c.id, goal: c.goal, doneWhen: c.doneWhen, firstStep: c.firstStep, watch: c.watch),
+            proof: c.proof, checks: checks, evidence: c.evidence,
+            cannotCheck: ReviewRequest.cannotCheck(checks: checks, evidence: c.evidence, watch: c.watch),
+            attempt: c.attempts + 1)
+    }
+
+    /// Reviews the draft of a contract in review and records the decision. An empty proof is refused before any
+    /// review (no attempt is used); so is an answer the reviewer gets wrong or gives late.
+    static func submit(_ c: ContractRecord, db: HumDatabase, context: CommandContext, consent: Bool) throws
+        -> ContractOutcome
+    {
+        let short = ContractText.short(c.id)
+        guard c.status == .completed else {
+            throw ContractError(
+                c.status == .running
+                    ? "contract \(short) is still running: its proof is reviewed when its rounds end"
+                    : "contract \(short) is \(c.status.rawValue): there is nothing left to review",
+                kind: .refused)
+        }
+        guard !c.proof.isEmpty else {
+            throw ContractError(
+                "the proof of contract \(short) is empty; add --text, --file, --link or --check N, then --submit (no attempt was used)",
+                kind: .usage)
+        }
+        let request = request(for: c)
+        let config = try db.config()
+        let reviewer: any ContractReviewer
+        if let command = config.reviewCommand {
+            try ExternalReviewer.consent(command: command, request: request, db: db, context: context, given: consent)
+            reviewer = ExternalReviewer(command: command, timeout: Double(config.reviewTimeoutSeconds))
+        } else {
+            reviewer = LocalReviewer()
+        }
+        let decision = try reviewer.review(request)
+        return try db.submitReview(
+            id: c.id,
+            review: ContractReviewRecord(
+                attempt: request.attempt, at: db.calendar.now(), reviewer: reviewer.name, proof: c.proof,
+                checks: request.checks, cannotCheck: request.cannotCheck, decision: decision))
+    }
+
+    /// What a submission says on a terminal: the decision, what is missing, the question, what could not be checked,
+    /// and what can be done next.
+    static func describe(_ outcome: ContractOutcome) -> String {
+        let c = outcome.contract
+        let short = ContractText.short(c.id)
+        guard let review = c.reviews.last else { return "" }
+        let d = review.decision
+        var out =
+            "review \(review.attempt) of \(ContractRules.attempts): \(d.status.rawValue) (confidence \(ContractText.confidence(d.confidence)), \(review.reviewer.visible)): \(d.reason.visible)\n"
+        for m in d.missing { out += "  missing: \(m.visible)\n" }
+        if let q = d.question, !q.isEmpty { out += "  question: \(q.visible)\n" }
+        for note in review.cannotCheck { out += "  not checked: \(note.visible)\n" }
+        switch c.status {
+        case .approved:
+            let amount = outcome.grant?.entry.amount ?? c.rewardSeconds ?? 0
+            var line = "earned \(ContractText.f(amount))"
+            if let cut = outcome.grant?.entry.cut, cut > 0 { line += " (\(ContractText.f(cut)) cut by the daily cap)" }
+            out += line + " (see 'hum bank')\n"
+        case .completed:
+            out +=
+                "one resubmission is left: change the proof ('hum proof \(short) --text … --file … --check N') and submit it again with --submit\n"
+        case .rejected:
+            out +=
+                "the review did not approve it twice: 'hum contract override \(short) --reason TEXT' pays it anyway, your reason kept in the history; or 'hum contract abandon \(short)'\n"
+        default:
+            break
+        }
+        return out
+    }
+}
+
+/// A reviewer the user configured (`hum config set review.command "CMD ARGS"`): run directly (split on spaces, no
+/// shell) in a process group of its own, the request as JSON on its stdin; its stdout must be the decision, one JSON
+/// object, within `review.timeout`. Anything else is refused and no attempt is used.
+struct ExternalReviewer: ContractReviewer {
+    let command: String
+    let timeout: Double
+
+    var name: String { "command: \(command)" }
+
+    var argv: [String] { command.split(separator: " ").map(String.init) }
+
+    func review(_ request: ReviewRequest) throws -> ReviewDecision {
+        var input = try CompactJSONEncoder().encode(request)
+        input.append(10)
+        let words = argv
+        guard let first = words.first else { throw ContractError("review.command is empty") }
+        let tail =
+            "; the proof was not submitted and no attempt was used (fix the reviewer, or 'hum config set review.command local')"
+        let result: CapturedCommand.Result
+        do {
+            result = try CapturedCommand.run(words, input: input, timeout: timeout, limit: 1 << 20)
+        } catch let error as any UserFacingError {
+            throw ContractError("the reviewer \(first) could not run: \(error.message)\(tail)")
+        }
+        if result.timedOut {
+            throw ContractError(
+                "the reviewer \(first) did not answer within \(DurationText.format(seconds: Int64(timeout))) (review.timeout); it was stopped\(tail)"
+            )
+        }
+        if result.tooLong { throw ContractError("the reviewer \(first) answered more than 1 MiB\(tail)") }
+        guard result.exitCode == 0 else {
+            throw ContractError("the reviewer \(first) failed (exit \(result.exitCode))\(tail)")
+        }
+        do {
+            return try Self.parse(result.output)
+        } catch {
+            throw ContractError("the reviewer \(first) answered something hum cannot use: \(error.text)\(tail)")
+        }
+    }
+
+    struct Problem: Error {
+        var text: String
+    }
+
+    /// Reads an answer: exactly one JSON object of the decision's structure, within its bounds.
+    static func parse(_ bytes: [UInt8]) throws(Problem) -> ReviewDecision {
+        let trimmed = bytes.drop { $0 == 32 || (9...13).contains($0) }
+        guard !trimmed.isEmpty else { throw Problem(text: "it printed nothing") }
+        let decision: ReviewDecision
+        do {
+            decision = try JSONDecoder().decode(ReviewDecision.self, from: Data(trimmed))
+        } catch {
+            throw Problem(
+                text:
+                    "not the JSON object hum expects ({\"status\": \"approved\", \"needs_more\" or \"rejected\", \"confidence\": 0 to 1, \"reason\", \"missing\": [...], \"question\"})"
+            )
+        }
+        if let problem = decision.validationProblem() { throw Problem(text: problem) }
+        return decision
+    }
+
+    /// Before the first use of a command: shows what it would be sent, and sends it only with consent (asked on a
+    /// terminal; `--consent` off one). The consent is kept for that exact command line.
+    static func consent(
+        command: String, request: ReviewRequest, db: HumDatabase, context: CommandContext, given: Bool
+    ) throws {
+        if try db.reviewConsent() == command { return }
+        let shown = (try? LedgerCLI.json(request)) ?? "{}"
+        context.stderr.write(
+            "hum: the reviewer \"\(command.visible)\" has not been used yet. On its stdin it gets this JSON (the contract, the proof, what hum found), and must answer with the decision:\n\(shown)\n"
+        )
+        var agreed = given
+        if !agreed, context.stdinIsTerminal {
+            context.stderr.write("hum: send it, now and from now on, to \"\(command.visible)\"? [y/N] ")
+            let answer = readLine() ?? ""
+            agreed = ["y", "yes"].contains(answer.lowercased().trimmingSpaces)
+        }
+        guard agreed else {
+            throw ContractError(
+                context.stdinIsTerminal
+                    ? "nothing was sent to the reviewer, and the proof was not submitted (no attempt was used)"
+                    : "the reviewer \"\(command)\" needs your consent before its first use: read what it would get (above), then run this again with --consent (or 'hum config set review.command local'); no attempt was used"
+            )
+        }
+        try db.setReviewConsent(command)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first?.isWhitespace == true { s.removeFirst() }
+        while s.last?.isWhitespace == true { s.removeLast() }
+        return String(s)
+    }
+}
