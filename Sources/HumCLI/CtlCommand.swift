@@ -53,7 +53,8 @@ struct CtlCommand: HumCommand {
     ]
     static var subcommands: [any HumCommand.Type] {
         [
-            Pause.self, Resume.self, Toggle.self, Skip.self, Extend.self, EndFocus.self, Stop.self, SoundVolume.self,
+            Pause.self, Resume.self, Toggle.self, Skip.self, Restart.self, Extend.self, EndFocus.self, Stop.self,
+            SoundVolume.self,
             Mute.self, Master.self, Add.self, Remove.self, LoadMix.self,
         ]
     }
@@ -122,6 +123,15 @@ struct CtlCommand: HumCommand {
         static let name = "toggle"
         static let abstract = "pause when playing, resume when paused (the space key)"
         static let request = PlayerCommand.toggle
+        static let arguments: [any Declared] = [CtlCommand.quiet]
+        let quiet: Bool
+        init(_ arguments: ParsedArguments) throws { quiet = arguments.flag(CtlCommand.quiet) }
+    }
+
+    struct Restart: Plain {
+        static let name = "restart"
+        static let abstract = "start the focus round under way again (it is recorded as interrupted)"
+        static let request = PlayerCommand.restart
         static let arguments: [any Declared] = [CtlCommand.quiet]
         let quiet: Bool
         init(_ arguments: ParsedArguments) throws { quiet = arguments.flag(CtlCommand.quiet) }
