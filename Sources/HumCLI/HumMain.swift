@@ -16,6 +16,7 @@ public enum CommandTable {
             EmergencyCommand.self,
             LedgerCommand.self,
             HistoryCommand.self,
+            ReportCommand.self,
             ExportCommand.self,
             MixCommand.self,
             DaemonCommand.self,
