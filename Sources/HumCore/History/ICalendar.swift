@@ -1,7 +1,7 @@
 /// The history as an iCalendar file (RFC 5545): one VEVENT per finished round, so rounds show in a calendar app.
 ///
 /// Times keep the offset they were recorded with: each distinct offset gets a VTIMEZONE of its own (TZID
-/// `UTC+01:00`, one STANDARD rule with that fixed offset), and DTSTART and DTEND name theirs, so a reader gets
+/// `UTC+0100`, one STANDARD rule with that fixed offset), and DTSTART and DTEND name theirs, so a reader gets
 /// back the same instant and the same local time. Lines end in CRLF and are folded at 75 octets without splitting
 /// a UTF-8 character; text values are escaped (`\\`, `\;`, `\,`, `\n`) and other control characters are replaced.
 /// Running rounds have no end yet and are left out.
@@ -95,12 +95,8 @@ public enum ICalendar {
         return parts.joined(separator: "\n")
     }
 
-    /// `UTC+01:00`, `UTC-03:30`, `UTC+00:00`.
-    public static func zoneName(_ offset: Int32) -> String {
-        let a = Int(offset.magnitude)
-        return "UTC" + (offset < 0 ? "-" : "+") + two(a / 3600) + ":" + two(a % 3600 / 60)
-            + (a % 60 == 0 ? "" : ":" + two(a % 60))
-    }
+    /// `UTC+0100`, `UTC-0330`, `UTC+0000`: no colon, which a parameter value may not hold unquoted.
+    public static func zoneName(_ offset: Int32) -> String { "UTC" + utcOffset(offset) }
 
     /// RFC 5545's utc-offset: `+0100`, `-0330` (`+013015` with seconds).
     static func utcOffset(_ offset: Int32) -> String {
