@@ -92,7 +92,7 @@ import Testing
         #expect(r.out.contains("Wed 2025-03-12  (UTC-04:00)\n  09:00  focus"))
         // Without a range the table is the last 7 days: the month is older.
         let recent = s.run("history")
-        #expect(recent.out.hasPrefix("no rounds recorded since 7d (the last 7 days; try --since 30d)"))
+        #expect(recent.out.hasPrefix("no rounds recorded in the last 7 days; try --since 30d\n"))
         // --long: full ids and instants, and the mix.
         let long = s.run("history", "--since", "2025-03-12", "--until", "2025-03-12", "--long")
         #expect(long.out.contains("id r12-0\n      2025-03-12T09:00:00-04:00 to "))
@@ -125,11 +125,15 @@ import Testing
         let t = Sandbox()
         let now = Date()
         let stamp = ISO8601DateFormatter()
-        for (id, ago) in [("ten-days", 10.0 * 86_400), ("eight-days", 8.0 * 86_400), ("an-hour", 3600.0)] {
+        for (id, ago) in [
+            ("ten-days", 10.0 * 86_400), ("eight-days", 8.0 * 86_400), ("an-hour", 3600.0),
+            ("in-two-days", -2 * 86_400.0),
+        ] {
             _ = t.run("history", "record", "--id", id, "--active", "10m", "--start", stamp.string(from: now - ago))
         }
         let recent = t.run("history", "--json")
         #expect(recent.out.contains("\"an-hour\"") && !recent.out.contains("eight-days"))
+        #expect(!recent.out.contains("in-two-days"))  // the last 7 days end today
         let month = t.run("history", "--since", "30d", "--json")
         #expect(month.out.contains("ten-days") && month.out.contains("eight-days"))
         for word in ["today", "yesterday", "monday", "Sun", "this week", "last week", "this month", "last month", "1d"]

@@ -116,14 +116,14 @@ struct ConfigCommand: HumCommand {
             'hum config list' shows where each value came from.
 
             """
+        out += "\n"
         for d in SettingCatalog.definitions {
             let shown = d.defaultText.isEmpty ? d.emptyMeaning : d.defaultText
-            out += "  \(d.key.padding(19)) \(d.kind.name), default \(shown): \(d.summary)"
-            if let env = d.environment { out += " [\(env)]" }
-            out += "\n"
+            out += "  \(d.key.padding(19)) \(shown) (\(d.kind.name)\(d.environment.map { "; $" + $0 } ?? ""))\n"
+            out += "  \("".padding(19)) \(d.summary)\n"
         }
         out += """
-              profile.NAME        hum focus options, used as 'hum focus --profile NAME'
+              profile.NAME        (focus options) used as 'hum focus --profile NAME'
 
             A profile holds --focus, --short-break, --long-break, --long-every, --rounds, --fade, --auto-advance,
             --goal, --tag, --no-sound and mix words, written as on the command line ("quote" values with spaces).

@@ -44,9 +44,12 @@ struct HistoryCommand: HumCommand {
     let json: Bool
     init(_ arguments: ParsedArguments) throws {
         let since = try arguments.value(Self.since)
-        until = try arguments.value(Self.until)
+        let until = try arguments.value(Self.until)
         limit = try arguments.value(Self.limit)
-        self.since = since ?? (until == nil && limit == nil ? Self.defaultSince : nil)
+        // Nothing asked: the last 7 days, today included (and nothing dated later, such as an import's).
+        let recent = since == nil && until == nil && limit == nil
+        self.since = recent ? Self.defaultSince : since
+        self.until = recent ? .today : until
         filter = RoundFilter(tags: try arguments.values(Self.tag), goal: try arguments.value(Self.goal))
         long = arguments.flag(Self.long)
         json = try arguments.value(Self.format) == .json
@@ -86,9 +89,12 @@ struct HistoryCommand: HumCommand {
         if rounds.isEmpty {
             var what = "no rounds recorded"
             if !filter.isEmpty { what += " that match" }
-            if let since { what += " since \(since)" }
-            if let until { what += " up to \(until)" }
-            if since == Self.defaultSince && self.until == nil { what += " (the last 7 days; try --since 30d)" }
+            if since == Self.defaultSince && until == .today {
+                what += " in the last 7 days; try --since 30d"
+            } else {
+                if let since { what += " since \(since)" }
+                if let until { what += " up to \(until)" }
+            }
             out += what + "\n"
         }
         let table = HistoryTable(rounds: rounds, width: LedgerCLI.width(context), long: long)
