@@ -5,7 +5,7 @@ DESTDIR ?=
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
-             dbus-daemon dbus-bin playerctl systemd
+             dbus-daemon dbus-bin playerctl systemd python3-icalendar
 
 .PHONY: run test build release deps test-deps sounds bench clean format format-check install uninstall
 

@@ -2,8 +2,10 @@ import HumCore
 
 /// A small table-driven command-line parser over a command's declarations: `--name value`, `--name=value`,
 /// `-x value`, `-xVALUE`, clusters of short flags, positionals and `--`. A word that starts with `-` and a digit
-/// (`-5m`) is a positional, so negative amounts need no quoting. Values are kept as text; the declarations' kinds
-/// check them when the command reads them.
+/// (`-5m`) is a positional, so negative amounts need no quoting; so is a word that starts with `-` and holds a space
+/// before any `=` (no option's name holds one): a quoted list of options, such as a focus profile's value
+/// (`--goal="two words"` stays an option). Values are kept as text; the declarations' kinds check them when the
+/// command reads them.
 public enum ArgumentParser {
     /// One spelling the parser knows: the declaration it belongs to, and the value a flag alias stands for.
     private struct Spelling {
@@ -61,6 +63,10 @@ public enum ArgumentParser {
                     result.positionals.append(contentsOf: words[index...])
                 }
                 break
+            }
+            if word.hasPrefix("-"), let space = word.firstIndex(of: " "), !word[..<space].contains("=") {
+                result.positionals.append(word)
+                continue
             }
             if word.hasPrefix("--") {
                 let body = word.dropFirst(2)

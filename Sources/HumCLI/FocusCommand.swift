@@ -19,8 +19,10 @@ struct FocusCommand: HumCommand {
         change and the break is silent. The next focus round fades the same mix back in, unless you changed the
         sounds after the fade began or during the break: then your sounds play at once and stay as they are.
         Completed focus rounds earn leisure time (see 'hum bank'); every round goes into 'hum history'.
-        Without sounds, the last mix played (or the default mix) is used. Durations: 90s, 25m, 1h, 1h30m; a bare
-        number is minutes. A machine suspend counts as pause: time asleep is not focus time.
+        Without sounds: the setting play.mix if set, else the last mix played, else rain=40 brown=25. Durations:
+        90s, 25m, 1h, 1h30m; a bare number is minutes. A machine suspend counts as pause: time asleep is not focus
+        time. Defaults come from the settings ('hum config list': focus.length, focus.rounds, ...), then from
+        --profile NAME (options saved with 'hum config set profile.NAME'); an option given here wins over both.
 
         Keys on a terminal: ↑/↓ select a sound, ←/→ its volume, m mute, +/- master, space pause/resume,
         s skip to the next phase, e extend by 5 minutes, q (or Ctrl-C) stop (the round is recorded as interrupted).
@@ -45,35 +47,56 @@ struct FocusCommand: HumCommand {
         "hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal \"draft chapter 2\"",
         "hum focus --no-sound --auto-advance none --tag writing",
         "hum focus --goal \"draft the intro\" --done-when \"intro.md has three paragraphs\" --first-step \"outline\" --strict",
+        "hum focus --profile deep",
     ]
 
     static let sounds = PlayCommand.sounds
-    static let focus = Option("focus", .positiveDuration, help: "length of a focus round (default 25m)")
-    static let shortBreak = Option("short-break", .positiveDuration, help: "length of a short break (default 5m)")
-    static let longBreak = Option("long-break", .positiveDuration, help: "length of a long break (default 15m)")
+    static let focus = Option("focus", .positiveDuration, help: "length of a focus round (setting focus.length, 25m)")
+    static let shortBreak = Option(
+        "short-break", .positiveDuration, help: "length of a short break (setting focus.short-break, 5m)")
+    static let longBreak = Option(
+        "long-break", .positiveDuration, help: "length of a long break (setting focus.long-break, 15m)")
     static let longEvery = Option(
-        "long-every", .count(0...1000), help: "a long break after every Nth focus round (default 4; 0: never)")
-    static let rounds = Option("rounds", .count(1...1000), help: "number of focus rounds (default 4)")
+        "long-every", .count(0...1000),
+        help: "a long break after every Nth focus round; 0: never (setting focus.long-every, 4)")
+    static let rounds = Option(
+        "rounds", .count(1...1000), help: "number of focus rounds (setting focus.rounds, 4)")
     static let fade = Option(
-        "fade", .duration, help: "fade out over the end of each focus round, in over its start (default 10s)")
+        "fade", .duration,
+        help: "fade out over the end of each focus round, in over its start (setting focus.fade, 10s)")
     static let autoAdvance = Option(
         "auto-advance", ValueKind<FocusPlan.AutoAdvance>.choice("MODE"),
-        help: "which phases start by themselves: all (default), none, to-break or to-focus")
+        help: "which phases start by themselves: all, none, to-break or to-focus (setting focus.auto-advance, all)")
     static let goal = Option("goal", .words("TEXT"), help: "what this session is for (kept in the history)")
     static let tag = Option("tag", .words("TAG"), repeatable: true, help: "a tag for the history (repeatable)")
     static let noSound = Flag("no-sound", help: "no mix, no chime: the timer alone")
-    static let quiet = Flag("quiet", short: "q", help: "no terminal bell and no desktop notification")
+    static let quiet = Flag(
+        "quiet", short: "q", help: "no terminal bell and no desktop notification (settings notify.bell, notify.desktop)"
+    )
     static let inhibit = Flag(
         "inhibit", help: "keep the machine from suspending or going idle while a focus round runs (logind)")
     static let onEvent = Option(
-        "on-event", .words("CMD"), help: "run CMD at every phase change (see below)")
+        "on-event", .words("CMD"), help: "run CMD at every phase change (see below; setting focus.on-event)")
+    static let profile = Option(
+        "profile",
+        ValueKind<String>("NAME") { text in
+            SettingCatalog.isProfileName(text)
+                ? .success(text) : .failure(.init("is not a profile name: use 1 to 64 letters, digits, '-' or '_'"))
+        }, help: "use the options saved as profile.NAME ('hum config set profile.NAME \"--focus 50m ...\"')")
     static let arguments: [any Declared] = [
         sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, inhibit,
-        onEvent, PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
+        onEvent, profile, PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
         ContractSetup.doneWhen, ContractSetup.firstStep, ContractSetup.watch, ContractSetup.strict,
     ]
 
-    var plan: FocusPlan
+    /// The plan's options as given on the command line (nil: from the profile, the settings or hum's default).
+    var focus: Double?
+    var shortBreak: Double?
+    var longBreak: Double?
+    var longEvery: Int?
+    var rounds: Int?
+    var fade: Double?
+    var autoAdvance: FocusPlan.AutoAdvance?
     var words: [String]
     var noSound: Bool
     var quiet: Bool
@@ -81,6 +104,7 @@ struct FocusCommand: HumCommand {
     var goal: String?
     var tags: [String]
     var onEvent: [String]?
+    var profile: String?
     var master: Double?
     var device: String?
     var raw: Bool
@@ -88,23 +112,19 @@ struct FocusCommand: HumCommand {
     var contract: ContractSetup.Asked?
 
     init(_ arguments: ParsedArguments) throws {
-        func duration(_ option: Option<Double>) throws(HumError) -> Duration? {
-            try arguments.value(option).map { .milliseconds(($0 * 1000).rounded()) }
-        }
-        let defaults = try FocusPlan()
-        plan = try FocusPlan(
-            focus: try duration(Self.focus) ?? defaults.focus,
-            shortBreak: try duration(Self.shortBreak) ?? defaults.shortBreak,
-            longBreak: try duration(Self.longBreak) ?? defaults.longBreak,
-            longBreakEvery: try arguments.value(Self.longEvery) ?? defaults.longBreakEvery,
-            rounds: try arguments.value(Self.rounds) ?? defaults.rounds,
-            fade: try duration(Self.fade) ?? defaults.fade,
-            autoAdvance: try arguments.value(Self.autoAdvance) ?? .all)
+        focus = try arguments.value(Self.focus)
+        shortBreak = try arguments.value(Self.shortBreak)
+        longBreak = try arguments.value(Self.longBreak)
+        longEvery = try arguments.value(Self.longEvery)
+        rounds = try arguments.value(Self.rounds)
+        fade = try arguments.value(Self.fade)
+        autoAdvance = try arguments.value(Self.autoAdvance)
         noSound = arguments.flag(Self.noSound)
         quiet = arguments.flag(Self.quiet)
         inhibit = arguments.flag(Self.inhibit)
         goal = try arguments.value(Self.goal)
         tags = try arguments.values(Self.tag)
+        profile = try arguments.value(Self.profile)
         master = try arguments.value(PlayCommand.master)
         device = try arguments.value(PlayCommand.device)
         raw = arguments.flag(MixSetup.raw)
@@ -119,20 +139,75 @@ struct FocusCommand: HumCommand {
         }
     }
 
-    func run(context: CommandContext) throws -> Int32 {
+    /// What to run, from the command line over the profile over the settings over hum's defaults. Pure: the
+    /// settings are handed in.
+    struct Resolved: Equatable {
+        var plan: FocusPlan
+        var request: FocusRequest
+        /// The mix words to play (empty: the default mix), and whether the session is silent.
+        var words: [String]
+        var noSound: Bool
+    }
+
+    func resolve(_ settings: Settings) throws -> Resolved {
+        var profile = FocusProfile()
+        if let name = self.profile {
+            guard let saved = settings.profile(name) else {
+                let names = settings.profiles.map(\.name)
+                let hint = Suggest.closest(to: name, in: names).map { "did you mean \($0)? " } ?? ""
+                throw HumError.usage(
+                    "there is no profile \"\(name)\"; \(hint)save one with 'hum config set profile.\(name) \"--focus 50m ...\"'"
+                )
+            }
+            profile = saved
+        }
+        func duration(_ given: Double?, _ saved: Int64?, _ key: String) -> Duration {
+            if let given { return .milliseconds(Int64((given * 1000).rounded())) }
+            if let saved { return .milliseconds(saved) }
+            return settings.duration(key)
+        }
+        let plan = try FocusPlan(
+            focus: duration(focus, profile.focus, SettingCatalog.focusLength),
+            shortBreak: duration(shortBreak, profile.shortBreak, SettingCatalog.focusShortBreak),
+            longBreak: duration(longBreak, profile.longBreak, SettingCatalog.focusLongBreak),
+            longBreakEvery: longEvery ?? profile.longEvery ?? settings.count(SettingCatalog.focusLongEvery),
+            rounds: rounds ?? profile.rounds ?? settings.count(SettingCatalog.focusRounds),
+            fade: duration(fade, profile.fade, SettingCatalog.focusFade),
+            autoAdvance: autoAdvance ?? profile.autoAdvance
+                ?? FocusPlan.AutoAdvance(rawValue: settings.text(SettingCatalog.focusAutoAdvance)) ?? .all)
+        let savedEvent = settings.text(SettingCatalog.focusOnEvent)
+        let event = onEvent ?? (savedEvent.isEmpty ? nil : savedEvent.split(separator: " ").map(String.init))
         var request = FocusRequest(
-            plan: plan, goal: goal, tags: tags, quiet: quiet, onEvent: onEvent, inhibit: inhibit)
-        if let contract, let goal {
+            plan: plan, goal: goal ?? profile.goal, tags: tags.isEmpty ? profile.tags : tags, quiet: quiet,
+            onEvent: event)
+        request.bell = !quiet && settings.isOn(SettingCatalog.notifyBell)
+        request.notify = !quiet && settings.isOn(SettingCatalog.notifyDesktop)
+        let words = self.words.isEmpty && !noSound ? profile.mix : self.words
+        return Resolved(
+            plan: plan, request: request, words: words, noSound: noSound || (self.words.isEmpty && profile.noSound))
+    }
+
+    func run(context: CommandContext) throws -> Int32 {
+        let settings = try SettingsReader.read(context, required: true)
+        let resolved = try resolve(settings)
+        var request = resolved.request
+        request.inhibit = inhibit ? true : nil
+        if let contract, let goal = request.goal {
             let start = try ContractSetup.start(contract, goal: goal, context: context)
-            try ContractSetup.announce(start, plan: plan, context: context)
+            try ContractSetup.announce(start, plan: resolved.plan, context: context)
             request.contract = start
         }
-        let code = try play(request, context: context)
+        let code = try play(request, resolved, settings: settings, context: context)
         if let contract = request.contract { ProofPrompt.offer(contractID: contract.id, context: context) }
         return code
     }
 
-    func play(_ request: FocusRequest, context: CommandContext) throws -> Int32 {
+    /// Starts the rounds: on the running player, or on a player of this process.
+    func play(_ request: FocusRequest, _ resolved: Resolved, settings: Settings, context: CommandContext) throws
+        -> Int32
+    {
+        let words = resolved.words
+        let noSound = resolved.noSound
         let catalog = MixSetup.catalog(context)
         // A player already runs: the rounds start on it (on the sounds given, if any).
         if let client = try PlayerLink.connect(context) {
@@ -151,7 +226,7 @@ struct FocusCommand: HumCommand {
         if !noSound {
             requested =
                 words.isEmpty
-                ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
+                ? try MixSetup.defaultMix(settings, catalog: catalog, context: context)
                 : try MixSetup.resolve(words: words, catalog: catalog, context: context)
         }
         let mix = Mix(
@@ -159,8 +234,9 @@ struct FocusCommand: HumCommand {
         let player = try Player(
             context: context, mix: mix, entries: requested.entries,
             options: .init(
-                device: PlaybackSession.device(option: device, context: context), raw: raw, fadeSeconds: 1,
-                endAfter: nil, silent: noSound, startSilent: true))
+                device: PlaybackSession.device(
+                    option: device ?? settings.text(SettingCatalog.playDevice), context: context),
+                raw: raw, fadeSeconds: 1, endAfter: nil, silent: noSound, startSilent: true))
         try player.listen()
         if verbose { player.describeAudio() }
         if !noSound { MixSetup.remember(player.mix.tokens, context: context) }

@@ -18,6 +18,7 @@ public enum CommandTable {
             HistoryCommand.self,
             ContractCommand.self,
             ProofCommand.self,
+            ReportCommand.self,
             ExportCommand.self,
             MixCommand.self,
             DaemonCommand.self,

@@ -92,6 +92,25 @@ enum MixSetup {
         return entries
     }
 
+    /// The mix to play when the command line names none: the setting play.mix when set (it was chosen; the last mix
+    /// played was only remembered), else the last one played, else the built-in default.
+    static func defaultMix(_ settings: Settings, catalog: SoundCatalog, context: CommandContext) throws -> Requested {
+        let setting = settings.value(SettingCatalog.playMix)
+        guard !setting.text.isEmpty else { return Requested(entries: try remembered(context, catalog: catalog)) }
+        do {
+            return try resolve(
+                words: setting.text.split(separator: " ").map(String.init), catalog: catalog, context: context)
+        } catch let error as HumError {
+            let whence =
+                if case .environment(let name) = setting.source { name } else {
+                    "the setting \(SettingCatalog.playMix)"
+                }
+            throw HumError.usage(
+                "\(whence) (\(setting.text)): \(error.message); change it with 'hum config set \(SettingCatalog.playMix) …'"
+            )
+        }
+    }
+
     /// The mix to play when the command line names none: the last one played, else the default. Sounds of it that
     /// no longer exist (a user file that went away) are reported and left out; the saved mix itself is kept.
     static func remembered(_ context: CommandContext, catalog: SoundCatalog) throws(HumError) -> [MixEntry] {

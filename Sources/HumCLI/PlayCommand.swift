@@ -12,7 +12,8 @@ struct PlayCommand: HumCommand {
     static let abstract = "play a mix of looping sounds"
     static let discussion = """
         A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds), or a
-        path to an audio file. VOLUME is 0–100 (default 50). Without sounds, the last mix played is played again.
+        path to an audio file. VOLUME is 0–100 (default 50). Without sounds: the setting play.mix if set ('hum
+        config set play.mix @night'), else the last mix played, else rain=40 brown=25.
         Without a command, hum plays: 'hum rain=40' is 'hum play rain=40'.
         Ctrl-C or SIGTERM fades out and exits. On a terminal: ↑/↓ select a sound, ←/→ change its volume, m mutes
         it, +/- change the master volume, q quits.
@@ -32,7 +33,7 @@ struct PlayCommand: HumCommand {
     static let master = Option("volume", .volume, help: "master volume 0–100 (default 100)")
     static let fade = Option("fade", .duration, help: "fade in at the start and out at the end (default 1s)")
     static let device = Option(
-        "device", .device, help: "ALSA PCM to play to (default: $HUM_DEVICE, else 'default')")
+        "device", .device, help: "ALSA PCM to play to (default: $HUM_DEVICE, else the setting play.device, 'default')")
     static let raw = MixSetup.raw
     static let verbose = Flag(
         "verbose", short: "v", help: "say on stderr how the audio runs: device, rate, format, the engine's priority")
@@ -91,16 +92,19 @@ struct PlayCommand: HumCommand {
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
     func makePlayer(context: CommandContext) throws -> Player {
         let catalog = MixSetup.catalog(context)
+        let settings = try SettingsReader.read(context)
         let requested =
             words.isEmpty
-            ? MixSetup.Requested(entries: try MixSetup.remembered(context, catalog: catalog))
+            ? try MixSetup.defaultMix(settings, catalog: catalog, context: context)
             : try MixSetup.resolve(words: words, catalog: catalog, context: context)
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
         let player = try Player(
             context: context, mix: mix, entries: requested.entries,
             options: .init(
-                device: PlaybackSession.device(option: device, context: context), raw: raw, fadeSeconds: fade,
+                device: PlaybackSession.device(
+                    option: device ?? settings.text(SettingCatalog.playDevice), context: context),
+                raw: raw, fadeSeconds: fade,
                 endAfter: duration, silent: false))
         try player.listen()
         if verbose { player.describeAudio() }

@@ -182,7 +182,7 @@ import Testing
         ),
         (
             ["config", "get", "earn.ration"],
-            "hum: KEY \"earn.ration\" is not one of earn.ratio, earn.daily-cap, emergency.weekly, review.command, review.timeout or strict.emergency-wait; did you mean earn.ratio?\n"
+            "hum: KEY \"earn.ration\" is not a setting; did you mean earn.ratio? (see 'hum config list'; profiles are profile.NAME)\n"
         ),
     ])
     func usageErrorsNameTheBadWord(arguments: [String], expected: String) {

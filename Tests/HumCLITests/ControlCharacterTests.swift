@@ -46,11 +46,10 @@ import Testing
         expectClean(record.out, "history record", lines: 1)
         let history = try runBinary(["history"], environment: env)
         expectClean(history.out, "history")
-        #expect(
-            history.out.contains(
-                "goal: \(Self.shown); tags: \(Self.shown), b; mix: \(Self.shown) 50%; recorded by hand  (\(Self.shown))"
-            )
-        )
+        let long = try runBinary(["history", "--long"], environment: env)
+        expectClean(long.out, "history --long")
+        #expect(long.out.contains("  \(Self.shown)  #\(Self.shown)  #b  (recorded by hand)\n      id \(Self.shown)\n"))
+        #expect(long.out.contains("\n      mix \(Self.shown)=50\n"))
         let register = try runBinary(["ledger"], environment: env)
         expectClean(register.out, "ledger register", lines: 4)  // 3 entries and the corrections line
         #expect(register.out.contains("\\e[2J"))

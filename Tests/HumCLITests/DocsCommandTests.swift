@@ -117,16 +117,10 @@ import Testing
         ("hum ledger check --", ["--help"]),
         ("hum focus --auto-advance ", ["all", "none", "to-break", "to-focus"]),
         ("hum focus --rounds 3 --auto-advance t", ["to-break", "to-focus"]),
-        (
-            "hum config get ",
-            [
-                "earn.daily-cap", "earn.ratio", "emergency.weekly", "review.command", "review.timeout",
-                "strict.emergency-wait",
-            ]
-        ),
+        ("hum config get ", (SettingCatalog.keys + ["profile."]).sorted()),
         ("hum config set earn.ratio ", []),
         ("hum completions ", ["bash", "fish", "zsh"]),
-        ("hum export --format ", ["csv", "json", "jsonl"]),
+        ("hum export --format ", ["csv", "ical", "json", "jsonl"]),
         ("hum focus --goal ", []),
         ("hum render --sample", ["--sample-format"]),
         ("hum ledger --s", ["--since"]),

@@ -33,9 +33,9 @@ import Testing
         #expect(s.run("ledger").out.contains("focus round old, recorded by hand"))
         let bank = try #require(json(s.run("bank", "--json").out) as? [String: Any])
         #expect(bank["earned_today_seconds"] as? Int == 0, "today's cap is untouched")
-        let history = try #require(json(s.run("history", "--json").out) as? [String: Any])
+        let history = try #require(json(s.run("history", "--since", "2025-03-01", "--json").out) as? [String: Any])
         #expect((history["sessions"] as? [[String: Any]])?.first?["recorded_by_hand"] as? Bool == true)
-        #expect(s.run("history").out.contains("recorded by hand"))
+        #expect(s.run("history", "--since", "2025-03-01").out.contains("recorded by hand"))
         #expect(s.run("ledger", "check").code == 0)
     }
 }

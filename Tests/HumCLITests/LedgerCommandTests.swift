@@ -233,8 +233,9 @@ import Testing
         let s = Sandbox()
         #expect(s.run("config", "set", "earn.daily-cap", "2h").code == 0)
         #expect(s.run("config", "get", "earn.daily-cap").out == "2h\n")
-        #expect(s.run("config", "list").out.contains("earn.ratio        3"))
-        _ = s.run("config", "set", "earn.ratio", "5")
+        #expect(s.run("config", "list").out.contains("earn.ratio            3          default\n"))
+        #expect(s.run("config", "list").out.contains("earn.daily-cap        2h         setting\n"))
+        #expect(s.run("config", "set", "earn.ratio", "5").out == "earn.ratio = 5: 25m of focus now earns 5m\n")
         _ = s.run("history", "record", "--active", "25m")
         #expect(s.run("bank", "--json").out.contains("\"balance_seconds\" : 300"))
     }

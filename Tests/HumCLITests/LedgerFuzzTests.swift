@@ -145,7 +145,7 @@ import Testing
             "0", "1", "9", "25", "90", "366", "1000", "9999", "99999999999999999999", ".", "..", "-", "+", "e", "h",
             "m", "min", "s", "ms", "d", "=", ":", "T", "Z", "z", " ", "2025", "-03-", "30", "12:00:00", "+01:00",
             "-23:59", "1970-01-01", "0001-01-01", "9999-12-31", "today", "yesterday", "rain", "é", "\u{0}", "\n",
-            "1e9", "NaN", "inf", "0x10", "٣",
+            "1e9", "NaN", "inf", "0x10", "٣", "monday", "Sun", "last week", "this month", "last", "week",
         ]
         return (0..<(1 + Int(rng.next() % 6))).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
     }
@@ -176,8 +176,12 @@ import Testing
             check(ValueKind<DateWord>.date) { word in
                 let from = word.epoch(endOfDay: false, calendar: calendar)
                 let to = word.epoch(endOfDay: true, calendar: calendar)
-                if case .instant = word { return from == to }
-                return to > from && to - from <= 25 * 3600
+                switch word {
+                case .instant: return from == to
+                case .week: return to > from && to - from <= 7 * 25 * 3600
+                case .month: return to > from && to - from <= 31 * 25 * 3600
+                default: return to > from && to - from <= 25 * 3600
+                }
             }
         }
     }

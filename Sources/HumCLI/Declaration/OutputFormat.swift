@@ -1,9 +1,10 @@
 import HumCore
 
 /// How a command prints: for people (`text`) or for scripts. One option, `--format`, chooses it on every command
-/// that has more than one way to print; `--json`, `--jsonl` and `--csv` are its short forms.
+/// that has more than one way to print; `--json`, `--jsonl` and `--csv` are its short forms. `ical` is
+/// iCalendar (RFC 5545), `hum export`'s calendar.
 public enum OutputFormat: String, CaseIterable, Sendable {
-    case text, json, jsonl, csv
+    case text, json, jsonl, csv, ical
 }
 
 extension Option where Value == OutputFormat {

@@ -202,13 +202,26 @@ extension ValueKind where Value == Int {
     }
 }
 
-/// A day or an instant as people type it for `--since` and `--until`: resolved against the local calendar when the
-/// command runs (`today` depends on the clock).
+/// A day, a range of days or an instant as people type it for `--since` and `--until`: resolved against the local
+/// calendar when the command runs (`today` depends on the clock). `--since` takes the start of what it names,
+/// `--until` its end: `--since "last week"` starts on last week's Monday, `--until "last week"` includes its Sunday.
 public enum DateWord: Sendable, Equatable, CustomStringConvertible {
     case today
     case yesterday
     case day(CivilDate)
     case instant(Timestamp)
+    /// The latest day with this ISO weekday (1 Monday … 7 Sunday), today included: `monday`, `mon`.
+    case weekday(Int)
+    /// `Nd`: the last N days, today included, as a bound: the first of them (`1d` is today, `7d` six days ago).
+    case lastDays(Int)
+    /// An ISO week (Monday to Sunday) counted from this one: `this week` (0), `last week` (-1).
+    case week(Int)
+    /// A calendar month counted from this one: `this month` (0), `last month` (-1).
+    case month(Int)
+
+    static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    /// The most `Nd` takes: ten years.
+    static let mostDays = 3660
 
     public var description: String {
         switch self {
@@ -216,46 +229,100 @@ public enum DateWord: Sendable, Equatable, CustomStringConvertible {
         case .yesterday: "yesterday"
         case .day(let day): day.description
         case .instant(let t): t.rfc3339
+        case .weekday(let w): DateWord.weekdays[max(1, min(w, 7)) - 1]
+        case .lastDays(let n): "\(n)d"
+        case .week(let k): k == 0 ? "this week" : "last week"
+        case .month(let k): k == 0 ? "this month" : "last month"
         }
     }
 
-    /// Epoch seconds of the bound: the start of the day, or for `--until` the end of it (the next midnight).
-    public func epoch(endOfDay: Bool, calendar: LocalCalendar) -> Int64 {
-        let today = calendar.now().localDate
-        let date: CivilDate
+    /// The local days the word names, first and last (nil for an instant).
+    public func days(today: CivilDate) -> (first: CivilDate, last: CivilDate)? {
         switch self {
-        case .today: date = today
-        case .yesterday: date = today.adding(days: -1)
-        case .day(let day): date = day
-        case .instant(let t): return t.epochSeconds
+        case .today: return (today, today)
+        case .yesterday:
+            let d = today.adding(days: -1)
+            return (d, d)
+        case .day(let day): return (day, day)
+        case .instant: return nil
+        case .weekday(let w):
+            let d = today.adding(days: -Int64((today.isoWeekday - w + 7) % 7))
+            return (d, d)
+        case .lastDays(let n):
+            let d = today.adding(days: -Int64(n - 1))
+            return (d, d)
+        case .week(let k):
+            let monday = today.adding(days: -Int64(today.isoWeekday - 1) + 7 * Int64(k))
+            return (monday, monday.adding(days: 6))
+        case .month(let k):
+            var year = today.year
+            var month = today.month + k
+            while month < 1 {
+                month += 12
+                year -= 1
+            }
+            let first = CivilDate(year: max(1, year), month: month, day: 1) ?? today
+            let last = CivilDate(year: first.year, month: month, day: CivilDate.daysIn(month: month, year: first.year))
+            return (first, last ?? first)
         }
-        let day = endOfDay ? date.adding(days: 1) : date
+    }
+
+    /// Epoch seconds of the bound: the start of the first day, or for `--until` the end of the last (the next
+    /// midnight).
+    public func epoch(endOfDay: Bool, calendar: LocalCalendar) -> Int64 {
+        if case .instant(let t) = self { return t.epochSeconds }
+        guard let (first, last) = days(today: calendar.now().localDate) else { return 0 }
+        let day = endOfDay ? last.adding(days: 1) : first
         // The end of 9999-12-31 is the end of what hum keeps (instants are held within the years 1970 to 9999).
         if day.year > LedgerBounds.years.upperBound { return LedgerBounds.epoch.upperBound + 1 }
+        if day.year < LedgerBounds.years.lowerBound { return LedgerBounds.epoch.lowerBound }
         return calendar.startOfDay(day)
     }
 }
 
 extension ValueKind where Value == DateWord {
-    public static let date = ValueKind("DATE", completion: .words(["today", "yesterday"])) { text in
-        switch text {
+    public static let date = ValueKind(
+        "DATE", completion: .words(["today", "yesterday", "7d", "30d"] + DateWord.weekdays)
+    ) { text in
+        let word = text.lowercased()
+        switch word {
         case "today": return .success(.today)
         case "yesterday": return .success(.yesterday)
-        default:
-            if let day = CivilDate(text: text) {
-                guard LedgerBounds.years.contains(day.year) else {
-                    return .failure(.init("is outside the years 1970 to 9999 that hum keeps; try a later date"))
-                }
-                return .success(.day(day))
-            }
-            if let t = Timestamp(rfc3339: text) {
-                guard LedgerBounds.epoch.contains(t.epochSeconds) else {
-                    return .failure(.init("is outside the years 1970 to 9999 that hum keeps; try a later date"))
-                }
-                return .success(.instant(t))
-            }
-            return .failure(.init("is not a date; try 2025-03-30, today, yesterday or 2025-03-30T09:00:00+01:00"))
+        case "this week": return .success(.week(0))
+        case "last week": return .success(.week(-1))
+        case "this month": return .success(.month(0))
+        case "last month": return .success(.month(-1))
+        default: break
         }
+        if let i = DateWord.weekdays.firstIndex(where: { $0 == word || $0.prefix(3) == word }) {
+            return .success(.weekday(i + 1))
+        }
+        if word.count >= 2, word.count <= 6, word.hasSuffix("d"),
+            word.dropLast().allSatisfy({ $0.isASCII && $0.isNumber }),
+            let n = Int(word.dropLast())
+        {
+            guard (1...DateWord.mostDays).contains(n) else {
+                return .failure(
+                    .init("is not from 1d (today) to \(DateWord.mostDays)d; try 7d for the last seven days"))
+            }
+            return .success(.lastDays(n))
+        }
+        if let day = CivilDate(text: text) {
+            guard LedgerBounds.years.contains(day.year) else {
+                return .failure(.init("is outside the years 1970 to 9999 that hum keeps; try a later date"))
+            }
+            return .success(.day(day))
+        }
+        if let t = Timestamp(rfc3339: text) {
+            guard LedgerBounds.epoch.contains(t.epochSeconds) else {
+                return .failure(.init("is outside the years 1970 to 9999 that hum keeps; try a later date"))
+            }
+            return .success(.instant(t))
+        }
+        return .failure(
+            .init(
+                "is not a date; try today, yesterday, monday, \"last week\", 7d, 2025-03-30 or 2025-03-30T09:00:00+01:00"
+            ))
     }
 }
 

@@ -105,69 +105,144 @@ struct SpendCommand: HumCommand {
     }
 }
 
-/// `hum config set|get|list`: the ledger's settings, stored in the database so every process sees the same.
+/// `hum config set|get|unset|list`: every default of hum, stored in the database so every process sees the same.
 struct ConfigCommand: HumCommand {
     static let name = "config"
-    static let abstract = "show or change settings (earn.ratio, earn.daily-cap, emergency.weekly, review.*, …)"
-    static let discussion = """
-        Settings live in the database ($XDG_DATA_HOME/hum/hum.db), shared by every hum process.
-          earn.ratio        focused seconds per earned second (default 3: 25m of focus earns 8m20s)
-          earn.daily-cap    the most a local calendar day can earn (default 3h)
-          emergency.weekly  the emergency reserve per ISO week (default 10m)
-          review.command    who reviews contracts' proofs: local (default), or a command (see 'hum proof --help')
-          review.timeout    how long that command has to answer (default 60s)
-          strict.emergency-wait  the wait before an emergency draw while a strict contract runs (default 10s)
-        While a strict contract runs, a change that loosens the rules is refused (see 'hum contract --help').
-        """
+    static let abstract =
+        "show or change settings: hum's defaults, the ledger's rules, contracts' review, focus profiles"
+    static var discussion: String {
+        var out = """
+            Settings live in the database ($XDG_DATA_HOME/hum/hum.db), shared by every hum process. A setting's
+            environment variable wins over the stored value, and an option on the command line over both.
+            'hum config list' shows where each value came from.
+
+            """
+        out += "\n"
+        for d in SettingCatalog.definitions {
+            let shown = d.defaultText.isEmpty ? d.emptyMeaning : d.defaultText
+            out += "  \(d.key.padding(19)) \(shown) (\(d.kind.name)\(d.environment.map { "; $" + $0 } ?? ""))\n"
+            out += "  \("".padding(19)) \(d.summary)\n"
+        }
+        out += """
+              profile.NAME        (focus options) used as 'hum focus --profile NAME'
+
+            A profile holds --focus, --short-break, --long-break, --long-every, --rounds, --fade, --auto-advance,
+            --goal, --tag, --no-sound and mix words, written as on the command line ("quote" values with spaces).
+            While a strict contract runs, a change that loosens the ledger's rules is refused (see 'hum contract --help').
+            """
+        return out
+    }
     static let examples = [
         "hum config set earn.ratio 4",
-        "hum config get earn.daily-cap",
+        "hum config set focus.length 50m",
+        "hum config set play.mix @night",
+        "hum config set profile.deep \"--focus 50m --short-break 10m --rounds 3 brown=30\"",
+        "hum config unset focus.length",
     ]
-    static var subcommands: [any HumCommand.Type] { [List.self, Get.self, Set.self] }
+    static var subcommands: [any HumCommand.Type] { [List.self, Get.self, Set.self, Unset.self] }
     static let arguments: [any Declared] = List.arguments
 
     let list: List
     init(_ arguments: ParsedArguments) throws { list = try List(arguments) }
     func run(context: CommandContext) throws -> Int32 { try list.run(context: context) }
 
-    /// A setting's name, completed by the shells.
+    /// A setting's name, completed by the shells: a fixed key, or profile.NAME.
     static let key = Positional(
-        "KEY", ValueKind<String>.oneOf(LedgerConfig.keys, placeholder: "KEY"), help: "the setting")
+        "KEY",
+        ValueKind<String>("KEY", completion: .words(SettingCatalog.keys + ["profile."])) { text in
+            do throws(SettingError) {
+                _ = try SettingCatalog.definition(text)
+                return .success(text)
+            } catch .unknownKey {
+                let hint = Suggest.closest(to: text, in: SettingCatalog.keys).map { "; did you mean \($0)?" } ?? ""
+                return .failure(.init("is not a setting\(hint) (see 'hum config list'; profiles are profile.NAME)"))
+            } catch {
+                return .failure(.init("is not a profile name: use 1 to 64 letters, digits, '-' or '_'"))
+            }
+        }, help: "the setting")
+
+    /// The settings in force for this process: stored, then the environment's over them.
+    static func settings(_ db: HumDatabase, context: CommandContext) throws -> Settings {
+        try db.settings(environment: context.environment)
+    }
 
     struct List: HumCommand {
         static let name = "list"
-        static let abstract = "list every setting with its value"
+        static let abstract = "list every setting with its value and where it came from"
         static let format = Option.format([.text, .json])
         static let arguments: [any Declared] = [format]
         let json: Bool
         init(_ arguments: ParsedArguments) throws { json = try arguments.value(Self.format) == .json }
-        func run(context: CommandContext) throws -> Int32 {
-            let config = try LedgerCLI.open(context).config()
-            var pairs: [(String, String)] = []
-            for key in LedgerConfig.keys { pairs.append((key, try config.text(for: key))) }
-            if json {
-                var object: [String: String] = [:]
-                for (k, v) in pairs { object[k] = v }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                context.stdout.write(String(decoding: try encoder.encode(object), as: UTF8.self) + "\n")
-            } else {
-                for (k, v) in pairs { context.stdout.write("\(k.padding(17)) \(v)\n") }
+
+        struct Row: Encodable {
+            var key: String
+            var value: String
+            var source: String
+            var type: String
+            var defaultValue: String
+            var environment: String?
+            var description: String
+            enum CodingKeys: String, CodingKey {
+                case key, value, source, type, environment, description
+                case defaultValue = "default"
             }
+        }
+
+        func run(context: CommandContext) throws -> Int32 {
+            let settings = try ConfigCommand.settings(LedgerCLI.open(context), context: context)
+            var rows: [Row] = []
+            for value in settings.all {
+                guard let d = try? SettingCatalog.definition(value.key) else { continue }
+                rows.append(
+                    Row(
+                        key: value.key, value: value.text, source: value.source.description, type: d.kind.name,
+                        defaultValue: d.defaultText, environment: d.environment, description: d.summary))
+            }
+            for (name, profile) in settings.profiles {
+                rows.append(
+                    Row(
+                        key: SettingCatalog.profilePrefix + name, value: profile.text, source: "setting",
+                        type: SettingKind.profile.name, defaultValue: "", environment: nil,
+                        description: "the focus profile \(name) (hum focus --profile \(name))"))
+            }
+            if json {
+                context.stdout.write(try LedgerCLI.json(["settings": rows]) + "\n")
+                return ExitCode.success
+            }
+            let width = max(18, rows.map(\.key.count).max() ?? 0)
+            var out = ""
+            for row in rows {
+                let d = try? SettingCatalog.definition(row.key)
+                let value = row.value.isEmpty ? "(\(d?.emptyMeaning ?? "none"))" : row.value.visible
+                out +=
+                    row.source == "setting" && row.type == SettingKind.profile.name
+                    ? "\(row.key.visible.padding(width)) \(value)\n"
+                    : "\(row.key.padding(width)) \(value.padding(10)) \(row.source)\n"
+            }
+            for problem in settings.ignored { context.warn(problem) }
+            context.stdout.write(out)
             return ExitCode.success
         }
     }
 
     struct Get: HumCommand {
         static let name = "get"
-        static let abstract = "print one setting"
+        static let abstract = "print one setting's value (the one in force)"
         static let examples = ["hum config get earn.ratio"]
         static let arguments: [any Declared] = [ConfigCommand.key]
         let key: String
         init(_ arguments: ParsedArguments) throws { key = try arguments.positional(ConfigCommand.key, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
-            let value = try LedgerCLI.open(context).config().text(for: key)
-            context.stdout.write(value + "\n")
+            let settings = try ConfigCommand.settings(LedgerCLI.open(context), context: context)
+            if key.hasPrefix(SettingCatalog.profilePrefix) {
+                let name = String(key.dropFirst(SettingCatalog.profilePrefix.count))
+                guard let profile = settings.profile(name) else {
+                    throw HumError.failure("there is no profile \"\(name)\"; see 'hum config list'")
+                }
+                context.stdout.write(profile.text + "\n")
+            } else {
+                context.stdout.write(settings.text(key) + "\n")
+            }
             return ExitCode.success
         }
     }
@@ -183,14 +258,73 @@ struct ConfigCommand: HumCommand {
         init(_ arguments: ParsedArguments) throws {
             key = try arguments.positional(ConfigCommand.key, at: 0)!
             value = try arguments.positional(Self.value, at: 1)!
-            var probe = LedgerConfig()
-            try probe.set(key, to: value)
+            _ = try SettingCatalog.normalise(key, value)
         }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
             try db.setConfig(key, to: value)
-            context.stdout.write("\(key) = \(try db.config().text(for: key))\n")
+            let settings = try ConfigCommand.settings(db, context: context)
+            let stored = settings.stored[key] ?? value
+            context.stdout.write("\(key) = \(stored.visible)\(ConfigCommand.consequence(of: key, settings))\n")
+            if let d = try? SettingCatalog.definition(key), let env = d.environment,
+                case .environment = settings.value(key).source
+            {
+                context.warn("\(env) is set in this environment and wins over this setting here")
+            }
+            if key == SettingCatalog.playMix, stored.hasPrefix("@"),
+                try db.mix(named: String(stored.dropFirst())) == nil
+            {
+                context.warn("there is no saved mix \"\(stored.dropFirst())\" yet; save it with 'hum mix save'")
+            }
             return ExitCode.success
+        }
+    }
+
+    struct Unset: HumCommand {
+        static let name = "unset"
+        static let abstract = "remove a setting, back to its default (or a profile)"
+        static let examples = ["hum config unset focus.length", "hum config unset profile.deep"]
+        static let arguments: [any Declared] = [ConfigCommand.key]
+        let key: String
+        init(_ arguments: ParsedArguments) throws { key = try arguments.positional(ConfigCommand.key, at: 0)! }
+        func run(context: CommandContext) throws -> Int32 {
+            let db = try LedgerCLI.open(context)
+            let removed = try db.removeConfig(key)
+            if key.hasPrefix(SettingCatalog.profilePrefix) {
+                context.stdout.write(removed ? "removed \(key)\n" : "there was no \(key); nothing changed\n")
+            } else {
+                let value = try ConfigCommand.settings(db, context: context).value(key)
+                context.stdout.write(
+                    "\(key) = \(value.text.visible) (\(value.source))\(removed ? "" : "; it was not set")\n")
+            }
+            return ExitCode.success
+        }
+    }
+
+    /// What a change means, after the new value: what a focus round now earns, how to use a profile.
+    static func consequence(of key: String, _ settings: Settings) -> String {
+        let f = LedgerCLI.format
+        switch key {
+        case SettingCatalog.earnRatio:
+            let round = max(1, settings.seconds(SettingCatalog.focusLength))
+            return ": \(f(round)) of focus now earns \(f(settings.ledger.earned(activeSeconds: round)))"
+        case SettingCatalog.earnDailyCap:
+            let round = max(1, settings.seconds(SettingCatalog.focusLength))
+            let earned = settings.ledger.earned(activeSeconds: round)
+            guard earned > 0 else { return "" }
+            let rounds = (settings.ledger.dailyCapSeconds + earned - 1) / earned
+            return ": a day stops earning after about \(rounds) round\(rounds == 1 ? "" : "s") of \(f(round))"
+        case SettingCatalog.focusDailyGoal:
+            let goal = settings.dailyGoalSeconds
+            let round = max(1, settings.seconds(SettingCatalog.focusLength))
+            guard goal > 0 else { return ": any focused time meets the day's goal" }
+            let rounds = (goal + round - 1) / round
+            return ": \(rounds) focus round\(rounds == 1 ? "" : "s") of \(f(round)) a day"
+        default:
+            if key.hasPrefix(SettingCatalog.profilePrefix) {
+                return "; use it with 'hum focus --profile \(key.dropFirst(SettingCatalog.profilePrefix.count))'"
+            }
+            return ""
         }
     }
 }

@@ -3,29 +3,55 @@ import HumCore
 import HumStore
 import HumSystem
 
-/// `hum history`: every round with its status, times, mix and earnings, and summaries per day and week.
+/// `hum history`: the rounds of the last days in a table, with summaries per day and week.
 struct HistoryCommand: HumCommand {
     static let name = "history"
-    static let abstract = "list every round (focus and break) with summaries per day and week"
+    static let abstract = "list the rounds (focus and break) of the last days, with summaries per day and week"
     static let discussion = """
-        DATE is today, yesterday, 2025-03-30 (local day; --until includes the whole day) or an RFC 3339 instant.
+        Without --since, --until or --limit: the last 7 days (today included). DATE is today, yesterday, a weekday
+        (monday: the latest Monday, today included), "this week", "last week", "this month", "last month", Nd (the
+        last N days, today included: 7d), 2025-03-30 (a local day) or an RFC 3339 instant; --since takes the start
+        of what DATE names and --until its end. The table shows local times as they were recorded, and the
+        shortest start of each id that tells it apart (--long: full ids, instants and the mix). The summaries
+        count the rounds shown; spending and emergency draws are shown unless rounds are filtered by tag or goal.
         """
     static let examples = [
-        "hum history --since 2025-03-24",
-        "hum history --since today --json",
+        "hum history",
+        "hum history --since monday --tag writing",
+        "hum history --since \"last week\" --until \"last week\"",
+        "hum history --limit 20 --long",
+        "hum history --since 2025-03-01 --json",
     ]
     static let since = Option("since", .date, help: "only rounds that started from DATE on")
-    static let until = Option("until", .date, help: "only rounds that started up to DATE")
+    static let until = Option("until", .date, help: "only rounds that started up to DATE (its whole day)")
+    static let limit = Option(
+        "limit", .count(1...1_000_000), help: "only the last N rounds (of the range, if one is given)")
+    static let tag = Option(
+        "tag", .words("TAG"), repeatable: true, help: "only rounds with this tag (repeatable: all of them)")
+    static let goal = Option("goal", .words("TEXT"), help: "only rounds whose goal holds TEXT (any case)")
+    static let long = Flag("long", help: "full ids, start and end instants, planned and paused time, the mix")
     static let format = Option.format([.text, .json])
-    static let arguments: [any Declared] = [since, until, format]
+    static let arguments: [any Declared] = [since, until, limit, tag, goal, long, format]
     static var subcommands: [any HumCommand.Type] { [Record.self] }
+    /// The range shown when none is given: the last 7 days.
+    static let defaultSince = DateWord.lastDays(7)
 
     let since: DateWord?
     let until: DateWord?
+    let limit: Int?
+    let filter: RoundFilter
+    let long: Bool
     let json: Bool
     init(_ arguments: ParsedArguments) throws {
-        since = try arguments.value(Self.since)
-        until = try arguments.value(Self.until)
+        let since = try arguments.value(Self.since)
+        let until = try arguments.value(Self.until)
+        limit = try arguments.value(Self.limit)
+        // Nothing asked: the last 7 days, today included (and nothing dated later, such as an import's).
+        let recent = since == nil && until == nil && limit == nil
+        self.since = recent ? Self.defaultSince : since
+        self.until = recent ? .today : until
+        filter = RoundFilter(tags: try arguments.values(Self.tag), goal: try arguments.value(Self.goal))
+        long = arguments.flag(Self.long)
         json = try arguments.value(Self.format) == .json
     }
 
@@ -40,8 +66,18 @@ struct HistoryCommand: HumCommand {
         let db = try LedgerCLI.open(context)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
-        let rounds = try db.rounds(from: from, to: to)
-        let entries = try db.entries(from: from, to: to).entries
+        var rounds = try db.rounds(from: from, to: to)
+        if !filter.isEmpty { rounds = rounds.filter(filter.keeps) }
+        if let limit, rounds.count > limit { rounds = Array(rounds.suffix(limit)) }
+        // The ledger's figures of the days shown (from the first round's day when --limit cut the range).
+        var entries: [LedgerEntry]? = nil
+        if filter.isEmpty {
+            let low = limit == nil ? from : rounds.first.map { db.calendar.startOfDay($0.start.localDate) }
+            entries = try db.entries(from: low, to: to).entries
+            if limit != nil, let first = rounds.first?.start.localDate {
+                entries = entries?.filter { $0.localDay >= first }
+            }
+        }
         let days = HistorySummary.days(rounds: rounds, entries: entries)
         let weeks = HistorySummary.weeks(rounds: rounds, entries: entries)
         let contracts = try db.contracts(from: from, to: to)
@@ -52,46 +88,25 @@ struct HistoryCommand: HumCommand {
             context.stdout.write(String(decoding: bytes, as: UTF8.self))
             return ExitCode.success
         }
-        let f = LedgerCLI.format
         var out = ""
-        if rounds.isEmpty { out += "no rounds recorded\(since.map { " since \($0)" } ?? "")\n" }
-        for r in rounds {
-            let end = r.end.map { $0.rfc3339 } ?? "(running)"
-            out += "\(r.start.rfc3339)  \(end)  \(r.kind.rawValue.padding(11)) \(r.status.rawValue.padding(11))"
-            out += " planned \(f(r.plannedSeconds)), active \(f(r.activeSeconds)), paused \(f(r.pausedSeconds))"
-            if r.kind == .focus {
-                out += r.contractID == nil ? ", earned \(f(r.earnedSeconds))" : ", earns through its contract"
+        if rounds.isEmpty {
+            var what = "no rounds recorded"
+            if !filter.isEmpty { what += " that match" }
+            if since == Self.defaultSince && until == .today {
+                what += " in the last 7 days; try --since 30d"
+            } else {
+                if let since { what += " since \(since)" }
+                if let until { what += " up to \(until)" }
             }
-            out += "\n"
-            var details: [String] = []
-            if let goal = r.goal, !goal.isEmpty { details.append("goal: \(goal.visible)") }
-            if !r.tags.isEmpty { details.append("tags: " + r.tags.map(\.visible).joined(separator: ", ")) }
-            if !r.mix.isEmpty {
-                details.append(
-                    "mix: "
-                        + r.mix.map { "\($0.sound.visible) \(Int(($0.volume * 100).rounded()))%" }.joined(
-                            separator: ", "))
-            }
-            if r.recordedByHand { details.append("recorded by hand") }
-            if let contract = r.contractID { details.append("contract \(ContractText.short(contract))") }
-            if !details.isEmpty { out += "    " + details.joined(separator: "; ") + "  (\(r.id.visible))\n" }
-            if out.utf8.count > 1 << 20 {
-                context.stdout.write(out)
-                out = ""
-                try context.checkOutput()  // a full disk or a closed pipe: stop here
-            }
+            out += what + "\n"
         }
-        func table(_ title: String, _ rows: [PeriodSummary]) {
-            guard !rows.isEmpty else { return }
-            out +=
-                "\n\(title.padding(10)) \("focused".padding(9)) \("done".padding(5)) \("stopped".padding(8)) \("earned".padding(9)) \("spent".padding(9))\n"
-            for s in rows {
-                out +=
-                    "\(s.period.padding(10)) \(f(s.focusedSeconds).padding(9)) \(String(s.completed).padding(5)) \(String(s.interrupted).padding(8)) \(f(s.earnedSeconds).padding(9)) \(f(s.spentSeconds).padding(9))\n"
-            }
+        let table = HistoryTable(rounds: rounds, width: LedgerCLI.width(context), long: long)
+        try table.render(into: &out) { buffer in
+            context.stdout.write(buffer)
+            buffer = ""
+            try context.checkOutput()  // a full disk or a closed pipe: stop here
         }
-        table("day", days)
-        table("week", weeks)
+        HistoryTable.summaries(days: days, weeks: weeks, into: &out)
         out += ContractText.history(contracts)
         context.stdout.write(out)
         return ExitCode.success
@@ -191,20 +206,22 @@ struct HistoryCommand: HumCommand {
 /// `hum export`: the history and the ledger, for other tools and for backups.
 struct ExportCommand: HumCommand {
     static let name = "export"
-    static let abstract = "export the history and the ledger as JSON, JSON lines or CSV"
+    static let abstract = "export the history and the ledger as JSON, JSON lines or CSV, or the rounds as iCalendar"
     static let discussion = """
         json is one document, {"schema": "hum.export/2", "exported_at", "sessions", "ledger", "contracts"},
         described by docs/export.schema.json; jsonl is a header line then one typed line per session, entry and
-        contract; csv lists the sessions (the ledger's CSV is 'hum ledger --csv'). With -o the file is written atomically. An export is
-        also a backup: 'hum ledger import FILE' restores it.
+        contract; csv lists the sessions (the ledger's CSV is 'hum ledger --csv'); ical writes the finished rounds
+        as calendar events (RFC 5545), each at its recorded local time and offset. With -o the file is written
+        atomically. A json or jsonl export is also a backup: 'hum ledger import FILE' restores it.
         """
     static let examples = [
         "hum export -o ~/hum-backup.json",
         "hum export --since 2025-03-01 --format csv -o march.csv",
+        "hum export --format ical -o ~/hum.ics",
     ]
     static let since = Option("since", .date, help: "only what happened from DATE on")
     static let until = Option("until", .date, help: "only what happened up to DATE")
-    static let format = Option.format([.json, .jsonl, .csv])
+    static let format = Option.format([.json, .jsonl, .csv, .ical])
     static let output = LedgerCommand.Export.output
     static let arguments: [any Declared] = [since, until, format, output]
 
@@ -250,8 +267,9 @@ struct ExportCommand: HumCommand {
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         // A backup (json, jsonl) carries what its records need to import whole; the csv lists the range's sessions.
-        let rounds = format == .csv ? try db.rounds(from: from, to: to) : try db.exportRounds(from: from, to: to)
-        let contracts = format == .csv ? [] : try db.exportContracts(from: from, to: to)
+        let listing = format == .csv || format == .ical
+        let rounds = listing ? try db.rounds(from: from, to: to) : try db.exportRounds(from: from, to: to)
+        let contracts = listing ? [] : try db.exportContracts(from: from, to: to)
         let now = db.calendar.now()
         let format = self.format
         let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
@@ -297,6 +315,8 @@ struct ExportCommand: HumCommand {
                     try write(try line(Typed(type: "entry", value: e)))
                 }
                 for c in contracts { try write(try line(Typed(type: "contract", value: c))) }
+            case .ical:
+                try ICalendar.write(rounds: rounds, exportedAt: now, version: humVersion) { try write(Array($0.utf8)) }
             case .csv:
                 try write(Array((ExportCommand.csvHeader + "\n").utf8))
                 // Text cells are neutralised against formulas; tags and mix are JSON arrays (see CSVText).

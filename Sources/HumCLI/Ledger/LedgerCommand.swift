@@ -86,7 +86,7 @@ struct LedgerCommand: HumCommand {
                 lines.append(Line(entry: e, balance: balance))
             }
             context.stdout.write(try LedgerCLI.json(lines) + "\n")
-        case .csv, .jsonl:
+        case .csv, .jsonl, .ical:  // ical is not offered here
             var out = LedgerCommand.csvHeader + "\n"
             // Text cells are neutralised against formulas; the numbers are hum's own (see CSVText).
             let c = CSVText.text

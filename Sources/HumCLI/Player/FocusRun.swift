@@ -161,8 +161,8 @@ final class FocusRun {
             controls?.fade(toLevel: level, frames: quick(d))
         case .chime:
             controls?.ringChime()
-            if player.screen != nil, !request.quiet { player.screen?.bell() }
-            notifyAfterChime = !request.quiet
+            if player.screen != nil, request.bell { player.screen?.bell() }
+            notifyAfterChime = request.notify
         case .phaseChanged(let notice):
             announce(notice)
         case .recordRound(let record):

@@ -64,7 +64,12 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     public var autoAdvance: String
     public var goal: String?
     public var tags: [String]
-    public var quiet: Bool
+    /// The terminal bell when a phase runs out (the setting notify.bell; off with --quiet).
+    public var bell: Bool
+    /// A desktop notification when a phase runs out (the setting notify.desktop; off with --quiet).
+    public var notify: Bool
+    /// Neither bell nor notification (what older clients send instead of the two).
+    public var quiet: Bool { !bell && !notify }
     /// The `--on-event` command line, split into words.
     public var onEvent: [String]?
     /// Keep the machine from sleeping while a focus round runs (`--inhibit`). Absent means no.
@@ -85,7 +90,8 @@ public struct FocusRequest: Equatable, Sendable, Codable {
         autoAdvance = plan.autoAdvance.rawValue
         self.goal = goal
         self.tags = tags
-        self.quiet = quiet
+        self.bell = !quiet
+        self.notify = !quiet
         self.onEvent = onEvent
         self.inhibit = inhibit ? true : nil
         self.contract = contract
@@ -101,7 +107,7 @@ public struct FocusRequest: Equatable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rounds, goal, tags, quiet, inhibit, contract
+        case rounds, goal, tags, quiet, inhibit, contract, bell, notify
         case focusSeconds = "focus_seconds"
         case shortBreakSeconds = "short_break_seconds"
         case longBreakSeconds = "long_break_seconds"
@@ -109,5 +115,43 @@ public struct FocusRequest: Equatable, Sendable, Codable {
         case fadeSeconds = "fade_seconds"
         case autoAdvance = "auto_advance"
         case onEvent = "on_event"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        focusSeconds = try c.decode(Double.self, forKey: .focusSeconds)
+        shortBreakSeconds = try c.decode(Double.self, forKey: .shortBreakSeconds)
+        longBreakSeconds = try c.decode(Double.self, forKey: .longBreakSeconds)
+        longBreakEvery = try c.decode(Int.self, forKey: .longBreakEvery)
+        rounds = try c.decode(Int.self, forKey: .rounds)
+        fadeSeconds = try c.decode(Double.self, forKey: .fadeSeconds)
+        autoAdvance = try c.decode(String.self, forKey: .autoAdvance)
+        goal = try c.decodeIfPresent(String.self, forKey: .goal)
+        tags = try c.decode([String].self, forKey: .tags)
+        let quiet = try c.decodeIfPresent(Bool.self, forKey: .quiet) ?? false
+        bell = try c.decodeIfPresent(Bool.self, forKey: .bell) ?? !quiet
+        notify = try c.decodeIfPresent(Bool.self, forKey: .notify) ?? !quiet
+        onEvent = try c.decodeIfPresent([String].self, forKey: .onEvent)
+        inhibit = try c.decodeIfPresent(Bool.self, forKey: .inhibit)
+        contract = try c.decodeIfPresent(ContractStart.self, forKey: .contract)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(focusSeconds, forKey: .focusSeconds)
+        try c.encode(shortBreakSeconds, forKey: .shortBreakSeconds)
+        try c.encode(longBreakSeconds, forKey: .longBreakSeconds)
+        try c.encode(longBreakEvery, forKey: .longBreakEvery)
+        try c.encode(rounds, forKey: .rounds)
+        try c.encode(fadeSeconds, forKey: .fadeSeconds)
+        try c.encode(autoAdvance, forKey: .autoAdvance)
+        try c.encodeIfPresent(goal, forKey: .goal)
+        try c.encode(tags, forKey: .tags)
+        try c.encode(quiet, forKey: .quiet)
+        try c.encode(bell, forKey: .bell)
+        try c.encode(notify, forKey: .notify)
+        try c.encodeIfPresent(onEvent, forKey: .onEvent)
+        try c.encodeIfPresent(inhibit, forKey: .inhibit)
+        try c.encodeIfPresent(contract, forKey: .contract)
     }
 }

@@ -147,10 +147,14 @@ public struct PeriodSummary: Sendable, Equatable, Codable {
     public var completed: Int = 0
     public var interrupted: Int = 0
     public var skipped: Int = 0
+    /// What the period's rounds earned (after the daily cap).
     public var earnedSeconds: Int64 = 0
     /// Spends and the used part of settled passes.
     public var spentSeconds: Int64 = 0
     public var emergencySeconds: Int64 = 0
+    /// False when the rounds were filtered (by tag or goal): the ledger's figures (spent, emergency) belong to no
+    /// round, so they are left out rather than shown beside rounds they do not match.
+    public var includesLedger = true
 
     public init(period: String) { self.period = period }
 
@@ -162,26 +166,61 @@ public struct PeriodSummary: Sendable, Equatable, Codable {
         case spentSeconds = "spent_seconds"
         case emergencySeconds = "emergency_seconds"
     }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        period = try c.decode(String.self, forKey: .period)
+        focusedSeconds = try c.decode(Int64.self, forKey: .focusedSeconds)
+        completed = try c.decode(Int.self, forKey: .completed)
+        interrupted = try c.decode(Int.self, forKey: .interrupted)
+        skipped = try c.decode(Int.self, forKey: .skipped)
+        earnedSeconds = try c.decode(Int64.self, forKey: .earnedSeconds)
+        let spent = try c.decodeIfPresent(Int64.self, forKey: .spentSeconds)
+        includesLedger = spent != nil
+        spentSeconds = spent ?? 0
+        emergencySeconds = try c.decodeIfPresent(Int64.self, forKey: .emergencySeconds) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(period, forKey: .period)
+        try c.encode(focusedSeconds, forKey: .focusedSeconds)
+        try c.encode(completed, forKey: .completed)
+        try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(skipped, forKey: .skipped)
+        try c.encode(earnedSeconds, forKey: .earnedSeconds)
+        if includesLedger {
+            try c.encode(spentSeconds, forKey: .spentSeconds)
+            try c.encode(emergencySeconds, forKey: .emergencySeconds)
+        }
+    }
 }
 
-/// Summaries per local day and per ISO week. Rounds count on the local day they started; entries on the local day
-/// they were written (both with the offset in force at the time).
+/// Summaries per local day and per ISO week, of the rounds given (what a listing shows) and, unless `entries` is
+/// nil, of the ledger's spending and emergency draws. Rounds count on the local day they started, with what they
+/// earned; entries on the local day they were written (both with the offset in force at the time).
 public enum HistorySummary {
-    public static func days(rounds: [RoundRecord], entries: [LedgerEntry]) -> [PeriodSummary] {
+    public static func days(rounds: [RoundRecord], entries: [LedgerEntry]?) -> [PeriodSummary] {
         summarise(rounds: rounds, entries: entries) { $0.description }
     }
 
-    public static func weeks(rounds: [RoundRecord], entries: [LedgerEntry]) -> [PeriodSummary] {
+    public static func weeks(rounds: [RoundRecord], entries: [LedgerEntry]?) -> [PeriodSummary] {
         summarise(rounds: rounds, entries: entries) { $0.isoWeek.description }
     }
 
-    static func summarise(rounds: [RoundRecord], entries: [LedgerEntry], period: (CivilDate) -> String)
+    static func summarise(rounds: [RoundRecord], entries: [LedgerEntry]?, period: (CivilDate) -> String)
         -> [PeriodSummary]
     {
         var table: [String: PeriodSummary] = [:]
+        func summary(_ p: String) -> PeriodSummary {
+            var s = table[p] ?? PeriodSummary(period: p)
+            s.includesLedger = entries != nil
+            return s
+        }
         for r in rounds {
             let p = period(r.start.localDate)
-            var s = table[p] ?? PeriodSummary(period: p)
+            var s = summary(p)
+            s.earnedSeconds = s.earnedSeconds.adding(saturating: r.earnedSeconds)
             if r.kind == .focus {
                 s.focusedSeconds = s.focusedSeconds.adding(saturating: r.activeSeconds)
                 switch r.status {
@@ -193,15 +232,18 @@ public enum HistorySummary {
             }
             table[p] = s
         }
-        for e in entries {
+        for e in entries ?? [] {
             let p = period(e.localDay)
-            var s = table[p] ?? PeriodSummary(period: p)
             switch e.kind {
-            case .grant: s.earnedSeconds = s.earnedSeconds.adding(saturating: e.amount)
+            case .spend, .settle, .emergency: break
+            case .grant, .hold, .adjustment: continue
+            }
+            var s = summary(p)
+            switch e.kind {
             case .spend: s.spentSeconds = s.spentSeconds.subtracting(saturating: e.amount)
             case .settle: s.spentSeconds = s.spentSeconds.adding(saturating: e.used ?? 0)
             case .emergency: s.emergencySeconds = s.emergencySeconds.adding(saturating: e.reserve ?? 0)
-            case .hold, .adjustment: break
+            case .grant, .hold, .adjustment: break
             }
             table[p] = s
         }

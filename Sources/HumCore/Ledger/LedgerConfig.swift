@@ -21,26 +21,8 @@ public struct LedgerConfig: Sendable, Equatable {
         "strict.emergency-wait",
     ]
 
-    public enum ConfigError: Error, Equatable, Sendable {
-        case unknownKey(String)
-        case badValue(key: String, value: String, expected: String)
-
-        public var message: String {
-            switch self {
-            case .unknownKey(let key):
-                let shown = key.unicodeScalars.map { c in
-                    c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
-                }.joined()
-                return "unknown setting \"\(shown)\"; the settings are \(LedgerConfig.keys.joined(separator: ", "))"
-            case .badValue(let key, let value, let expected):
-                // One line whatever was typed: control characters are shown escaped.
-                let shown = value.unicodeScalars.map { c in
-                    c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
-                }.joined()
-                return "bad value \"\(shown)\" for \(key): expected \(expected)"
-            }
-        }
-    }
+    /// A bad key or value: the same error as every setting's (`SettingCatalog`).
+    public typealias ConfigError = SettingError
 
     /// The ratios `earn.ratio` accepts, in thousandths: 0.1 to 1000, with at most three decimals.
     public static let ratioMilli: ClosedRange<Int64> = 100...1_000_000
