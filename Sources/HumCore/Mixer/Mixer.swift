@@ -140,6 +140,10 @@ public final class Mixer: @unchecked Sendable {
     /// Frames rendered so far.
     public var framesRendered: Int64 { frame }
 
+    /// `controls.releases`, read without retaining the controls (for the audio thread, after `render`).
+    @inline(__always)
+    public var releases: UInt32 { live._withUnsafeGuaranteedRef { $0.releases } }
+
     /// Fills `out` with up to `frames` frames of interleaved stereo. Returns how many were written: fewer only
     /// when the mix finished (a stop faded out, or a scheduled end was reached), 0 from then on.
     public func render(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
