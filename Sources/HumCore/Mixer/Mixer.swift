@@ -146,6 +146,9 @@ public final class Mixer: @unchecked Sendable {
 
     /// Fills `out` with up to `frames` frames of interleaved stereo. Returns how many were written: fewer only
     /// when the mix finished (a stop faded out, or a scheduled end was reached), 0 from then on.
+    ///
+    /// Nothing here, or in what it calls, may allocate, lock or touch a reference count: bench/kernel.sh builds
+    /// it with `@_noAllocation`, and the compiler refuses anything that could.
     public func render(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         var done = 0
         while done < frames, !finished {
@@ -257,7 +260,8 @@ public final class Mixer: @unchecked Sendable {
         voices[s].samples = UnsafePointer(nothing)
         voices[s].frames = 1
         voices[s].position = 0
-        live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: voices[s].leaving) }
+        let epoch = voices[s].leaving  // read outside the closure, which then captures nothing of self
+        live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: epoch) }
         while voiceCount > 0, !voices[voiceCount - 1].active { voiceCount -= 1 }
     }
 

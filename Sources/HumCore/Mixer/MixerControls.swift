@@ -183,7 +183,7 @@ public final class MixerControls: @unchecked Sendable {
         let bits = fadeRequest.load(ordering: .acquiring)
         return FadeRequest(
             sequence: UInt16(truncatingIfNeeded: bits >> 48),
-            position: Double((bits >> 32) & 0xFFF) / 4095,
+            position: Double(Int(truncatingIfNeeded: (bits >> 32) & 0xFFF)) / 4095,
             finishWhenSilent: bits & (1 << 44) != 0,
             frames: Int(bits & 0xFFFF_FFFF))
     }

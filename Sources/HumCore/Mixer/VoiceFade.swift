@@ -42,7 +42,8 @@ public struct VoiceFade: Sendable, Equatable {
         let frames = max(1, frames)
         if frames != length {
             // The same point of the swing on the new scale: the gain does not jump.
-            position = Int((Double(position) * Double(frames) / Double(length)).rounded())
+            // Rounded to the nearest frame in integers (both are at most 2³⁰: the product fits).
+            position = (position * frames + length / 2) / length
             length = frames
         }
         direction = newDirection
@@ -53,8 +54,28 @@ public struct VoiceFade: Sendable, Equatable {
     static func sinQuarter(_ position: Int, of length: Int) -> Double {
         if position <= 0 { return 0 }
         if position >= length { return 1 }
-        return ChimeMath.sinTurns(Double(position) / Double(length) / 4)
+        return sin(Double.pi / 2 * Double(position) / Double(length))
     }
+
+    /// sin(x) for |x| ≤ π/2 by its Taylor series to x¹⁹ (within 1e-16 there). Written out for the audio thread:
+    /// no rounding call and nothing generic, so it needs no runtime metadata.
+    @inline(__always)
+    static func sin(_ x: Double) -> Double {
+        let x2 = x * x
+        var term = x
+        var sum = x
+        var k = 1
+        while k <= 9 {
+            term *= -x2 / Double((2 * k) * (2 * k + 1))
+            sum += term
+            k += 1
+        }
+        return sum
+    }
+
+    /// cos(x) for |x| ≤ π/2.
+    @inline(__always)
+    static func cos(_ x: Double) -> Double { sin(Double.pi / 2 - abs(x)) }
 
     /// Multiplies `gains[0..<frames]` by the fade's gain at each of the next frames, and advances.
     ///
@@ -69,12 +90,12 @@ public struct VoiceFade: Sendable, Equatable {
             return
         }
         let moving = direction > 0 ? min(frames, length - position) : min(frames, position)
-        let turn = Double(direction) / Double(length) / 4
-        let stepSin = ChimeMath.sinTurns(turn < 0 ? turn + 1 : turn)
-        let stepCos = ChimeMath.cosTurns(turn < 0 ? turn + 1 : turn)
-        let start = Double(position) / Double(length) / 4
-        var s = ChimeMath.sinTurns(start)
-        var c = ChimeMath.cosTurns(start)
+        let step = Double(direction) * Double.pi / 2 / Double(length)
+        let stepSin = VoiceFade.sin(step)
+        let stepCos = VoiceFade.cos(step)
+        let start = Double.pi / 2 * Double(position) / Double(length)
+        var s = VoiceFade.sin(start)
+        var c = VoiceFade.cos(start)
         for i in 0..<moving {
             (s, c) = (s * stepCos + c * stepSin, c * stepCos - s * stepSin)
             gains[i] *= Float(min(1, max(0, s)))
