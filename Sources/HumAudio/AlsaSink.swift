@@ -1,5 +1,6 @@
 import CALSA
 import HumCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,8 +13,14 @@ import HumCore
 /// 80 ms in four 20 ms periods: a volume change is heard within 100 ms, and routes through PulseAudio or
 /// PipeWire, which underrun below about 20 ms, stay fed. An underrun plays silence (silence_size = boundary) and
 /// is recovered; a device that goes away reports `.lost` so the engine can reopen it.
+///
+/// The PCM is driven non-blocking: when it is full, `write` waits in poll(2) on the PCM's descriptors and on a
+/// wake-up pipe, so `interrupt()` (from any thread) ends a wait at once, and a device that takes nothing for
+/// `stallSeconds` (a sound server that hangs) is reported lost instead of being waited on for ever. Recoveries are
+/// bounded, so a device that fails the same way again and again is lost, not retried in a busy loop.
 public final class AlsaSink: AudioSink, @unchecked Sendable {
-    // @unchecked: used by one thread at a time (opened by the frontend, then driven by the engine thread).
+    // @unchecked: used by one thread at a time (opened by the frontend, then driven by the engine thread), except
+    // `interrupt`, which only writes to a pipe, and `hasBegunPlaying`, an atomic.
 
     public enum SampleFormat: String, Sendable { case float32, s16 }
 
@@ -27,20 +34,60 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     /// Conversion buffer for s16 devices, allocated once at open.
     private var s16: UnsafeMutablePointer<Int16>?
     private var s16Capacity = 0
+    /// The PCM's poll descriptors followed by the wake-up pipe's read end, allocated at open.
+    private var pollSet: UnsafeMutablePointer<pollfd>?
+    private var pollCapacity = 0
+    private var pcmDescriptors: Int32 = 0
+    /// A pipe `interrupt()` writes a byte to; its read end is watched by every wait. -1 when it could not be made
+    /// (then waits still end by the stall limit).
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let interrupted = Atomic<Bool>(false)
+    private let begun = Atomic<Bool>(false)
+    /// Frames written since open without ever waiting for room: a device that takes more than its buffer this way
+    /// is not paced (the `file` and `null` plugins), and has begun.
+    private var writtenWithoutWaiting = 0
 
     static let bufferMicroseconds: UInt32 = 80_000
     static let periodMicroseconds: UInt32 = 20_000
+    /// A device that takes no audio for this long is treated as lost (and reopened): before it first played,
+    /// longer than a PulseAudio null sink takes to start a stream (its 2 s blocks); once playing, many times the
+    /// 80 ms buffer. Both far shorter than anyone waits for a quit.
+    public static let stallSecondsBeforeStart = 3.0
+    public static let stallSeconds = 1.5
 
     public init(device: String, preferredRate: Int = 48000) {
         self.device = device
         self.preferredRate = preferredRate
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for fd in ends {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
         AlsaSink.silenceLibrary
     }
 
     deinit {
         close()
         s16?.deallocate()
+        pollSet?.deallocate()
+        if wakeRead >= 0 { Glibc.close(wakeRead) }
+        if wakeWrite >= 0 { Glibc.close(wakeWrite) }
     }
+
+    /// Ends a wait in `write` or `finish` at once, and makes every later `write` return `.interrupted`.
+    public func interrupt() {
+        interrupted.store(true, ordering: .releasing)
+        guard wakeWrite >= 0 else { return }
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &byte, 1)
+    }
+
+    public var hasBegunPlaying: Bool { begun.load(ordering: .acquiring) }
 
     /// ALSA prints its own errors to stderr; hum reports them itself, once, for people.
     private static let silenceLibrary: Void = { hum_alsa_silence_errors() }()
@@ -79,12 +126,31 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         guard let handle else { throw AudioSinkError("cannot open the audio device \"\(device)\"") }
         pcm = handle
         do throws(AudioSinkError) {
-            try check(snd_pcm_nonblock(handle, 0), "snd_pcm_nonblock")
             try configure(handle)
+            try preparePolling(handle)
         } catch {
             close()
             throw error
         }
+        begun.store(false, ordering: .relaxed)
+        writtenWithoutWaiting = 0
+    }
+
+    /// Fetches the PCM's poll descriptors (once per open: they change only when it is reopened) and puts the wake-up
+    /// pipe after them.
+    private func preparePolling(_ pcm: OpaquePointer) throws(AudioSinkError) {
+        let count = snd_pcm_poll_descriptors_count(pcm)
+        try check(count, "snd_pcm_poll_descriptors_count")
+        if pollCapacity < Int(count) + 1 {
+            pollSet?.deallocate()
+            pollCapacity = Int(count) + 1
+            pollSet = .allocate(capacity: pollCapacity)
+        }
+        guard let pollSet else { return }
+        let filled = snd_pcm_poll_descriptors(pcm, pollSet, UInt32(count))
+        try check(filled, "snd_pcm_poll_descriptors")
+        pcmDescriptors = filled
+        pollSet[Int(filled)] = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
     }
 
     private func configure(_ pcm: OpaquePointer) throws(AudioSinkError) {
@@ -148,8 +214,10 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     public func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult {
         guard let pcm else { return .lost(code: -EBADFD) }
         var recovered = false
+        var recoveries = 0
         var offset = 0
         while offset < count {
+            if interrupted.load(ordering: .relaxed) { return .interrupted }
             let chunk = min(count - offset, Mixer.maximumBlock)
             let written: Int
             if format == .float32 {
@@ -163,13 +231,30 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
                 }
                 written = snd_pcm_writei(pcm, s16, snd_pcm_uframes_t(chunk))
             }
-            if written >= 0 {
+            if written > 0 {
                 offset += written
+                recoveries = 0
+                if !begun.load(ordering: .relaxed) {
+                    writtenWithoutWaiting += written
+                    if writtenWithoutWaiting > bufferFrames + periodFrames { begun.store(true, ordering: .releasing) }
+                }
                 continue
             }
-            let code = Int32(written)
-            if code == -EPIPE || code == -ESTRPIPE || code == -EINTR {
-                // Underrun or suspend: recover once and carry on with the same frames.
+            var code = Int32(written)
+            if written == 0 || code == -EAGAIN {
+                switch waitForRoom(pcm) {
+                case .room:
+                    continue
+                case .interrupted:
+                    return .interrupted
+                case .failed(let failure):
+                    code = failure
+                }
+            }
+            if code == -EPIPE || code == -ESTRPIPE || code == -EINTR, recoveries < 3 {
+                // Underrun or suspend: recover and carry on with the same frames (a few times at most: a device
+                // that fails again at once is lost, not retried in a loop).
+                recoveries += 1
                 if snd_pcm_recover(pcm, code, 1) == 0 {
                     recovered = recovered || code != -EINTR
                     continue
@@ -180,8 +265,64 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         return recovered ? .recovered : .written
     }
 
-    /// Lets the queued audio play out, bounded by the buffer length plus a margin (snd_pcm_drain can hang on some
-    /// routes, so it runs non-blocking and is watched), then stops the device.
+    private enum Wait {
+        case room, interrupted
+        case failed(Int32)
+    }
+
+    /// Waits until the device has room, the sink is interrupted, or `stallSeconds` pass with no room (−ETIMEDOUT).
+    /// A wake-up that brings no room does not spin: after two in a row it sleeps for a period.
+    private func waitForRoom(_ pcm: OpaquePointer) -> Wait {
+        guard let pollSet else { return .failed(-EBADFD) }
+        let start = AlsaSink.now()
+        let limit = begun.load(ordering: .relaxed) ? AlsaSink.stallSeconds : AlsaSink.stallSecondsBeforeStart
+        var idleWakeups = 0
+        while true {
+            if interrupted.load(ordering: .relaxed) { return .interrupted }
+            let left = limit - (AlsaSink.now() - start)
+            if left <= 0 { return .failed(-ETIMEDOUT) }
+            for i in 0...Int(pcmDescriptors) { pollSet[i].revents = 0 }
+            let ready = poll(pollSet, nfds_t(pcmDescriptors + 1), Int32((left * 1000).rounded(.up)))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .failed(-errno)
+            }
+            if ready == 0 { return .failed(-ETIMEDOUT) }
+            if pollSet[Int(pcmDescriptors)].revents != 0 {
+                var byte: UInt8 = 0
+                while Glibc.read(wakeRead, &byte, 1) == 1 {}
+                return .interrupted
+            }
+            var events: UInt16 = 0
+            let demangled = snd_pcm_poll_descriptors_revents(pcm, pollSet, UInt32(pcmDescriptors), &events)
+            if demangled < 0 { return .failed(demangled) }
+            if events & UInt16(POLLERR) != 0 {
+                switch snd_pcm_state(pcm) {
+                case SND_PCM_STATE_XRUN: return .failed(-EPIPE)
+                case SND_PCM_STATE_SUSPENDED: return .failed(-ESTRPIPE)
+                case SND_PCM_STATE_DISCONNECTED: return .failed(-ENODEV)
+                default: return .failed(-EIO)
+                }
+            }
+            if events & UInt16(POLLOUT) != 0 {
+                begun.store(true, ordering: .releasing)
+                return .room
+            }
+            idleWakeups += 1
+            if idleWakeups >= 2 { usleep(UInt32(max(1, periodFrames) * 1_000_000 / max(sampleRate, 1))) }
+        }
+    }
+
+    /// Monotonic seconds.
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Lets the queued audio play out, then stops the device. Bounded by the buffer's length plus a margin:
+    /// snd_pcm_drain can hang on some routes, so it runs non-blocking, and the wait sleeps as long as
+    /// snd_pcm_delay says is left to play (woken at once by `interrupt()`), then checks again.
     public func finish() {
         guard let pcm else { return }
         // Stop the underrun silence fill first: while draining, an unpaced PCM (the `file` plugin over `null`)
@@ -193,15 +334,15 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
             }
             snd_pcm_sw_params_free(sw)
         }
-        _ = snd_pcm_nonblock(pcm, 1)
-        var result = snd_pcm_drain(pcm)
-        let deadline = Double(bufferFrames) / Double(max(sampleRate, 1)) + 0.3
-        var waited = 0.0
-        while result == -EAGAIN || snd_pcm_state(pcm) == SND_PCM_STATE_DRAINING {
-            if waited > deadline { break }
-            usleep(10_000)
-            waited += 0.01
-            result = snd_pcm_state(pcm) == SND_PCM_STATE_DRAINING ? -EAGAIN : 0
+        let result = snd_pcm_drain(pcm)
+        let deadline = AlsaSink.now() + Double(bufferFrames) / Double(max(sampleRate, 1)) + 0.3
+        while result == -EAGAIN, snd_pcm_state(pcm) == SND_PCM_STATE_DRAINING, !interrupted.load(ordering: .relaxed) {
+            let left = deadline - AlsaSink.now()
+            if left <= 0 { break }
+            var delay: snd_pcm_sframes_t = 0
+            let playing = snd_pcm_delay(pcm, &delay) == 0 && delay > 0 ? Double(delay) / Double(sampleRate) : 0
+            var wake = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            _ = poll(&wake, 1, Int32((min(left, playing + 0.005) * 1000).rounded(.up)))
         }
         _ = snd_pcm_drop(pcm)
     }

@@ -9,9 +9,10 @@ import Synchronization
 /// The real-time engine: one thread that pulls periods from the mixer and pushes them to the sink.
 ///
 /// Its loop allocates nothing, takes no lock and does no file I/O: the mixer reads its controls through atomics,
-/// the period buffer is allocated before the thread starts, and state goes out through atomics the frontend polls.
+/// the period buffer is allocated before the thread starts, and state goes out through atomics; the owner learns
+/// of changes through `onStateChange` and `onRelease` (an eventfd write each, at rare moments), not by polling.
 /// When the device goes away it says so through `state`, keeps the mixer as it is, and tries to reopen the device
-/// every half second; playback resumes where it stopped.
+/// every half second; playback resumes where it stopped. `abort()` ends a write, a drain or that wait at once.
 ///
 /// The thread asks for real-time scheduling before its loop, and falls back quietly; `scheduling` says what it got.
 public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
@@ -29,6 +30,11 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     private let reopenCount = Atomic<Int>(0)
     private let abortFlag = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
+    /// Signalled by `abort()`: ends the wait between attempts to reopen a lost device.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Set while the thread closes or reopens a lost device: calls that can hang for as long as a sound server
+    /// that stopped answering does. An abort then does not wait for them (see `wait`).
+    private let inDeviceCall = Atomic<Bool>(false)
     /// Written once by the engine thread before its loop, signalled by `scheduled`.
     private let granted = Mutex<ThreadScheduling>(.normal(reason: "the engine has not started"))
     private let scheduled = DispatchSemaphore(value: 0)
@@ -38,6 +44,9 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     /// Called on the engine thread at each change of `state` and after the first period was written (set before
     /// `start`): how an event loop learns of it without polling. It must be cheap and wait-free (an eventfd write).
     public var onStateChange: (@Sendable () -> Void)?
+    /// Called on the engine thread when the mixer let go of sounds removed from the mix (`MixerControls.releases`
+    /// moved), so the owner can free them (`TrackSlots.reclaim()`). Set before `start`; cheap and wait-free too.
+    public var onRelease: (@Sendable () -> Void)?
     private let wroteFirst = Atomic<Bool>(false)
 
     /// - Parameter sink: already opened (so its format is known before the mixer was built).
@@ -50,7 +59,9 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     deinit { buffer.deallocate() }
 
     public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .idle }
-    /// Whether the first period has been written to the device: the mix is on its way to the ears.
+    /// Whether the device has begun to play the mix (it consumed what was written, not merely buffered it): the
+    /// mix is reaching the ears. A sound server may take a while to start a stream (a PulseAudio null sink up to
+    /// 2 s); this says when it did.
     public var hasStarted: Bool { wroteFirst.load(ordering: .acquiring) }
     /// Underruns recovered so far.
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
@@ -71,10 +82,18 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
         scheduled.wait()
     }
 
-    /// Stops at once, without a fade (a second Ctrl-C).
-    public func abort() { abortFlag.store(true, ordering: .relaxed) }
+    /// Stops at once, without a fade (a second Ctrl-C): a write waiting for the device, a drain, or the wait to
+    /// reopen a lost device ends now.
+    public func abort() {
+        abortFlag.store(true, ordering: .sequentiallyConsistent)
+        sink.interrupt()
+        wake.signal()
+        if inDeviceCall.load(ordering: .sequentiallyConsistent) { done.signal() }
+    }
 
-    /// Waits until the engine finished, up to `timeout` seconds. Returns false on timeout.
+    /// Waits until the engine finished, up to `timeout` seconds. Returns false on timeout. After `abort()`, it also
+    /// returns (false) when the thread is stuck closing or reopening a lost device: the engine will never play
+    /// again, and the device may never answer.
     @discardableResult
     public func wait(timeout: Double) -> Bool {
         done.wait(timeout: .now() + timeout) == .success
@@ -82,6 +101,8 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
 
     private func run() {
         let changed = onStateChange
+        let released = onRelease
+        var releases = mixer.releases
         let scheduling = SchedulingRequest.applyToCurrentThread()
         granted.withLock { $0 = scheduling }
         scheduled.signal()
@@ -93,9 +114,9 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
         let period = min(max(sink.periodFrames, 64), Mixer.maximumBlock)
         while !abortFlag.load(ordering: .relaxed) {
             if state == .deviceLost {
-                usleep(UInt32(reopenInterval * 1_000_000))
+                if wake.wait(timeout: .now() + reopenInterval) == .success { continue }  // aborted
                 do throws(AudioSinkError) {
-                    try sink.open()
+                    try deviceCall { () throws(AudioSinkError) in try sink.open() }
                     guard sink.sampleRate == mixer.sampleRate else {
                         sink.close()  // came back at another rate: keep waiting for the one the loops were made for
                         continue
@@ -110,27 +131,43 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                 continue
             }
             let n = mixer.render(into: buffer, frames: period)
+            let nowReleased = mixer.releases
+            if nowReleased != releases {
+                releases = nowReleased
+                released?()
+            }
             if n > 0 {
                 switch sink.write(buffer, count: n) {
                 case .written: break
                 case .recovered: underrunCount.add(1, ordering: .relaxed)
+                case .interrupted: continue  // aborted: the loop ends
                 case .lost(let code):
-                    sink.close()
+                    // Said before closing: closing a stream on a sound server that hangs can hang too, and the
+                    // owner must not wait on that to learn the device is gone (a stop then ends at once).
                     lostCode.store(code, ordering: .relaxed)
                     stateValue.store(State.deviceLost.rawValue, ordering: .releasing)
                     changed?()
+                    deviceCall { sink.close() }
                     continue
                 }
-                if !wroteFirst.load(ordering: .relaxed) {
+                if !wroteFirst.load(ordering: .relaxed), sink.hasBegunPlaying {
                     wroteFirst.store(true, ordering: .releasing)
                     changed?()
                 }
             }
             if n < period {
-                sink.finish()
+                if !abortFlag.load(ordering: .relaxed) { sink.finish() }
                 break
             }
         }
         sink.close()
+    }
+
+    /// Runs a call on a lost device, letting an abort stop waiting for it (see `wait`).
+    private func deviceCall<T, E: Error>(_ call: () throws(E) -> T) throws(E) -> T {
+        inDeviceCall.store(true, ordering: .sequentiallyConsistent)
+        if abortFlag.load(ordering: .sequentiallyConsistent) { done.signal() }
+        defer { inDeviceCall.store(false, ordering: .sequentiallyConsistent) }
+        return try call()
     }
 }

@@ -167,17 +167,21 @@ enum MixSetup {
     static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, context: CommandContext) throws(HumError) -> (
         tracks: [Mixer.Track], playing: [MixEntry]
     ) {
-        let matching =
-            raw
-            ? nil
-            : LoudnessMatching(
-                loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
-                targetLUFS: catalog(context).manifest?.targetLUFS ?? -27)
+        let matching = loudnessMatching(raw: raw, context: context)
         let results = LibraryNoise.silenced {
             TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching)
         }
         let playable = try keepPlayable(entries, results, context: context)
         return (playable.map(\.1), playable.map(\.0))
+    }
+
+    /// How sounds that are not built in are brought to the library's loudness (nil with --raw).
+    static func loudnessMatching(raw: Bool, context: CommandContext) -> LoudnessMatching? {
+        raw
+            ? nil
+            : LoudnessMatching(
+                loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
+                targetLUFS: catalog(context).manifest?.targetLUFS ?? -27)
     }
 
     /// Reads only the headers, so a bad file is reported before the audio device is opened.

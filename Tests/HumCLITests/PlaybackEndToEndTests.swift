@@ -64,6 +64,42 @@ import Testing
         #expect(lastSound >= continued + 1.0, "last sound at \(lastSound) s, continued at \(continued) s")
     }
 
+    /// A player in the background, steered from another process: `hum ctl volume SOUND 0` is heard (the recording
+    /// goes quiet) within a fraction of a second, and `hum ctl volume` back brings it back.
+    @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio null sink started by scripts/test.sh"))
+    func aDetachedPlayerFollowsCtlAtOnce() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
+        let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
+        let env = sink.environment
+        let started = try box.hum(["play", "\(tone)=50", "--detach"], environment: env)
+        #expect(started.status == 0, "\(started.stderr)")
+        usleep(1_000_000)
+        let quiet = Date()
+        #expect(try box.hum(["ctl", "volume", "tone", "0", "--quiet"], environment: env).status == 0)
+        usleep(1_000_000)
+        let loud = Date()
+        #expect(try box.hum(["ctl", "volume", "tone", "50", "--quiet"], environment: env).status == 0)
+        usleep(700_000)
+        #expect(try box.hum(["ctl", "stop", "--quiet"], environment: env).status == 0)
+        let left = try sink.stop()
+        let windows = envelope(left, window: 480)  // 10 ms
+        func time(_ date: Date) -> Double { date.timeIntervalSince(sink.recordingStarted) }
+        let before = windows.filter { $0.time > time(quiet) - 0.6 && $0.time < time(quiet) - 0.1 }.map(\.rms)
+        #expect(!before.isEmpty)
+        let typical = before.sorted()[before.count / 2]
+        #expect(typical > 0.0001)
+        // The first window near silence after the request, and the first loud again after the second one.
+        let silent = windows.first { $0.time > time(quiet) && $0.rms < typical * 0.05 }?.time
+        let back = windows.first { $0.time > time(loud) && $0.rms > typical * 0.5 }?.time
+        let toSilence = (silent ?? 99) - time(quiet)
+        let toSound = (back ?? 99) - time(loud)
+        #expect(toSilence < 0.2, "quiet \(toSilence) s after the request")
+        #expect(toSound < 0.2, "back \(toSound) s after the request")
+        print(
+            "hum ctl volume heard after \(Int(toSilence * 1000)) ms (to silence) and \(Int(toSound * 1000)) ms (back)")
+    }
+
     /// SIGTERM fades out and exits 0 promptly.
     @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio null sink started by scripts/test.sh"))
     func sigtermFadesOutAndExitsCleanly() throws {

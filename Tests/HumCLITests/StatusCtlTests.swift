@@ -461,10 +461,8 @@ final class RecordingPlayer: @unchecked Sendable {
             ])
     }
 
-    /// The real player's add and remove, once the audio engine can change the sounds of a playing mix (the
-    /// player answers "not possible yet" today).
-    @Test(.disabled("needs the audio side of issue 10: a playing mix whose sounds can be added and removed"))
-    func addAndRemoveChangeWhatThePlayerPlays() throws {
+    /// The real player's add, remove and a whole new mix: the sounds change while the mix plays.
+    @Test func addAndRemoveChangeWhatThePlayerPlays() throws {
         let box = Sandbox()
         let folder = box.root + "/data/hum/sounds"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -484,5 +482,19 @@ final class RecordingPlayer: @unchecked Sendable {
         #expect(try runBinary(["ctl", "add", "hiss=20"], environment: box.environment).out.contains("tone 50 hiss 20"))
         #expect(try runBinary(["ctl", "remove", "tone"], environment: box.environment).out.contains("· hiss 20 ·"))
         #expect(try runBinary(["status", "--names"], environment: box.environment).out == "hiss\n")
+        // A new mix crossfades in; what it plays is what the status says once it is loaded.
+        #expect(try runBinary(["play", "tone=10", "hiss=60"], environment: box.environment).code == 0)
+        let end = Date().addingTimeInterval(5)
+        var names = ""
+        while Date() < end {
+            names = try runBinary(["status", "--names"], environment: box.environment).out
+            if names == "tone\nhiss\n" { break }
+            usleep(50_000)
+        }
+        #expect(names == "tone\nhiss\n")
+        let json = try runBinary(["status", "--json"], environment: box.environment).out
+        #expect(json.contains("{\"sound\":\"tone\",\"volume\":10,"), "\(json)")
+        #expect(try runBinary(["ctl", "add", "nope"], environment: box.environment).code == 2)
+        #expect(try runBinary(["ctl", "add", "tone"], environment: box.environment).code == 2, "already in the mix")
     }
 }

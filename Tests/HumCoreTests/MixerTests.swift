@@ -91,6 +91,21 @@ func largestStep(_ signal: [Float]) -> Float {
         #expect(held.allSatisfy { abs($0 - down[299]) < 1e-4 })
     }
 
+    @Test func theAudioThreadsRoundingIsTheStandardOne() {
+        var rng = SplitMix64(seed: 8)
+        var values: [Double] = [
+            0, -0.0, 0.5, -0.5, 1.5, -2.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5,
+        ]
+        values += [.nan, .infinity, -.infinity, 1e300, -1e19, Double.ulpOfOne, 2.5000000000000004]
+        for _ in 0..<100_000 { values.append(Double(rng.nextSignedUnit()) * 40) }
+        for k in -200...200 { values.append(Double(k) / 2) }
+        for x in values {
+            let expected = x.rounded()
+            let got = FadeEnvelope.roundedHalfAway(x)
+            #expect(got == expected || (got.isNaN && expected.isNaN), "\(x)")
+        }
+    }
+
     @Test func pow10MatchesKnownValues() {
         #expect(abs(FadeEnvelope.pow10(-3) - 0.001) < 1e-12)
         #expect(abs(FadeEnvelope.pow10(-1.5) - 0.031622776601683794) < 1e-12)

@@ -116,9 +116,12 @@ final class Player {
         case .master(let volume):
             try mix.setMaster(volume)
             mixChanged()
-        case .add, .remove, .play:
-            throw HumError.failure(
-                "changing the sounds of a playing mix is not possible yet; stop it and start another")
+        case .add(let sound, let volume):
+            try add(sound, volume: volume)
+        case .remove(let sound):
+            try remove(sound)
+        case .play(let next):
+            try play(next)
         case .focus(let request):
             if let running = focus?.status {
                 throw HumError.failure(
@@ -132,6 +135,119 @@ final class Player {
             try focus.input(.stop)
         }
         return status
+    }
+
+    // MARK: Changing the sounds
+
+    /// Sounds loading on a thread of their own, for a request already answered: their place in the mix is taken
+    /// at once (the status shows them, with a note), and they play once loaded.
+    private enum Loading {
+        /// A sound added; it fades in when loaded.
+        case add(SoundLoad, sound: String)
+        /// A whole new mix; it crossfades in when every new sound is loaded.
+        case replace(SoundLoad, mix: Mix, entries: [MixEntry])
+    }
+
+    private var loading: [Loading] = []
+    private var loadsDone: EventLoop.Notifier?
+
+    private func requireAudio() throws -> PlaybackSession {
+        guard let audio else {
+            throw HumError.failure(
+                "this player runs the timer alone (--no-sound); stop it ('hum ctl stop') and start 'hum play' or 'hum focus' with sounds"
+            )
+        }
+        return audio
+    }
+
+    /// The sound a name or path refers to, as `hum play` would resolve it.
+    private func resolve(_ tokens: [MixToken]) throws -> [MixEntry] {
+        try MixSetup.resolve(tokens.map { ($0, $0.name) }, catalog: MixSetup.catalog(context))
+    }
+
+    private func startLoad(_ entries: [MixEntry], on audio: PlaybackSession) throws -> SoundLoad {
+        if loadsDone == nil { loadsDone = try loop.notifier { [unowned self] in self.loaded() } }
+        let notifier = loadsDone
+        return audio.load(entries) { notifier?.notify() }
+    }
+
+    private func add(_ sound: String, volume: Double) throws {
+        let audio = try requireAudio()
+        let entry = try resolve([MixToken(name: sound, volume: volume)])[0]
+        try mix.add(entry.token.name, volume: volume)
+        do {
+            loading.append(.add(try startLoad([entry], on: audio), sound: entry.token.name))
+        } catch {
+            try? mix.remove(entry.token.name)
+            throw error
+        }
+        note = "loading \(entry.token.name)"
+        mixChanged()
+    }
+
+    private func remove(_ sound: String) throws {
+        let audio = try requireAudio()
+        guard let index = mix.index(of: sound) else {
+            throw Mix.Problem.noSuchSound(sound, inMix: mix.tracks.map(\.sound))
+        }
+        let name = mix.tracks[index].sound
+        if audio.slot(of: name) != nil { try audio.remove(name) }  // else it is still loading: it is left out then
+        try mix.remove(name)
+        mixChanged()
+    }
+
+    private func play(_ next: Mix) throws {
+        let audio = try requireAudio()
+        guard !next.tracks.isEmpty else { throw Mix.Problem.empty }
+        let entries = try resolve(next.tokens)
+        loading.append(.replace(try startLoad(audio.toLoad(entries), on: audio), mix: next, entries: entries))
+        note = "loading \(next.name.map { "@" + $0 } ?? "the new mix")"
+        changed([.note])
+    }
+
+    /// Sounds finished loading: they join the mix.
+    private func loaded() {
+        guard let audio else { return }
+        var changes: Set<ControlEvent.Subsystem> = []
+        loading.removeAll { item in
+            switch item {
+            case .add(let load, let sound):
+                guard let result = load.result else { return false }
+                for problem in result.problems { context.warn(problem) }
+                // Still wanted (not removed meanwhile): it fades in at the volume the mix has for it now.
+                if let track = mix.tracks.first(where: { $0.sound == sound }) {
+                    if let loadedSound = result.loaded.first {
+                        do {
+                            try audio.add(loadedSound, volume: track.volume, muted: track.muted)
+                        } catch let error as any UserFacingError {
+                            context.warn(error.message)
+                            try? mix.remove(sound)
+                        } catch {}
+                    } else {
+                        try? mix.remove(sound)
+                    }
+                    changes.insert(.mix)
+                }
+                return true
+            case .replace(let load, let next, let entries):
+                guard let result = load.result else { return false }
+                for problem in result.problems { context.warn(problem) }
+                do {
+                    mix = try audio.replace(with: next, entries: entries, loaded: result.loaded)
+                    remembered = mix.tokens
+                    try? focus?.input(.userChangedMix)
+                    changes.insert(.mix)
+                } catch let error as any UserFacingError {
+                    context.warn(error.message)
+                } catch {}
+                return true
+            }
+        }
+        if loading.isEmpty, note?.hasPrefix("loading") == true {
+            note = nil
+            changes.insert(.note)
+        }
+        if !changes.isEmpty { changed(Array(changes)) }
     }
 
     /// Brings back a mix saved earlier (the focus rounds' resume mix), with the same sounds in the same order.
@@ -292,6 +408,7 @@ final class Player {
     /// The audio engine said something: it started, finished, lost its device, got it back.
     private func engineChanged() {
         guard let audio else { return }
+        audio.reclaim()  // sounds the audio thread let go of
         if audio.engine.hasStarted, let ready = onReady {
             onReady = nil
             ready()

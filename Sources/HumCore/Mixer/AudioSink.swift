@@ -4,7 +4,11 @@
 /// - `open()` negotiates the format and fixes `sampleRate` and `periodFrames`; it may be called again after
 ///   `close()` (the engine reopens a device that went away). It throws `AudioSinkError` with a message for people.
 /// - `write` takes interleaved stereo float and blocks until the device accepted it (pacing playback). It must not
-///   allocate or lock: it runs on the audio thread. It recovers from an underrun by itself and says so.
+///   allocate or lock: it runs on the audio thread. It recovers from an underrun by itself and says so. A device
+///   that takes nothing for seconds is reported lost, so nothing waits for ever on audio that cannot play.
+/// - `interrupt()` may be called from any thread: a `write` or `finish` under way (or the next) returns at once,
+///   `write` with `.interrupted`. The engine calls it to abort.
+/// - `hasBegunPlaying` says whether the device has started to consume what was written (not merely buffered it).
 /// - `finish()` lets what was written play out (bounded in time), then stops the device. `close()` releases it.
 public protocol AudioSink: AnyObject, SendableMetatype {
     var sampleRate: Int { get }
@@ -13,14 +17,26 @@ public protocol AudioSink: AnyObject, SendableMetatype {
     func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult
     func finish()
     func close()
+    func interrupt()
+    var hasBegunPlaying: Bool { get }
+}
+
+extension AudioSink {
+    /// A sink whose writes never wait has nothing to interrupt.
+    public func interrupt() {}
+    /// A sink that plays what it is given at once (a memory buffer) has begun as soon as it was written to.
+    public var hasBegunPlaying: Bool { true }
 }
 
 public enum AudioSinkWriteResult: Equatable, Sendable {
     case written
     /// The device had run dry (or was suspended); it was recovered and the frames were written.
     case recovered
-    /// The device went away; `code` is the negative errno of the failed call.
+    /// The device went away; `code` is the negative errno of the failed call (−ETIMEDOUT: it took nothing for
+    /// seconds).
     case lost(code: Int32)
+    /// `interrupt()` was called: the frames may be partly written, and the caller is stopping.
+    case interrupted
 }
 
 public struct AudioSinkError: Error, Equatable, Sendable, CustomStringConvertible {

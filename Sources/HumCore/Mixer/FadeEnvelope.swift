@@ -87,11 +87,20 @@ public struct FadeEnvelope: Sendable {
         return true
     }
 
+    /// `x.rounded()` (to nearest, halves away from zero), exactly, for |x| < 2⁶³, written without the rounding-rule
+    /// enum, which the compiler's no-allocation check on the audio thread's code refuses.
+    @inline(__always)
+    static func roundedHalfAway(_ x: Double) -> Double {
+        guard abs(x) < 4e18 else { return x }  // NaN, infinities and huge values are already whole (or NaN)
+        let whole = Double(Int(x))  // toward zero; x − whole is exact
+        return abs(x - whole) >= 0.5 ? whole + (x < 0 ? -1 : 1) : whole
+    }
+
     /// 10^x for x ≤ 0 without libm's pow: e^y by range reduction to |r| ≤ ln2/2 and a short series.
     @inline(__always)
     static func pow10(_ x: Double) -> Double {
         let y = x * 2.302585092994046  // ln 10
-        let k = (y / 0.6931471805599453).rounded()
+        let k = FadeEnvelope.roundedHalfAway(y / 0.6931471805599453)
         let r = y - k * 0.6931471805599453
         var term = 1.0
         var sum = 1.0

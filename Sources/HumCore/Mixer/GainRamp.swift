@@ -25,6 +25,17 @@ public struct GainRamp: Sendable {
         step = (target - current) / Float(rampFrames)
     }
 
+    /// Sets a new target reached after `frames` frames (at least one): a slower move, such as a sound's volume
+    /// following a crossfade from one mix to another.
+    @inline(__always)
+    public mutating func setTarget(_ gain: Float, frames: Int) {
+        guard gain != target else { return }
+        let frames = max(1, frames)
+        target = gain
+        remaining = frames
+        step = (target - current) / Float(frames)
+    }
+
     /// How many of the next `frames` frames are still ramping.
     @inline(__always)
     public func rampingFrames(within frames: Int) -> Int { min(remaining, frames) }

@@ -107,11 +107,14 @@ public struct Mix: Equatable, Sendable, Codable {
         }
     }
 
-    /// The track a name refers to: the exact name, else the only one that matches ignoring case.
+    /// The track a name refers to: the exact name, else the only one that matches ignoring case, else the only
+    /// one shown by that name (a file played by its path is shown, and so can be named, by its file name).
     public func index(of sound: String) -> Int? {
         if let exact = tracks.firstIndex(where: { $0.sound == sound }) { return exact }
         let matches = tracks.indices.filter { tracks[$0].sound.lowercased() == sound.lowercased() }
-        return matches.count == 1 ? matches[0] : nil
+        if matches.count == 1 { return matches[0] }
+        let shown = tracks.indices.filter { tracks[$0].displayName.lowercased() == sound.lowercased() }
+        return shown.count == 1 ? shown[0] : nil
     }
 
     private func require(_ sound: String) throws(Problem) -> Int {

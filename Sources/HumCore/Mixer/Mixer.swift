@@ -4,9 +4,14 @@
 /// stereo float and gets them. Playback and offline rendering run this same code, so a render is the playback,
 /// sample for sample. `render` takes no lock, allocates nothing and does no I/O; it reads its controls through
 /// atomics once per block and reaches its loops through raw pointers.
+///
+/// Tracks live in a fixed number of slots (`controls.slotCount`). The tracks given at init fill the first slots
+/// and play from the first frame; while the mix plays, the owner adds, removes and replaces sounds through
+/// `slots` (`TrackSlots`): a new sound fades in from silence, a removed one fades out and is then let go of, and
+/// the owner frees its memory only once the audio thread has said it let go (see `TrackSlots`).
 public final class Mixer: @unchecked Sendable {
     // @unchecked: the mutable state is touched only by the one thread that calls `render`; other threads go
-    // through `controls`.
+    // through `controls`, and the owner through `slots` (which `render` never touches).
 
     /// One track to mix: a loop and a fixed gain that normalizes its loudness (1 for the built-in sounds).
     public struct Track: Sendable {
@@ -25,6 +30,13 @@ public final class Mixer: @unchecked Sendable {
         var position: Int
         var normalization: Float
         var ramp: GainRamp
+        /// Whether the slot has a sound; an inactive voice is skipped and holds no pointer worth reading.
+        var active = true
+        /// Entering or leaving the mix (at rest at full for a sound that is simply playing).
+        var fade = VoiceFade.full
+        /// The epoch of the last slot command applied, and of the `leave` under way.
+        var command: UInt32 = 0
+        var leaving: UInt32 = 0
     }
 
     /// The largest block processed at once; bigger requests are split.
@@ -34,11 +46,22 @@ public final class Mixer: @unchecked Sendable {
 
     public let sampleRate: Int
     public let controls: MixerControls
+    /// The owner's side of the track slots: adds, removes and replaces sounds, and keeps their samples alive until
+    /// the audio thread has let go of them. For the owner's thread only; `render` never touches it.
+    public let slots: TrackSlots
     /// The same object, reached from `render` without retaining and releasing it (`controls` keeps it alive).
     private let live: Unmanaged<MixerControls>
-    private let loops: [LoopBuffer]  // keeps the samples alive
     private let voices: UnsafeMutablePointer<Voice>
-    private let voiceCount: Int
+    private let slotCount: Int
+    /// One past the last active slot: the voices `render` walks.
+    private var voiceCount: Int
+    /// The last slot epoch taken up.
+    private var seenEpoch: UInt32 = 0
+    /// The gain of each frame of a block for a voice that is entering or leaving.
+    private let voiceGains: UnsafeMutablePointer<Float>
+    /// What an empty slot's voice points at (never read: an inactive voice is skipped).
+    private let nothing: UnsafeMutablePointer<Int16>
+    private let rampFrames: Int
     private let fadeGains: UnsafeMutablePointer<Float>
     private var master: GainRamp
     private var fade: FadeEnvelope
@@ -68,17 +91,20 @@ public final class Mixer: @unchecked Sendable {
                 samples: UnsafePointer($0.samples), frames: $0.frames, channels: $0.channels, position: 0,
                 normalization: 1, ramp: GainRamp(gain: 1, rampFrames: 1))
         }
-        precondition(controls.trackCount == tracks.count, "one control per track")
+        precondition(tracks.count <= controls.slotCount, "a slot for every track")
         self.sampleRate = sampleRate
         self.controls = controls
         live = Unmanaged.passUnretained(controls)
-        loops = tracks.map(\.loop)
+        slotCount = controls.slotCount
         voiceCount = tracks.count
-        voices = .allocate(capacity: max(1, tracks.count))
+        voices = .allocate(capacity: slotCount)
+        nothing = .allocate(capacity: 1)
+        nothing.initialize(to: 0)
         let rampFrames = Int(Double(sampleRate) * Mixer.rampSeconds)
+        self.rampFrames = rampFrames
         for (i, track) in tracks.enumerated() {
             // Start at the target gain: the mix-wide fade-in (or the first block's ramp) takes care of onset.
-            let gain = controls.targetGain(track: i) * track.normalization
+            let gain = controls.targetGain(track: i).gain * track.normalization
             (voices + i).initialize(
                 to: Voice(
                     samples: UnsafePointer(track.loop.samples), frames: track.loop.frames,
@@ -86,8 +112,16 @@ public final class Mixer: @unchecked Sendable {
                     normalization: track.normalization,
                     ramp: GainRamp(gain: gain, rampFrames: rampFrames)))
         }
+        for i in tracks.count..<slotCount {
+            (voices + i).initialize(
+                to: Voice(
+                    samples: UnsafePointer(nothing), frames: 1, channels: 1, position: 0, normalization: 1,
+                    ramp: GainRamp(gain: 0, rampFrames: rampFrames), active: false, fade: .full))
+        }
+        slots = TrackSlots(controls: controls, tracks: tracks, rampFrames: rampFrames)
+        voiceGains = .allocate(capacity: Mixer.maximumBlock)
         fadeGains = .allocate(capacity: Mixer.maximumBlock)
-        master = GainRamp(gain: controls.targetMasterGain(), rampFrames: rampFrames)
+        master = GainRamp(gain: controls.targetMasterGain().gain, rampFrames: rampFrames)
         fade = FadeEnvelope(silent: fadeInFrames > 0 || startSilent)
         if fadeInFrames > 0 { fade.start(toSilence: false, frames: fadeInFrames) }
         limiter = SoftLimiter(sampleRate: sampleRate)
@@ -96,16 +130,25 @@ public final class Mixer: @unchecked Sendable {
     }
 
     deinit {
-        voices.deinitialize(count: voiceCount)
+        voices.deinitialize(count: slotCount)
         voices.deallocate()
+        nothing.deallocate()
+        voiceGains.deallocate()
         fadeGains.deallocate()
     }
 
     /// Frames rendered so far.
     public var framesRendered: Int64 { frame }
 
+    /// `controls.releases`, read without retaining the controls (for the audio thread, after `render`).
+    @inline(__always)
+    public var releases: UInt32 { live._withUnsafeGuaranteedRef { $0.releases } }
+
     /// Fills `out` with up to `frames` frames of interleaved stereo. Returns how many were written: fewer only
     /// when the mix finished (a stop faded out, or a scheduled end was reached), 0 from then on.
+    ///
+    /// Nothing here, or in what it calls, may allocate, lock or touch a reference count: bench/kernel.sh builds
+    /// it with `@_noAllocation`, and the compiler refuses anything that could.
     public func render(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         var done = 0
         while done < frames, !finished {
@@ -154,11 +197,72 @@ public final class Mixer: @unchecked Sendable {
             lastChime = chimes
             if chimeVoice != nil { chimePosition = 0 }
         }
-        master.setTarget(live._withUnsafeGuaranteedRef { $0.targetMasterGain() })
-        for t in 0..<voiceCount {
-            voices[t].ramp.setTarget(
-                live._withUnsafeGuaranteedRef { $0.targetGain(track: t) } * voices[t].normalization)
+        let epoch = live._withUnsafeGuaranteedRef { $0.latestEpoch() }
+        if epoch != seenEpoch {
+            seenEpoch = epoch
+            applySlotCommands(upTo: epoch)
         }
+        let masterTarget = live._withUnsafeGuaranteedRef { $0.targetMasterGain() }
+        if masterTarget.rampFrames == 0 {
+            master.setTarget(masterTarget.gain)
+        } else {
+            master.setTarget(masterTarget.gain, frames: masterTarget.rampFrames)
+        }
+        for t in 0..<voiceCount where voices[t].active {
+            let target = live._withUnsafeGuaranteedRef { $0.targetGain(track: t) }
+            if target.rampFrames == 0 {
+                voices[t].ramp.setTarget(target.gain * voices[t].normalization)
+            } else {
+                voices[t].ramp.setTarget(target.gain * voices[t].normalization, frames: target.rampFrames)
+            }
+        }
+    }
+
+    /// Takes up the slot commands of every epoch up to `epoch` (a later one may already be half written: it waits
+    /// for its own epoch). Runs only when the owner published something, so a block normally reads one atomic.
+    private func applySlotCommands(upTo epoch: UInt32) {
+        for s in 0..<slotCount {
+            let command = live._withUnsafeGuaranteedRef { $0.pendingCommand(slot: s) }
+            guard command.epoch != voices[s].command, Int32(bitPattern: command.epoch &- epoch) <= 0 else { continue }
+            voices[s].command = command.epoch
+            switch command.kind {
+            case .enter:
+                if voices[s].active {
+                    voices[s].fade.enter(frames: command.fadeFrames)  // it was leaving: it turns around
+                    continue
+                }
+                let sound = live._withUnsafeGuaranteedRef { $0.description(slot: s) }
+                guard let samples = sound.samples, sound.frames > 0, sound.channels == 1 || sound.channels == 2
+                else { continue }
+                let gain = live._withUnsafeGuaranteedRef { $0.targetGain(track: s) }.gain * sound.normalization
+                voices[s] = Voice(
+                    samples: samples, frames: sound.frames, channels: sound.channels, position: 0,
+                    normalization: sound.normalization, ramp: GainRamp(gain: gain, rampFrames: rampFrames),
+                    active: true, fade: .entering(frames: command.fadeFrames), command: command.epoch)
+                voiceCount = max(voiceCount, s + 1)
+            case .leave:
+                if voices[s].active {
+                    voices[s].leaving = command.epoch
+                    voices[s].fade.leave(frames: command.fadeFrames)
+                    if voices[s].fade.isGone { letGo(slot: s) }
+                } else {
+                    live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: command.epoch) }
+                }
+            case .none:
+                break
+            }
+        }
+    }
+
+    /// A voice has faded out: it is no longer read, and the owner may free its sound.
+    private func letGo(slot s: Int) {
+        voices[s].active = false
+        voices[s].samples = UnsafePointer(nothing)
+        voices[s].frames = 1
+        voices[s].position = 0
+        let epoch = voices[s].leaving  // read outside the closure, which then captures nothing of self
+        live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: epoch) }
+        while voiceCount > 0, !voices[voiceCount - 1].active { voiceCount -= 1 }
     }
 
     @inline(__always)
@@ -169,6 +273,16 @@ public final class Mixer: @unchecked Sendable {
         // voices' order, so the sum is the same to the bit as voice by voice, with fewer passes over the block.
         var t = 0
         while t < voiceCount {
+            guard voices[t].active else {
+                t += 1
+                continue
+            }
+            if voices[t].fade.isMoving {
+                Voice.mixFading(&voices[t], into: out, frames: n, gains: voiceGains)
+                if voices[t].fade.isGone { letGo(slot: t) }
+                t += 1
+                continue
+            }
             guard voices[t].isSteady(frames: n) else {
                 voices[t].mix(into: out, frames: n)
                 t += 1
@@ -181,7 +295,9 @@ public final class Mixer: @unchecked Sendable {
             // Silent voices add nothing: they keep time and do not break a run.
             while count < 4, next < voiceCount {
                 let v = voices[next]
-                if v.ramp.current == 0, !v.ramp.isRamping {
+                if !v.active {
+                    // An empty slot: nothing to add, nothing to keep time for.
+                } else if v.ramp.current == 0, !v.ramp.isRamping, !v.fade.isMoving {
                     voices[next].mix(into: out, frames: n)
                 } else if v.channels == channels, v.isSteady(frames: n) {
                     switch count {
@@ -256,7 +372,54 @@ extension Mixer.Voice {
     /// A voice whose next `n` frames play at one gain, not silent, without wrapping around its loop.
     @inline(__always)
     func isSteady(frames n: Int) -> Bool {
-        ramp.current != 0 && !ramp.isRamping && position + n <= frames
+        ramp.current != 0 && !ramp.isRamping && position + n <= frames && !fade.isMoving
+    }
+
+    /// Adds a voice that is entering or leaving the mix: its volume ramp times its fade, frame by frame (the
+    /// gains go through `gains` first), wrapping around the loop. Rare and short, so kept simple.
+    @inline(__always)
+    static func mixFading(
+        _ voice: inout Mixer.Voice, into out: UnsafeMutablePointer<Float>, frames n: Int,
+        gains: UnsafeMutablePointer<Float>
+    ) {
+        if voice.ramp.current == 0, !voice.ramp.isRamping {
+            voice.fade.advance(n)  // silent anyway: keep time
+            voice.position = (voice.position + n) % voice.frames
+            return
+        }
+        let scale: Float = 1 / 32768
+        let ramping = voice.ramp.rampingFrames(within: n)
+        var g = voice.ramp.current * scale
+        let step = voice.ramp.increment * scale
+        for i in 0..<ramping {
+            g += step
+            gains[i] = g
+        }
+        voice.ramp.advance(ramping)
+        (gains + ramping).update(repeating: voice.ramp.current * scale, count: n - ramping)
+        voice.fade.apply(to: gains, frames: n)
+        var done = 0
+        while done < n {
+            let chunk = min(n - done, voice.frames - voice.position)
+            let src = voice.samples + voice.position * voice.channels
+            let dst = out + 2 * done
+            let gain = gains + done
+            if voice.channels == 2 {
+                for i in 0..<chunk {
+                    dst[2 * i] += Float(src[2 * i]) * gain[i]
+                    dst[2 * i + 1] += Float(src[2 * i + 1]) * gain[i]
+                }
+            } else {
+                for i in 0..<chunk {
+                    let s = Float(src[i]) * gain[i]
+                    dst[2 * i] += s
+                    dst[2 * i + 1] += s
+                }
+            }
+            voice.position += chunk
+            if voice.position == voice.frames { voice.position = 0 }
+            done += chunk
+        }
     }
 
     /// Adds four steady voices with the same channel count (see `isSteady`), each as `mix` would, in order.

@@ -3,14 +3,24 @@ import Synchronization
 /// How the outside world steers a running mix: every control is an atomic the audio thread reads once per block.
 /// Nothing here locks or allocates after `init`, so any thread (the UI, the timer, a signal watcher) may call it
 /// while the audio thread renders.
+///
+/// The mix has a fixed number of track slots. A slot's volume and mute may be set from any thread; which sound
+/// a slot plays is changed only by the mixer's owner, through `TrackSlots`, with the commands at the end of this
+/// file (internal to HumCore).
 public final class MixerControls: @unchecked Sendable {
     // @unchecked: all shared state lives in atomics allocated once in init and freed in deinit.
 
-    public let trackCount: Int
-    /// Per track: volume (Float bits, 0–100) in the low 32 bits, muted in bit 32.
-    private let tracks: UnsafeMutablePointer<Atomic<UInt64>>
-    /// Master volume (Float bits, 0–100).
-    private let master = Atomic<UInt32>(Float(100).bitPattern)
+    /// Slots in a mixer made for a mix of up to `Mix.maximumTracks` sounds: room for a full mix to crossfade into
+    /// another full mix.
+    public static let defaultSlotCount = 2 * Mix.maximumTracks
+
+    /// How many track slots there are; a track is named by its slot, 0 ..< slotCount.
+    public let slotCount: Int
+    /// Per slot: volume (Float bits, 0–100) in bits 0–31, muted in bit 32, and the length of the ramp to it in
+    /// frames in bits 33–63 (0: the mixer's usual ramp).
+    private let gains: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Master volume (Float bits, 0–100) in bits 0–31 and the length of its ramp in bits 32–63 (0: the usual).
+    private let master = Atomic<UInt64>(UInt64(Float(100).bitPattern))
     /// The latest fade request: sequence (bits 48–63), finish when silent (bit 44), target position on the fade
     /// curve in 1/4095 steps (32–43), duration in frames (0–31, up to a day at 48 kHz).
     private let fadeRequest = Atomic<UInt64>(0)
@@ -24,61 +34,111 @@ public final class MixerControls: @unchecked Sendable {
     private let finishedFlag = Atomic<Bool>(false)
     private let fadeLevel = Atomic<UInt32>(Float(1).bitPattern)
 
-    public init(volumes: [Float], master: Float = 100) {
-        trackCount = volumes.count
-        tracks = .allocate(capacity: max(1, volumes.count))
-        for (i, v) in volumes.enumerated() {
-            (tracks + i).initialize(to: Atomic(UInt64(MixerControls.clamp(v).bitPattern)))
+    // Slot commands (owner to audio thread) and releases (audio thread to owner): see the last section.
+    private let commands: UnsafeMutablePointer<Atomic<UInt64>>
+    private let loopAddresses: UnsafeMutablePointer<Atomic<UInt>>
+    private let loopFrames: UnsafeMutablePointer<Atomic<Int>>
+    private let loopFormats: UnsafeMutablePointer<Atomic<UInt64>>
+    private let released: UnsafeMutablePointer<Atomic<UInt32>>
+    private let publishedEpoch = Atomic<UInt32>(0)
+    private let releaseCount = Atomic<UInt32>(0)
+
+    /// - Parameters:
+    ///   - volumes: the volumes of the tracks the mixer starts with, in slots 0, 1, …
+    ///   - slots: how many slots; at least `volumes.count`, and at least twice it when fewer than the default.
+    public init(volumes: [Float], master: Float = 100, slots: Int = MixerControls.defaultSlotCount) {
+        slotCount = max(slots, 2 * volumes.count, 1)
+        gains = .allocate(capacity: slotCount)
+        commands = .allocate(capacity: slotCount)
+        loopAddresses = .allocate(capacity: slotCount)
+        loopFrames = .allocate(capacity: slotCount)
+        loopFormats = .allocate(capacity: slotCount)
+        released = .allocate(capacity: slotCount)
+        for i in 0..<slotCount {
+            let volume = i < volumes.count ? MixerControls.clamp(volumes[i]) : 0
+            (gains + i).initialize(to: Atomic(UInt64(volume.bitPattern)))
+            (commands + i).initialize(to: Atomic(0))
+            (loopAddresses + i).initialize(to: Atomic(0))
+            (loopFrames + i).initialize(to: Atomic(0))
+            (loopFormats + i).initialize(to: Atomic(0))
+            (released + i).initialize(to: Atomic(0))
         }
-        self.master.store(MixerControls.clamp(master).bitPattern, ordering: .relaxed)
+        self.master.store(UInt64(MixerControls.clamp(master).bitPattern), ordering: .relaxed)
     }
 
     deinit {
-        tracks.deinitialize(count: trackCount)
-        tracks.deallocate()
+        for pointer in [gains, commands, loopFormats] { pointer.deinitialize(count: slotCount).deallocate() }
+        loopAddresses.deinitialize(count: slotCount).deallocate()
+        loopFrames.deinitialize(count: slotCount).deallocate()
+        released.deinitialize(count: slotCount).deallocate()
     }
 
     private static func clamp(_ v: Float) -> Float { v.isNaN ? 0 : min(max(v, 0), 100) }
+    private static func rampBits(_ frames: Int) -> UInt64 { UInt64(min(max(frames, 0), Int(Int32.max))) }
 
     // MARK: Track and master volume
 
-    public func setVolume(_ volume: Float, track: Int) {
-        guard track >= 0, track < trackCount else { return }
-        let muted = tracks[track].load(ordering: .relaxed) & (1 << 32)
-        tracks[track].store(muted | UInt64(MixerControls.clamp(volume).bitPattern), ordering: .relaxed)
+    /// Sets a slot's volume (0–100), reached over the usual ramp, or over `rampFrames` frames when given.
+    public func setVolume(_ volume: Float, track: Int, rampFrames: Int = 0) {
+        guard track >= 0, track < slotCount else { return }
+        let muted = gains[track].load(ordering: .relaxed) & (1 << 32)
+        gains[track].store(
+            MixerControls.rampBits(rampFrames) << 33 | muted | UInt64(MixerControls.clamp(volume).bitPattern),
+            ordering: .relaxed)
     }
 
-    public func setMuted(_ muted: Bool, track: Int) {
-        guard track >= 0, track < trackCount else { return }
-        let bits = tracks[track].load(ordering: .relaxed) & 0xFFFF_FFFF
-        tracks[track].store(bits | (muted ? 1 << 32 : 0), ordering: .relaxed)
+    public func setMuted(_ muted: Bool, track: Int, rampFrames: Int = 0) {
+        guard track >= 0, track < slotCount else { return }
+        let bits = gains[track].load(ordering: .relaxed) & 0xFFFF_FFFF
+        gains[track].store(
+            MixerControls.rampBits(rampFrames) << 33 | bits | (muted ? 1 << 32 : 0), ordering: .relaxed)
+    }
+
+    /// Sets a slot's volume and mute at once, reached over `rampFrames` frames (0: the usual ramp).
+    public func setVolume(_ volume: Float, muted: Bool, track: Int, rampFrames: Int = 0) {
+        guard track >= 0, track < slotCount else { return }
+        gains[track].store(
+            MixerControls.rampBits(rampFrames) << 33 | (muted ? 1 << 32 : 0)
+                | UInt64(MixerControls.clamp(volume).bitPattern), ordering: .relaxed)
     }
 
     public func volume(track: Int) -> Float {
-        guard track >= 0, track < trackCount else { return 0 }
-        return Float(bitPattern: UInt32(truncatingIfNeeded: tracks[track].load(ordering: .relaxed)))
+        guard track >= 0, track < slotCount else { return 0 }
+        return Float(bitPattern: UInt32(truncatingIfNeeded: gains[track].load(ordering: .relaxed)))
     }
 
     public func isMuted(track: Int) -> Bool {
-        guard track >= 0, track < trackCount else { return false }
-        return tracks[track].load(ordering: .relaxed) & (1 << 32) != 0
+        guard track >= 0, track < slotCount else { return false }
+        return gains[track].load(ordering: .relaxed) & (1 << 32) != 0
     }
 
     public var masterVolume: Float {
-        get { Float(bitPattern: master.load(ordering: .relaxed)) }
-        set { master.store(MixerControls.clamp(newValue).bitPattern, ordering: .relaxed) }
+        get { Float(bitPattern: UInt32(truncatingIfNeeded: master.load(ordering: .relaxed))) }
+        set { setMasterVolume(newValue) }
     }
 
-    /// The gain a track should have now: its volume on the perceptual curve, or 0 when muted.
+    /// Sets the master volume, reached over the usual ramp, or over `rampFrames` frames when given.
+    public func setMasterVolume(_ volume: Float, rampFrames: Int = 0) {
+        master.store(
+            MixerControls.rampBits(rampFrames) << 32 | UInt64(MixerControls.clamp(volume).bitPattern),
+            ordering: .relaxed)
+    }
+
+    /// The gain a track should have now (its volume on the perceptual curve, or 0 when muted) and the frames to
+    /// ramp to it over (0: the usual ramp).
     @inline(__always)
-    func targetGain(track: Int) -> Float {
-        let bits = tracks[track].load(ordering: .relaxed)
-        if bits & (1 << 32) != 0 { return 0 }
-        return Volume.gain(Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
+    func targetGain(track: Int) -> (gain: Float, rampFrames: Int) {
+        let bits = gains[track].load(ordering: .relaxed)
+        let ramp = Int(bits >> 33)
+        if bits & (1 << 32) != 0 { return (0, ramp) }
+        return (Volume.gain(Float(bitPattern: UInt32(truncatingIfNeeded: bits))), ramp)
     }
 
     @inline(__always)
-    func targetMasterGain() -> Float { Volume.gain(masterVolume) }
+    func targetMasterGain() -> (gain: Float, rampFrames: Int) {
+        let bits = master.load(ordering: .relaxed)
+        return (Volume.gain(Float(bitPattern: UInt32(truncatingIfNeeded: bits))), Int(bits >> 32))
+    }
 
     // MARK: Fades
 
@@ -123,7 +183,7 @@ public final class MixerControls: @unchecked Sendable {
         let bits = fadeRequest.load(ordering: .acquiring)
         return FadeRequest(
             sequence: UInt16(truncatingIfNeeded: bits >> 48),
-            position: Double((bits >> 32) & 0xFFF) / 4095,
+            position: Double(Int(truncatingIfNeeded: (bits >> 32) & 0xFFF)) / 4095,
             finishWhenSilent: bits & (1 << 44) != 0,
             frames: Int(bits & 0xFFFF_FFFF))
     }
@@ -155,11 +215,88 @@ public final class MixerControls: @unchecked Sendable {
     public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
     /// The fade's current gain (1 = no fade).
     public var fadeGain: Float { Float(bitPattern: fadeLevel.load(ordering: .relaxed)) }
+    /// Bumped by the audio thread each time it lets go of a slot's sound (or refused to take it up): the owner
+    /// may then free what `TrackSlots.reclaim()` finds released. Compare it with an earlier value to learn that
+    /// something was released, without polling the slots.
+    public var releases: UInt32 { releaseCount.load(ordering: .acquiring) }
 
     @inline(__always)
     func report(frames: Int64, fade: Float, finished: Bool) {
         rendered.store(frames, ordering: .relaxed)
         fadeLevel.store(fade.bitPattern, ordering: .relaxed)
         if finished { finishedFlag.store(true, ordering: .releasing) }
+    }
+
+    // MARK: Slot commands: the owner's side of the handoff (used by TrackSlots)
+
+    /// What the owner asks of a slot: take up the sound described in the slot and fade it in (`enter`; a sound
+    /// still fading out turns around), or fade the slot's sound out and let go of it (`leave`).
+    enum SlotCommandKind: UInt64 {
+        case none = 0
+        case enter = 1
+        case leave = 2
+    }
+
+    struct SlotCommand: Equatable {
+        /// The owner's epoch the command belongs to: commands of one epoch take effect on the same frame.
+        var epoch: UInt32
+        var kind: SlotCommandKind
+        /// The length of a whole fade (silence to full or back) in frames.
+        var fadeFrames: Int
+    }
+
+    /// The largest fade a command carries: 2³⁰ − 1 frames, over six hours at 48 kHz.
+    static let maximumCommandFade = (1 << 30) - 1
+
+    /// Describes the sound a slot is to play. The owner writes it only while the audio thread holds nothing in
+    /// the slot (a free slot), before the `enter` command that makes it read it.
+    func describe(slot: Int, samples: UnsafePointer<Int16>, frames: Int, channels: Int, normalization: Float) {
+        loopAddresses[slot].store(UInt(bitPattern: samples), ordering: .relaxed)
+        loopFrames[slot].store(frames, ordering: .relaxed)
+        loopFormats[slot].store(UInt64(channels) << 32 | UInt64(normalization.bitPattern), ordering: .relaxed)
+    }
+
+    /// Stores a command for a slot (it takes effect once its epoch is published).
+    func command(slot: Int, _ command: SlotCommand) {
+        let fade = UInt64(min(max(command.fadeFrames, 0), MixerControls.maximumCommandFade))
+        commands[slot].store(
+            UInt64(command.epoch) << 32 | command.kind.rawValue << 30 | fade, ordering: .releasing)
+    }
+
+    /// Makes every command of `epoch` and before visible to the audio thread at once.
+    func publish(epoch: UInt32) { publishedEpoch.store(epoch, ordering: .releasing) }
+
+    /// The epoch of the last `leave` the audio thread finished for a slot (its sound is let go of).
+    func releasedEpoch(slot: Int) -> UInt32 { released[slot].load(ordering: .acquiring) }
+
+    // MARK: Slot commands: the audio thread's side
+
+    @inline(__always)
+    func latestEpoch() -> UInt32 { publishedEpoch.load(ordering: .acquiring) }
+
+    @inline(__always)
+    func pendingCommand(slot: Int) -> SlotCommand {
+        let bits = commands[slot].load(ordering: .acquiring)
+        return SlotCommand(
+            epoch: UInt32(truncatingIfNeeded: bits >> 32),
+            kind: SlotCommandKind(rawValue: (bits >> 30) & 3) ?? .none,
+            fadeFrames: Int(bits & UInt64(MixerControls.maximumCommandFade)))
+    }
+
+    @inline(__always)
+    func description(slot: Int) -> (samples: UnsafePointer<Int16>?, frames: Int, channels: Int, normalization: Float) {
+        let format = loopFormats[slot].load(ordering: .relaxed)
+        return (
+            UnsafePointer(bitPattern: loopAddresses[slot].load(ordering: .relaxed)),
+            loopFrames[slot].load(ordering: .relaxed), Int(format >> 32),
+            Float(bitPattern: UInt32(truncatingIfNeeded: format))
+        )
+    }
+
+    /// The audio thread let go of a slot's sound at the end of the `leave` of `epoch`.
+    @inline(__always)
+    func release(slot: Int, epoch: UInt32) {
+        released[slot].store(epoch, ordering: .releasing)
+        releaseCount.add(1, ordering: .releasing)
     }
 }
