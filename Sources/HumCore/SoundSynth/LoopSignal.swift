@@ -70,6 +70,17 @@ public enum Loop {
         signal.map { $0 * gain }
     }
 
+    /// The loop with its mean taken out: for a periodic loop that is exactly its 0 Hz component, so this removes DC
+    /// and nothing else (a thump that always starts on the same polarity leaves one, and a speaker wastes excursion
+    /// on it).
+    public static func withoutDC(_ signal: [Float]) -> [Float] {
+        guard !signal.isEmpty else { return signal }
+        var sum = 0.0
+        for x in signal { sum += Double(x) }
+        let mean = Float(sum / Double(signal.count))
+        return signal.map { $0 - mean }
+    }
+
     /// Root mean square.
     public static func rms(_ signal: [Float]) -> Double {
         guard !signal.isEmpty else { return 0 }
