@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures sound files the same way, whoever made them: hum's built-ins and reference recordings alike.
 
-Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] FILE...
+Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] FILE...
 
 Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and measured:
   lufs       integrated loudness, EBU R128 / ITU-R BS.1770-4 (K-weighting, 400 ms blocks, -70 LUFS absolute and
@@ -17,8 +17,9 @@ Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and mea
              onsets within 30 ms of each other count once (a tick, a crackle, a loud drop, a call, a clink)
   sw/min     swells a minute: peaks of the 0.25 s RMS envelope (smoothed over 1 s) with 3 dB or more of
              prominence, at least 1.5 s apart (a wave, a gust, a roll of thunder, a passing car)
---json writes all figures; --bands writes the 1/3-octave band levels (dB, relative to the band total), which the
-distinctness figures in docs/sounds.md come from.
+--json writes all figures; --bands writes the 1/3-octave band levels (31.5 Hz-16 kHz, mean square in dB re full
+scale, floored at -80: as Tests/HumAudioTests/BandSpectrum.swift computes them); --pairs prints every pair's
+distance (the root-mean-square difference of those levels, dB) from the closest up, as the distinctness test does.
 
 A measuring tool, not part of hum: it needs python3 with numpy and scipy, and ffmpeg.
 """
@@ -97,7 +98,8 @@ def true_peak(channels):
     return 20 * np.log10(max(peak, 1e-20))
 
 
-THIRD_OCTAVES = [25 * 2 ** (k / 3) for k in range(0, 30)]  # 25 Hz … 12.7 kHz centres (+ one above)
+THIRD_OCTAVES = [25 * 2 ** (k / 3) for k in range(1, 29)]  # 31.5 Hz … 16 kHz
+FLOOR_DB = -80.0
 
 
 def spectrum(mono):
@@ -105,21 +107,33 @@ def spectrum(mono):
     return f, p
 
 
-def band_levels(f, p):
+def band_levels(mono):
+    """Mean-square level of each 1/3-octave band, dB re full scale, floored at -80: Hann frames of 16384 samples
+    without overlap, as Tests/HumAudioTests/BandSpectrum.swift computes them."""
+    n = 16384
+    count = max(1, mono.size // n)
+    w = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
+    frames = np.zeros((count, n))
+    for k in range(count):
+        chunk = mono[k * n:(k + 1) * n]
+        frames[k, :chunk.size] = chunk
+    power = (np.abs(np.fft.rfft(frames * w, axis=1)) ** 2).sum(axis=0) * 2 / (count * n * (w * w).sum())
+    f = np.arange(power.size) * RATE / n
     levels = []
     for fc in THIRD_OCTAVES:
-        lo, hi = fc / 2 ** (1 / 6), fc * 2 ** (1 / 6)
-        sel = (f >= lo) & (f < hi)
-        levels.append(p[sel].sum() if sel.any() else 0.0)
-    levels = np.array(levels)
-    total = levels.sum()
-    return 10 * np.log10(np.maximum(levels / total, 1e-12))
+        sel = (f >= fc / 2 ** (1 / 6)) & (f < fc * 2 ** (1 / 6)) & (f > 0)
+        levels.append(max(FLOOR_DB, 10 * np.log10(max(power[sel].sum(), 1e-30))))
+    return np.array(levels)
 
 
 def envelope_db(mono, frame):
     n = mono.size // frame
     e = np.sqrt(np.mean(mono[: n * frame].reshape(n, frame) ** 2, axis=1))
     return 20 * np.log10(np.maximum(e, 1e-9))
+
+
+def distance(a, b):
+    return float(np.sqrt(np.mean((np.array(a) - np.array(b)) ** 2)))
 
 
 EVENT_BANDS = [(20, 250, 0.040), (250, 2000, 0.010), (2000, 20000, 0.005)]  # Hz, Hz, frame seconds
@@ -174,17 +188,21 @@ def measure(path):
         "lra": round(loudness_range(list(channels) if channels.shape[0] > 1 else [mono, mono]), 1),
         "events_per_s": round(ev, 2),
         "swells_per_min": round(sw, 1),
-        "bands": [round(float(b), 2) for b in band_levels(f, p)],
+        "bands": [round(float(b), 2) for b in band_levels(mono)],
     }
 
 
 def main(argv):
     json_out = bands_out = None
+    pairs = 0
     files = []
     i = 0
     while i < len(argv):
         if argv[i] == "--json":
             json_out = argv[i + 1]
+            i += 2
+        elif argv[i] == "--pairs":
+            pairs = int(argv[i + 1])
             i += 2
         elif argv[i] == "--bands":
             bands_out = argv[i + 1]
@@ -205,6 +223,14 @@ def main(argv):
         print(f"{name:42} {m['seconds']:5.0f} {m['channels']:2d} {m['lufs']:7.2f} {m['dbtp']:6.1f} {m['dc']:6.0f} "
               f"{m['centroid']:8d} {m['rolloff']:7d} {m['kurt1k']:6.1f} {m['lra']:5.1f} {m['events_per_s']:6.2f} "
               f"{m['swells_per_min']:6.1f}", flush=True)
+    if pairs:
+        found = []
+        for a in range(len(rows)):
+            for b in range(a + 1, len(rows)):
+                found.append((distance(rows[a]["bands"], rows[b]["bands"]), rows[a]["file"], rows[b]["file"]))
+        found.sort()
+        for d, a, b in found[:pairs]:
+            print(f"{d:5.1f} dB  {a}  {b}")
     if json_out:
         with open(json_out, "w") as f:
             json.dump(rows, f, indent=1)

@@ -1,10 +1,9 @@
 /// Every built-in sound, in the order `hum sounds` lists them.
 public enum BuiltinSoundRecipes {
     public static let all: [SoundRecipe] = [
-        NoiseRecipes.white, NoiseRecipes.pink, NoiseRecipes.brown,
-        WeatherRecipes.rain, WeatherRecipes.storm, WeatherRecipes.wind,
-        WaterRecipes.waves, WaterRecipes.stream, FireRecipes.fire,
-        MachineRecipes.fan, CreatureRecipes.crickets, MachineRecipes.train, MachineRecipes.plane,
+        NoiseRecipes.white, NoiseRecipes.pink, NoiseRecipes.brown, WeatherRecipes.rain, WeatherRecipes.storm,
+        WeatherRecipes.wind, WaterRecipes.waves, WaterRecipes.stream, FireRecipes.fire, CreatureRecipes.crickets,
+        MachineRecipes.fan, MachineRecipes.train, MachineRecipes.plane,
     ]
 
     public static func named(_ id: String) -> SoundRecipe? { all.first { $0.id == id } }
