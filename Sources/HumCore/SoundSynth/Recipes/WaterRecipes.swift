@@ -44,39 +44,66 @@ enum WaterRecipes {
         }
     }
 
+    /// A brook: water tumbling over stones entrains air, and every bubble rings at its Minnaert resonance
+    /// (f ≈ 3.3 kHz·mm / radius), rising a little as it nears the surface, while the broken surface hisses. A real
+    /// stream's power (Moodist's river) is flat from 800 Hz to 2.5 kHz and falls only slowly above, to 16 kHz
+    /// (centroid 2.5 kHz, roll-off 4.3 kHz), with almost nothing under 150 Hz.
     static let stream = SoundRecipe(
         id: "stream", title: "Stream", category: "water",
-        description: "A brook babbling over stones: quick bubbling and gurgling close by.",
-        seconds: 40, channels: 2, seed: 0x5354_5245_414D,
+        description: "A brook tumbling over stones: bright bubbling and the splash of running water close by.",
+        seconds: 40, channels: 2, seed: 0x5354_5245_414E,
         recipe:
-            "stream/1: 260 bubbles/s (sines 350-2200 Hz rising 15-50% over their 2-12 ms decay, smaller bubbles higher and shorter) + noise through a band-pass wandering 300-1500 Hz a few times a second + brown gurgle < 400 Hz"
+            "stream/2: 1400 bubbles/s (Minnaert resonances 500 Hz-8 kHz, most 1-3 kHz, Q 8-25, rising 5-40%), gurgling in bursts; surface hiss (noise > 400 Hz, -2 dB/octave above 1.5 kHz to 16 kHz) swelling 2-10 times a second; 50 splashes/s (1-6 ms bursts 2-14 kHz); a faint 150-500 Hz burble"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
         var bubbles = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
-        for t in ctx.eventTimes(rate: 260) {
-            let f = ctx.rng.logUniform(350...2_200)
-            let decay = min(0.012, max(0.002, 0.009 * SynthMath.pow(600 / f, 0.8) * ctx.rng.uniform(0.7...1.3)))
+        // The flow surges and eases a few times a second: bubbles come in bursts.
+        let surge = ctx.wander(perMinute: 120...600, tilt: 0.4).map { Double($0) * 0.5 + 0.5 }
+        for t in ctx.eventTimes(rate: 1_400) {
+            guard ctx.rng.unit() < 0.35 + 0.65 * surge[t] else { continue }
+            // Radii log-normal around 1.4 mm: most bubbles ring at 1-4 kHz, a few deep ones and many tiny ones.
+            let f = min(9_000, max(500, 2_300 * SynthMath.exp(0.6 * ctx.rng.gaussian())))
+            let q = ctx.rng.uniform(8...25)
+            let decay = q / (SynthMath.pi * f)
             let grain = Grain.decayingSine(
-                frequency: f, chirp: ctx.rng.uniform(0.15...0.5) / decay, decay: decay,
-                sampleRate: sr, attack: 0.001)
-            let level = Float(SynthMath.pow(ctx.rng.unit(), 1.6))
+                frequency: f, chirp: ctx.rng.uniform(0.05...0.4) / (decay * 3), decay: decay, sampleRate: sr,
+                attack: 0.0003, phase: ctx.rng.unit())
+            // Bigger bubbles are louder.
+            let level = Float(SynthMath.pow(ctx.rng.unit(), 1.5) * SynthMath.pow(2_000 / f, 0.5))
             let (l, r) = ctx.pan(ctx.rng.uniform(-0.8...0.8))
             Loop.add(grain, at: t, gain: level * l, into: &bubbles[0])
             Loop.add(grain, at: t, gain: level * r, into: &bubbles[1])
         }
+        var splashes = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
+        for t in ctx.eventTimes(rate: 50) {
+            var burst = Grain.noiseBurst(
+                decay: ctx.rng.logUniform(0.0003...0.0015), attack: 0.0002, sampleRate: sr, rng: &ctx.rng)
+            burst = Grain.filtered(
+                burst, Biquad.bandPass(ctx.rng.logUniform(2_000...14_000), q: 0.8, sampleRate: sr))
+            let level = Float(ctx.rng.unit() * (0.4 + 0.6 * surge[t]))
+            let (l, r) = ctx.pan(ctx.rng.uniform(-0.9...0.9))
+            Loop.add(burst, at: t, gain: level * l, into: &splashes[0])
+            Loop.add(burst, at: t, gain: level * r, into: &splashes[1])
+        }
+        let hisses = ctx.blend(common: ctx.noise(), left: ctx.noise(), right: ctx.noise(), correlation: 0.3)
+        let hissShape = FilterChain([
+            Biquad.highPass(400, sampleRate: sr), Biquad.highPass(400, sampleRate: sr),
+            Biquad.highShelf(1_500, gainDB: -2, sampleRate: sr), Biquad.highShelf(6_000, gainDB: -4, sampleRate: sr),
+            Biquad.lowPass(16_000, sampleRate: sr),
+        ])
         return (0..<2).map { c in
-            let sweep = Loop.exponentialMap(ctx.wander(perMinute: 60...420, tilt: 0.5), low: 300, high: 1_500)
-            let level = Loop.exponentialMap(ctx.wander(perMinute: 60...300, tilt: 0.5), low: 0.35, high: 1)
-            let rush = Loop.filteredVarying(ctx.noise(), sampleRate: sr) { f, x, i in
-                f.process(x, cutoff: Double(sweep[i]), q: 1.2).bandPass
-            }
-            var out = Loop.scaled(Loop.normalizedRMS(bubbles[c]), 0.6)
-            Loop.mix(Loop.modulated(Loop.normalizedRMS(rush), by: level), gain: 0.45, into: &out)
-            let gurgle = Loop.normalizedRMS(
-                Loop.filtered(ctx.brownNoise(corner: 80), Biquad.lowPass(400, sampleRate: sr)))
-            let gurgleLevel = Loop.exponentialMap(ctx.wander(perMinute: 30...200), low: 0.3, high: 1)
-            Loop.mix(Loop.modulated(gurgle, by: gurgleLevel), gain: 0.3, into: &out)
+            var out = Loop.normalizedRMS(bubbles[c])
+            let flutter = Loop.exponentialMap(ctx.wander(perMinute: 120...600, tilt: 0.3), low: 0.5, high: 1)
+            let hiss = Loop.normalizedRMS(Loop.filtered(hisses[c], hissShape))
+            Loop.mix(Loop.modulated(hiss, by: flutter), gain: 0.6, into: &out)
+            Loop.mix(Loop.normalizedRMS(splashes[c]), gain: 0.25, into: &out)
+            let burble = Loop.normalizedRMS(
+                Loop.filtered(
+                    ctx.brownNoise(corner: 150),
+                    FilterChain([Biquad.highPass(150, sampleRate: sr), Biquad.lowPass(500, sampleRate: sr)])))
+            let burbleLevel = Loop.exponentialMap(ctx.wander(perMinute: 60...300), low: 0.3, high: 1)
+            Loop.mix(Loop.modulated(burble, by: burbleLevel), gain: 0.12, into: &out)
             return out
         }
     }
