@@ -51,4 +51,22 @@ import Testing
         let quietAfter = Loop.rms(Array(held[0][40_000..<44_000]))
         #expect(abs(SynthMath.decibels(quietAfter / quietBefore)) < 0.3)
     }
+
+    /// The reverb's tail falls 60 dB in about the decay asked for, and run round a loop it is periodic like the rest.
+    @Test func roomReverbDecaysAsAskedAndLoops() {
+        var impulse = [Float](repeating: 0, count: 96_000)
+        impulse[0] = 1
+        let tail = Grain.filtered(
+            impulse, RoomReverb(sampleRate: Self.sr, size: 1, decay: 0.5, damping: 0, wet: 1, dry: 0))
+        func energy(_ range: Range<Int>) -> Double { tail[range].reduce(0) { $0 + Double($1) * Double($1) } }
+        // From the first 100 ms to 100 ms half a second later: 60 dB down, give or take the combs' beating.
+        let fall = 10 * SynthMath.log10(energy(2_400..<7_200) / energy(26_400..<31_200))
+        #expect((50...70).contains(fall), "fell \(fall) dB in 0.5 s")
+        var rng = SplitMix64(seed: 13)
+        let noise = Loop.whiteNoise(frames: 48_000, rng: &rng)
+        let looped = Loop.filtered(noise, RoomReverb(sampleRate: Self.sr, size: 1, decay: 0.3, wet: 0.5))
+        let straight = Grain.filtered(
+            noise + noise + noise, RoomReverb(sampleRate: Self.sr, size: 1, decay: 0.3, wet: 0.5))
+        for i in 0..<noise.count { #expect(abs(looped[i] - straight[2 * noise.count + i]) < 1e-4) }
+    }
 }
