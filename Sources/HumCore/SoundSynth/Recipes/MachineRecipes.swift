@@ -5,17 +5,20 @@ enum MachineRecipes {
         max(1, Int((frequency * ctx.seconds).rounded()))
     }
 
+    /// A fan's air: blade and air turbulence, broadband from about 100 Hz with the most around 400-800 Hz and a
+    /// gentle fall above 3 kHz (Moodist's ceiling fan: nothing much under 100 Hz, flat to 10 kHz within 10 dB), a
+    /// faint pulse at the blade rate and the motor's hum.
     static let fan = SoundRecipe(
         id: "fan", title: "Fan", category: "machine",
         description: "A desk fan or air conditioner: a steady airy whoosh over a faint motor hum.",
-        seconds: 30, channels: 1, seed: 0x4641_4E01,
+        seconds: 30, channels: 1, seed: 0x4641_4E02,
         recipe:
-            "fan/1: pink noise low-passed at 3.5 kHz with a +5 dB hump at 350 Hz and a 40 Hz high-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
+            "fan/2: pink noise through a 100 Hz high-pass (24 dB/octave), +5 dB at 600 Hz and a 5 kHz low-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
     ) { ctx in
         let sr = ctx.sampleRate
         let shape = FilterChain([
-            Biquad.lowPass(3_500, sampleRate: sr), Biquad.peak(350, q: 0.8, gainDB: 5, sampleRate: sr),
-            Biquad.highPass(40, sampleRate: sr),
+            Biquad.highPass(100, sampleRate: sr), Biquad.highPass(100, sampleRate: sr),
+            Biquad.peak(600, q: 0.7, gainDB: 5, sampleRate: sr), Biquad.lowPass(5_000, sampleRate: sr),
         ])
         var air = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), shape))
         let blade = loopCycles(95, ctx)
