@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures sound files the same way, whoever made them: hum's built-ins and reference recordings alike.
 
-Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] FILE...
+Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] [--peaks] FILE...
 
 Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and measured:
   lufs       integrated loudness, EBU R128 / ITU-R BS.1770-4 (K-weighting, 400 ms blocks, -70 LUFS absolute and
@@ -17,6 +17,8 @@ Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and mea
              onsets within 30 ms of each other count once (a tick, a crackle, a loud drop, a call, a clink)
   sw/min     swells a minute: peaks of the 0.25 s RMS envelope (smoothed over 1 s) with 3 dB or more of
              prominence, at least 1.5 s apart (a wave, a gust, a roll of thunder, a passing car)
+--peaks also prints how many peaks of the 1 ms envelope above 2 kHz (at least 5 ms apart) stand 6, 10, 15, 20,
+25 and 30 dB over its median, a second: the size distribution of crackles, drops and splashes.
 --json writes all figures; --bands writes the 1/3-octave band levels (31.5 Hz-16 kHz, mean square in dB re full
 scale, floored at -80: as Tests/HumAudioTests/BandSpectrum.swift computes them); --pairs prints every pair's
 distance (the root-mean-square difference of those levels, dB) from the closest up, as the distinctness test does.
@@ -132,6 +134,18 @@ def envelope_db(mono, frame):
     return 20 * np.log10(np.maximum(e, 1e-9))
 
 
+def high_peaks(mono):
+    """Peaks a second of the 1 ms envelope above 2 kHz standing 6, 10, 15, 20, 25 and 30 dB over its median."""
+    hp = signal.sosfilt(signal.butter(4, 2000, "highpass", fs=RATE, output="sos"), mono)
+    frame = RATE // 1000
+    n = hp.size // frame
+    env = 10 * np.log10(np.mean(hp[: n * frame].reshape(n, frame) ** 2, axis=1) + 1e-20)
+    peaks, _ = signal.find_peaks(env, distance=5)
+    over = env[peaks] - np.median(env)
+    seconds = mono.size / RATE
+    return [round(float(np.sum(over >= t)) / seconds, 1) for t in (6, 10, 15, 20, 25, 30)]
+
+
 def distance(a, b):
     return float(np.sqrt(np.mean((np.array(a) - np.array(b)) ** 2)))
 
@@ -189,18 +203,23 @@ def measure(path):
         "events_per_s": round(ev, 2),
         "swells_per_min": round(sw, 1),
         "bands": [round(float(b), 2) for b in band_levels(mono)],
+        "high_peaks_per_s": high_peaks(mono),
     }
 
 
 def main(argv):
     json_out = bands_out = None
     pairs = 0
+    show_peaks = False
     files = []
     i = 0
     while i < len(argv):
         if argv[i] == "--json":
             json_out = argv[i + 1]
             i += 2
+        elif argv[i] == "--peaks":
+            show_peaks = True
+            i += 1
         elif argv[i] == "--pairs":
             pairs = int(argv[i + 1])
             i += 2
@@ -222,7 +241,8 @@ def main(argv):
         name = path if len(path) <= 42 else "…" + path[-41:]
         print(f"{name:42} {m['seconds']:5.0f} {m['channels']:2d} {m['lufs']:7.2f} {m['dbtp']:6.1f} {m['dc']:6.0f} "
               f"{m['centroid']:8d} {m['rolloff']:7d} {m['kurt1k']:6.1f} {m['lra']:5.1f} {m['events_per_s']:6.2f} "
-              f"{m['swells_per_min']:6.1f}", flush=True)
+              f"{m['swells_per_min']:6.1f}" + (f"   peaks/s >6..30 dB: {m['high_peaks_per_s']}" if show_peaks else ""),
+              flush=True)
     if pairs:
         found = []
         for a in range(len(rows)):

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """How much room a mix of built-in sounds leaves before the mixer's limiter has to act.
 
-Usage: scripts/mix-headroom.py [--seconds S] SOUND=VOLUME[,SOUND=VOLUME...] ...
+Usage: scripts/mix-headroom.py [--seconds S] [--gain DB] SOUND=VOLUME[,SOUND=VOLUME...] ...
 
 Each argument is one mix. The sounds are read from Sounds/ (decoded by ffmpeg), looped to S seconds (default 60),
-scaled by hum's cubic volume law ((v/100)^3) and summed, as the mixer does before its limiter. For each mix it
+scaled by hum's cubic volume law ((v/100)^3) and summed, as the mixer does before its limiter; --gain adds DB
+to every mix (what a library mastered that much louder would give). For each mix it
 prints the integrated loudness of the sum (BS.1770, as scripts/measure-sounds.py), its sample peak, the share of
 10 ms blocks whose peak passes the limiter's threshold (-1 dBFS), and how far the loudest one passes it. Nothing
 here runs the limiter itself: the figures say how often, and how hard, any limiter at -1 dBFS would have to work.
@@ -33,10 +34,14 @@ def looped(x, frames):
 
 def main(argv):
     seconds = 60
+    gain_db = 0.0
     mixes = []
     i = 0
     while i < len(argv):
-        if argv[i] == "--seconds":
+        if argv[i] == "--gain":
+            gain_db = float(argv[i + 1])
+            i += 2
+        elif argv[i] == "--seconds":
             seconds = float(argv[i + 1])
             i += 2
         else:
@@ -54,7 +59,7 @@ def main(argv):
             if name not in cache:
                 x = ms.decode(os.path.join(HERE, "..", "Sounds", name + ".ogg"))
                 cache[name] = np.vstack([x, x]) if x.shape[0] == 1 else x
-            total += looped(cache[name], frames) * (float(volume) / 100) ** 3
+            total += looped(cache[name], frames) * (float(volume) / 100) ** 3 * 10 ** (gain_db / 20)
         lufs, _ = ms.integrated(list(total))
         block = ms.RATE // 100
         n = frames // block
