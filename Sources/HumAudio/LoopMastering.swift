@@ -42,6 +42,21 @@ public enum LoopMastering {
         public var gainDB: Double
         /// Ceiling the limiter held sample peaks to before encoding, dBFS (0 when it never had to act).
         public var limiterCeilingDBFS: Double
+        /// The largest channel's mean in the decoded file, dBFS.
+        public var dcDBFS: Double
+    }
+
+    /// The largest channel mean of interleaved samples, dBFS (−∞ for none).
+    public static func dcDBFS(interleaved samples: [Float], channels: Int) -> Double {
+        let frames = channels > 0 ? samples.count / channels : 0
+        guard frames > 0 else { return -.infinity }
+        var largest = 0.0
+        for c in 0..<channels {
+            var sum = 0.0
+            for f in 0..<frames { sum += Double(samples[f * channels + c]) }
+            largest = max(largest, abs(sum / Double(frames)))
+        }
+        return largest > 0 ? SynthMath.decibels(largest) : -.infinity
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -61,7 +76,8 @@ public enum LoopMastering {
         return out
     }
 
-    /// Masters `channels` (one array per channel, periodic) into `path` (the codec comes from its extension).
+    /// Masters `channels` (one array per channel, periodic) into `path` (the codec comes from its extension): DC
+    /// removed, loudness matched, peaks held.
     /// The file is written beside `path` and renamed into place only once it measures right.
     /// - Parameter oggSerial: for an Ogg file, the stream serial number to write (libsndfile picks a random one,
     ///   which would make every run's bytes differ).
@@ -73,6 +89,8 @@ public enum LoopMastering {
         guard let frames = channels.first?.count, frames > 0 else {
             throw Failure(description: "\(path): nothing rendered")
         }
+        // DC goes first: the loudness and peaks are those of what is left.
+        let channels = channels.map(Loop.withoutDC)
         let raw = try LoudnessMeter.measure(interleave(channels), channels: n, sampleRate: sampleRate)
         guard raw.integratedLUFS.isFinite else { throw Failure(description: "\(path): the rendered loop is silent") }
         var gainDB = settings.targetLUFS - raw.integratedLUFS
@@ -89,9 +107,12 @@ public enum LoopMastering {
         for round in 1...8 {
             let gain = Float(SynthMath.amplitude(dB: gainDB))
             let scaled = channels.map { Loop.scaled($0, gain) }
-            let limited = LoopLimiter.limit(
+            let held = LoopLimiter.limit(
                 scaled, ceiling: Float(SynthMath.amplitude(dB: ceilingDB)),
                 sampleRate: Double(sampleRate))
+            let limiterActed = held.indices.contains { held[$0] != scaled[$0] }
+            // The limiter's dips on lopsided peaks can leave a trace of DC: taken out again.
+            let limited = limiterActed ? held.map(Loop.withoutDC) : held
             do {
                 let writer = try AudioFileWriter(path: temporary, sampleRate: sampleRate, channels: n, quality: quality)
                 try writer.write(interleave(limited))
@@ -115,11 +136,11 @@ public enum LoopMastering {
                         description:
                             "\(path): cannot move the finished file into place (\(String(cString: strerror(errno))))")
                 }
-                let limiterActed = limited.indices.contains { limited[$0] != scaled[$0] }
                 return Result(
                     measurement: m, frames: frames, channels: n,
                     continuity: LoopContinuity(interleaved: decoded.samples, channels: n), rounds: round,
-                    gainDB: gainDB, limiterCeilingDBFS: limiterActed ? ceilingDB : 0)
+                    gainDB: gainDB, limiterCeilingDBFS: limiterActed ? ceilingDB : 0,
+                    dcDBFS: dcDBFS(interleaved: decoded.samples, channels: n))
             }
             gainDB += settings.targetLUFS - m.integratedLUFS
             if !peakOK { ceilingDB -= m.truePeakDBTP - (settings.truePeakLimitDBTP - 0.3) }

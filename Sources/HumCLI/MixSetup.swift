@@ -14,8 +14,9 @@ struct MixEntry: Sendable {
 
 /// Turns mix words into sounds, and remembers the last mix played.
 enum MixSetup {
-    /// The mix played when none is given and none was played before.
-    static let defaultMix = [MixToken(name: "rain", volume: 40), MixToken(name: "brown", volume: 25)]
+    /// The mix played when none is given and none was played before: about -30 LUFS as it plays, audible at an
+    /// ordinary system volume and well under speech and music (docs/sounds.md, "Level").
+    static let defaultMix = [MixToken(name: "rain", volume: 75), MixToken(name: "brown", volume: 50)]
 
     static func catalog(_ context: CommandContext) -> SoundCatalog {
         SoundCatalog(
@@ -181,7 +182,7 @@ enum MixSetup {
             ? nil
             : LoudnessMatching(
                 loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
-                targetLUFS: catalog(context).manifest?.targetLUFS ?? -27)
+                targetLUFS: catalog(context).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
     }
 
     /// Reads only the headers, so a bad file is reported before the audio device is opened.

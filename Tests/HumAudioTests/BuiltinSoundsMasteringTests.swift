@@ -40,6 +40,24 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["loop.ogg"])
     }
 
+    /// A loop that leans to one side (thumps all one way, plus an offset) is mastered without DC.
+    @Test func aLoopWithDCIsMasteredWithoutIt() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var rng = SplitMix64(seed: 5)
+        var loop = Loop.scaled(
+            Loop.filtered(Loop.whiteNoise(frames: 3 * 48_000, rng: &rng), PinkingFilter(sampleRate: 48_000)), 0.1)
+        let thump = Grain.decayingSine(frequency: 60, decay: 0.05, sampleRate: 48_000, phase: 0.25)
+        for at in stride(from: 0, to: loop.count, by: 24_000) { Loop.add(thump, at: at, gain: 0.5, into: &loop) }
+        loop = loop.map { $0 + 0.05 }
+        #expect(LoopMastering.dcDBFS(interleaved: loop, channels: 1) > -30)
+        let path = dir + "/thumps.ogg"
+        let result = try LoopMastering.master([loop], sampleRate: 48_000, to: path, settings: Self.settings)
+        let decoded = try AudioFileReader.decode(path: path)
+        #expect(LoopMastering.dcDBFS(interleaved: decoded.samples, channels: 1) < -80)
+        #expect(result.dcDBFS == LoopMastering.dcDBFS(interleaved: decoded.samples, channels: 1))
+    }
+
     @Test func theSameLoopAndSerialGiveTheSameBytes() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct MixSpecTests {
     @Test func parsesNamesAndVolumes() throws {
         #expect(try MixSpec.parse("rain=40") == MixToken(name: "rain", volume: 40))
-        #expect(try MixSpec.parse("brown") == MixToken(name: "brown", volume: 50))
+        #expect(try MixSpec.parse("brown") == MixToken(name: "brown", volume: 75))
         #expect(try MixSpec.parse("./my=file.wav=30") == MixToken(name: "./my=file.wav", volume: 30))
         #expect(try MixSpec.parse("fan=0") == MixToken(name: "fan", volume: 0))
         #expect(try MixSpec.parse("fan=100%") == MixToken(name: "fan", volume: 100))

@@ -5,6 +5,18 @@ import Testing
 @Suite struct SoundSynthLoopTests {
     static let sr = 48_000.0
 
+    /// Taking out the mean removes DC and leaves every other component of the loop as it was.
+    @Test func withoutDCTakesOutTheMeanAndNothingElse() {
+        let n = 4_800
+        let tone = Loop.sine(frames: n, cycles: 7)
+        let offset = tone.map { $0 * 0.5 + 0.03 }
+        let clean = Loop.withoutDC(offset)
+        let mean = clean.reduce(0.0) { $0 + Double($1) } / Double(n)
+        #expect(abs(mean) < 1e-7)
+        for i in 0..<n { #expect(abs(clean[i] - tone[i] * 0.5) < 1e-6) }
+        #expect(Loop.withoutDC([]) == [])
+    }
+
     /// The circular pass gives what the filter would output after the loop had played forever: the third of
     /// three straight copies.
     @Test func circularFilteringIsTheSteadyState() {

@@ -6,11 +6,14 @@ import Testing
     static let ids = BuiltinSoundRecipes.all.map(\.id)
     static let shortFrames = 12_000
 
-    @Test func theLibraryHasAtLeastTwelveDistinctShortLowercaseIDs() {
-        #expect(Self.ids.count >= 12)
+    @Test func theLibraryHasAtLeastTwentyDistinctShortLowercaseIDs() {
+        #expect(Self.ids.count >= 20)
         #expect(Set(Self.ids).count == Self.ids.count)
         #expect(Set(BuiltinSoundRecipes.all.map(\.seed)).count == Self.ids.count)
-        for id in ["white", "pink", "brown", "rain", "storm", "wind", "waves", "stream", "fire", "fan", "crickets"] {
+        for id in [
+            "white", "pink", "brown", "rain", "storm", "thunder", "wind", "waves", "stream", "boat", "fire", "crickets",
+            "birds", "cafe", "city", "fan", "train", "plane", "clock", "heartbeat",
+        ] {
             #expect(Self.ids.contains(id), "missing \(id)")
         }
         for r in BuiltinSoundRecipes.all {

@@ -73,7 +73,9 @@ final class Player {
                 fadeSeconds: options.endAfter.map { min(options.fadeSeconds, $0 / 2) } ?? options.fadeSeconds,
                 raw: options.raw, context: context, startSilent: options.startSilent,
                 chime: { rate in
-                    FocusCommand.chime(rate: rate, targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? -27)
+                    FocusCommand.chime(
+                        rate: rate,
+                        targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
                 }, endAfter: options.endAfter, onEngineChange: { watch.notify() })
             self.audio = audio
             // The sounds that could not be loaded were reported and left out: the mix is what plays.

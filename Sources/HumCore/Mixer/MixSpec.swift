@@ -9,7 +9,7 @@ public struct MixToken: Equatable, Sendable, Codable {
     }
 }
 
-/// Parses mix words: `rain=40`, `brown` (volume 50), `./my=file.wav=30` (the last `=` splits name and volume).
+/// Parses mix words: `rain=40`, `brown` (volume 75, `Volume.default`), `./my=file.wav=30` (the last `=` splits name and volume).
 public enum MixSpec {
     public enum ParseError: Error, Equatable, Sendable {
         case emptyName(String)

@@ -4,7 +4,9 @@
 /// 50 is −18 dB, 25 is −36 dB, 0 is silence. Equal steps on the scale sound like roughly equal steps in loudness.
 public enum Volume {
     public static let range: ClosedRange<Double> = 0...100
-    public static let `default`: Double = 50
+    /// A sound named without a volume plays at 75 (−7.5 dB): on the library's −23 LUFS reference that is about
+    /// −30.5 LUFS, the level of the default mix, so `hum rain` is as loud as a first `hum`.
+    public static let `default`: Double = 75
 
     @inline(__always)
     public static func gain(_ volume: Float) -> Float {

@@ -83,7 +83,7 @@ public struct SettingDefinition: Sendable, Equatable {
     /// What `hum config list` shows when the value is empty.
     public var emptyMeaning: String {
         switch kind {
-        case .mix: "the last mix played, else rain=40 brown=25"
+        case .mix: "the last mix played, else rain=75 brown=50"
         case .command: "none"
         default: ""
         }

@@ -70,6 +70,89 @@ public enum Loop {
         signal.map { $0 * gain }
     }
 
+    /// The loop with its mean taken out: for a periodic loop that is exactly its 0 Hz component, so this removes DC
+    /// and nothing else (a thump that always starts on the same polarity leaves one, and a speaker wastes excursion
+    /// on it).
+    public static func withoutDC(_ signal: [Float]) -> [Float] {
+        guard !signal.isEmpty else { return signal }
+        var sum = 0.0
+        for x in signal { sum += Double(x) }
+        let mean = Float(sum / Double(signal.count))
+        return signal.map { $0 - mean }
+    }
+
+    /// The integrated loudness of a loop, LUFS, as BS.1770-4 measures it: K-weighting (a +4 dB shelf above 1.7 kHz
+    /// and a 38 Hz high-pass), mean square summed over the channels (a mono loop
+    /// counts twice: it plays on both speakers), 400 ms blocks every 100 ms, the -70 LUFS and the relative -10 LU
+    /// gates. Within a tenth of a dB of libebur128 (the generator measures with it); for recipes that shape their
+    /// peaks relative to their loudness.
+    public static func loudness(_ channels: [[Float]], sampleRate: Double) -> Double {
+        guard let frames = channels.first?.count, frames > 0 else { return -.infinity }
+        var squares = [Double](repeating: 0, count: frames)
+        // At 48 kHz the standard's own coefficients; at other rates the same curves designed anew.
+        let kWeighting =
+            sampleRate == 48_000
+            ? FilterChain([
+                Biquad(
+                    b0: 1.53512485958697, b1: -2.69169618940638, b2: 1.19839281085285, a0: 1,
+                    a1: -1.69065929318241, a2: 0.73248077421585),
+                Biquad(b0: 1, b1: -2, b2: 1, a0: 1, a1: -1.99004745483398, a2: 0.99007225036621),
+            ])
+            : FilterChain([
+                Biquad.highShelf(1_681.97, gainDB: 4.0, sampleRate: sampleRate),
+                Biquad.highPass(38.13, q: 0.5003, sampleRate: sampleRate),
+            ])
+        for channel in channels {
+            let weighted = filtered(channel, kWeighting)
+            let weight = channels.count == 1 ? 2.0 : 1.0
+            for i in 0..<frames { squares[i] += weight * Double(weighted[i]) * Double(weighted[i]) }
+        }
+        // Block powers, from running sums.
+        let block = Int(0.4 * sampleRate)
+        let hop = Int(0.1 * sampleRate)
+        var prefix = [Double](repeating: 0, count: frames + 1)
+        for i in 0..<frames { prefix[i + 1] = prefix[i] + squares[i] }
+        var powers: [Double] = []
+        var start = 0
+        while start + block <= frames {
+            powers.append((prefix[start + block] - prefix[start]) / Double(block))
+            start += hop
+        }
+        if powers.isEmpty { powers = [prefix[frames] / Double(frames)] }
+        func lufs(_ p: Double) -> Double { -0.691 + 10 * SynthMath.log10(max(p, 1e-30)) }
+        let absolute = powers.filter { lufs($0) > -70 }
+        guard !absolute.isEmpty else { return -.infinity }
+        let relative = lufs(absolute.reduce(0, +) / Double(absolute.count)) - 10
+        let gated = absolute.filter { lufs($0) > relative }
+        return lufs(gated.reduce(0, +) / Double(gated.count))
+    }
+
+    /// Peaks held to `headroom` dB over the loop's loudness, for a sound of sharp transients (crackles, ticks) that
+    /// must fit under a file's true-peak limit at the reference loudness: a soft clip rounds off the few that reach
+    /// it, and nothing is left above 16 kHz, where a clipped click's edges would make peaks between the samples.
+    /// Twice, as the clip lowers the loudness a little. A mastering limiter would instead turn everything down
+    /// around each peak, the background with it.
+    public static func holdingPeaks(_ channels: [[Float]], headroom: Double, sampleRate: Double) -> [[Float]] {
+        let top = FilterChain([
+            Biquad.lowPass(16_000, sampleRate: sampleRate), Biquad.lowPass(16_000, sampleRate: sampleRate),
+        ])
+        var out = channels
+        for _ in 0..<2 {
+            let level = loudness(out, sampleRate: sampleRate)
+            guard level.isFinite else { return out }  // silence (or next to it): nothing to hold
+            let ceiling = SynthMath.amplitude(dB: level + headroom)
+            out = out.map { filtered(softClipped($0, ceiling: ceiling), top) }
+        }
+        return out
+    }
+
+    /// A soft clip (tanh) whose output never passes `ceiling`: transparent far below it, rounding off only the
+    /// few peaks that reach it. On a click it only spreads the click's spectrum a little, which no one hears.
+    public static func softClipped(_ signal: [Float], ceiling: Double) -> [Float] {
+        guard ceiling > 0 else { return signal }
+        return signal.map { Float(ceiling * SynthMath.tanh(Double($0) / ceiling)) }
+    }
+
     /// Root mean square.
     public static func rms(_ signal: [Float]) -> Double {
         guard !signal.isEmpty else { return 0 }

@@ -5,17 +5,20 @@ enum MachineRecipes {
         max(1, Int((frequency * ctx.seconds).rounded()))
     }
 
+    /// A fan's air: blade and air turbulence, broadband from about 100 Hz with the most around 400-800 Hz and a
+    /// gentle fall above 3 kHz (Moodist's ceiling fan: nothing much under 100 Hz, flat to 10 kHz within 10 dB), a
+    /// faint pulse at the blade rate and the motor's hum.
     static let fan = SoundRecipe(
         id: "fan", title: "Fan", category: "machine",
         description: "A desk fan or air conditioner: a steady airy whoosh over a faint motor hum.",
-        seconds: 30, channels: 1, seed: 0x4641_4E01,
+        seconds: 30, channels: 1, seed: 0x4641_4E02,
         recipe:
-            "fan/1: pink noise low-passed at 3.5 kHz with a +5 dB hump at 350 Hz and a 40 Hz high-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
+            "fan/2: pink noise through a 100 Hz high-pass (24 dB/octave), +5 dB at 600 Hz and a 5 kHz low-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
     ) { ctx in
         let sr = ctx.sampleRate
         let shape = FilterChain([
-            Biquad.lowPass(3_500, sampleRate: sr), Biquad.peak(350, q: 0.8, gainDB: 5, sampleRate: sr),
-            Biquad.highPass(40, sampleRate: sr),
+            Biquad.highPass(100, sampleRate: sr), Biquad.highPass(100, sampleRate: sr),
+            Biquad.peak(600, q: 0.7, gainDB: 5, sampleRate: sr), Biquad.lowPass(5_000, sampleRate: sr),
         ])
         var air = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), shape))
         let blade = loopCycles(95, ctx)
@@ -80,28 +83,47 @@ enum MachineRecipes {
         }
     }
 
+    /// An airliner's cabin at cruise (Moodist's recording as the yardstick): the boundary layer's roar through the
+    /// fuselage, a broad hump over 100-400 Hz falling about 10 dB an octave above it, next to nothing under 50 Hz
+    /// (where brown noise has the most), the engines' fan tone standing out near 63 Hz, and a faint hiss from the
+    /// air vents. Two engines a shade apart in speed beat slowly.
     static let plane = SoundRecipe(
         id: "plane", title: "Aeroplane cabin", category: "machine",
-        description: "Cruising in an airliner: a deep, even cabin roar with a slow beat of two engines.",
-        seconds: 30, channels: 1, seed: 0x504C_414E_4501,
+        description:
+            "Cruising in an airliner: an even, muffled cabin roar, the drone of the engines and the hiss of the air vents.",
+        seconds: 40, channels: 2, seed: 0x504C_414E_4502,
         recipe:
-            "plane/1: pink + brown noise, +6 dB below 300 Hz, low-passed at 2.5 kHz, 30 Hz high-pass; engine tones at 92 and 92.2 Hz (a 5 s beat) and 184 Hz"
+            "plane/2: pink noise through a 70 Hz high-pass (24 dB/octave), +4 dB at 200 Hz and one-pole low-passes at 350 and 600 Hz (L/R 60% correlated), swaying ±0.5 dB; engine tones at 63 and 63.25 Hz (a 4 s beat) with harmonics at 126 and 189 Hz; vent hiss 1-8 kHz 36 dB down"
     ) { ctx in
         let sr = ctx.sampleRate
+        let n = ctx.frames
         let shape = FilterChain([
-            Biquad.lowShelf(300, gainDB: 6, sampleRate: sr), Biquad.lowPass(2_500, sampleRate: sr),
-            Biquad.highPass(30, sampleRate: sr),
+            Biquad.highPass(70, sampleRate: sr), Biquad.highPass(70, sampleRate: sr),
+            Biquad.peak(200, q: 0.7, gainDB: 4, sampleRate: sr),
         ])
-        var roar = Loop.normalizedRMS(Loop.filtered(ctx.pinkNoise(), shape))
-        Loop.mix(
-            Loop.normalizedRMS(Loop.filtered(ctx.brownNoise(corner: 40), Biquad.highPass(30, sampleRate: sr))),
-            gain: 0.6, into: &roar)
-        let cycles = loopCycles(92, ctx)
-        Loop.mix(Loop.sine(frames: ctx.frames, cycles: cycles), gain: 0.05, into: &roar)
-        Loop.mix(
-            Loop.sine(frames: ctx.frames, cycles: cycles + max(1, Int((0.2 * ctx.seconds).rounded())), phase: 0.4),
-            gain: 0.05, into: &roar)
-        Loop.mix(Loop.sine(frames: ctx.frames, cycles: 2 * cycles, phase: 0.1), gain: 0.02, into: &roar)
-        return [roar]
+        let roars = ctx.blend(
+            common: ctx.pinkNoise(), left: ctx.pinkNoise(), right: ctx.pinkNoise(), correlation: 0.6)
+        let sway = Loop.exponentialMap(ctx.wander(perMinute: 2...8), low: 0.94, high: 1.06)
+        // Two engines: their fan tones a quarter of a hertz apart (whole cycles per loop each), beating.
+        let first = loopCycles(63, ctx)
+        let second = first + max(1, Int((0.25 * ctx.seconds).rounded()))
+        var drone = [Float](repeating: 0, count: n)
+        for (cycles, phase) in [(first, 0.0), (second, 0.37)] {
+            Loop.mix(Loop.sine(frames: n, cycles: cycles, phase: phase), gain: 1, into: &drone)
+            Loop.mix(Loop.sine(frames: n, cycles: 2 * cycles, phase: phase * 2 + 0.1), gain: 0.35, into: &drone)
+            Loop.mix(Loop.sine(frames: n, cycles: 3 * cycles, phase: phase * 3 + 0.2), gain: 0.15, into: &drone)
+        }
+        let vent = FilterChain([
+            Biquad.highPass(1_000, sampleRate: sr), Biquad.lowPass(8_000, sampleRate: sr),
+        ])
+        return (0..<2).map { c in
+            let roar = Loop.filtered(
+                Loop.filtered(Loop.filtered(roars[c], shape), OnePoleLowPass(350, sampleRate: sr)),
+                OnePoleLowPass(600, sampleRate: sr))
+            var out = Loop.modulated(Loop.normalizedRMS(roar), by: sway)
+            Loop.mix(Loop.normalizedRMS(drone), gain: 0.55, into: &out)
+            Loop.mix(Loop.normalizedRMS(Loop.filtered(ctx.noise(), vent)), gain: 0.015, into: &out)
+            return out
+        }
     }
 }

@@ -64,60 +64,49 @@ enum WeatherRecipes {
         }
     }
 
-    /// A distant roll of thunder: low-passed brown noise swelling in over a second or so, rolling (uneven bumps)
-    /// and dying away over ten seconds or more.
-    static func thunder(_ ctx: inout RenderContext) -> [[Float]] {
-        let sr = ctx.sampleRate
-        // A roll lasts about 20 s; in a loop shorter than the library's minute (a test's) it shrinks to fit.
-        let scale = min(1, ctx.seconds / 60)
-        let envelope = Grain.envelope(
-            attack: scale * ctx.rng.uniform(0.8...1.6), hold: scale * ctx.rng.uniform(0.3...1.0),
-            decay: scale * ctx.rng.uniform(2.4...3.4), sampleRate: sr)
-        let n = envelope.count
-        var local = RenderContext(sampleRate: sr, frames: n, rng: SplitMix64(seed: ctx.rng.next()))
-        let rolling = local.wander(perMinute: 20...150, tilt: 0.5).map { 0.35 + 0.65 * ($0 * 0.5 + 0.5) }
-        let tone = FilterChain([
-            Biquad.lowPass(ctx.rng.uniform(140...220), sampleRate: sr),
-            Biquad.lowPass(400, sampleRate: sr),
-        ])
-        let common = local.brownNoise()
-        let a = local.brownNoise()
-        let b = local.brownNoise()
-        let pan = ctx.pan(ctx.rng.uniform(-0.4...0.4))
-        return local.blend(common: common, left: a, right: b, correlation: 0.6).enumerated().map { c, channel in
-            var out = Loop.normalizedRMS(Loop.filtered(channel, tone))
-            for i in 0..<n { out[i] *= envelope[i] * rolling[i] * (c == 0 ? pan.left : pan.right) }
-            return out
-        }
-    }
-
+    /// A storm: the low roar of heavy rain on roofs and ground swelling with the gusts (in Blanket's recording most of
+    /// the power is under 1 kHz), the hiss of the downpour close by over it, and thunder rolling in now and then.
     static let storm = SoundRecipe(
         id: "storm", title: "Storm", category: "weather",
-        description: "Heavy rain pouring down, with thunder rolling in the distance now and then.",
-        seconds: 60, channels: 2, seed: 0x5354_4F52_4D01,
+        description: "Heavy rain pouring down in gusts, with thunder rolling in the distance now and then.",
+        seconds: 60, channels: 2, seed: 0x5354_4F52_4D02,
         recipe:
-            "storm/1: pink-noise bed 150 Hz-7 kHz with 600 Hz body + brown-noise roar < 800 Hz + 500 drops/s + 2 distant thunder rolls (brown noise < 220 Hz, 1-1.6 s swell, ~3 s decay constant, rolling bumps)"
+            "storm/2: pink-noise hiss 1.2-7 kHz with 3.5 kHz body + brown-noise roar < 300 Hz swelling ±3 dB with gusts (4-12 a minute) + 400 drops/s + 2 thunder strokes 3-6 km away (thunder/1's model)"
     ) { ctx in
         let sr = ctx.sampleRate
-        let bed = rainBed(&ctx, low: 150, high: 7_000, body: 600)
-        let roarShape = Biquad.lowPass(800, sampleRate: sr)
-        let roar = [ctx.brownNoise(corner: 60), ctx.brownNoise(corner: 60)].map {
-            Loop.normalizedRMS(Loop.filtered($0, roarShape))
+        let bed = rainBed(&ctx, low: 1_200, high: 7_000, body: 3_500)
+        let gusts = Loop.exponentialMap(ctx.wander(perMinute: 4...12), low: 0.7, high: 1.4)
+        let roars = ctx.blend(
+            common: ctx.brownNoise(corner: 60), left: ctx.brownNoise(corner: 60), right: ctx.brownNoise(corner: 60),
+            correlation: 0.5)
+        let roar = roars.map {
+            Loop.modulated(Loop.normalizedRMS(Loop.filtered($0, Biquad.lowPass(300, sampleRate: sr))), by: gusts)
         }
-        let drops = drops(&ctx, rate: 500, plinkChance: 0.15, tickDecay: 0.0008...0.003)
+        let drops = drops(&ctx, rate: 400, plinkChance: 0.15, tickDecay: 0.0008...0.003)
         var out = (0..<2).map { c in
-            var mix = Loop.scaled(bed[c], 0.6)
-            Loop.mix(roar[c], gain: 0.3, into: &mix)
-            Loop.mix(Loop.normalizedRMS(drops[c]), gain: 0.35, into: &mix)
+            var mix = Loop.scaled(bed[c], 0.9)
+            Loop.mix(roar[c], gain: 0.6, into: &mix)
+            Loop.mix(Loop.normalizedRMS(drops[c]), gain: 0.3, into: &mix)
             return mix
         }
-        // Two rolls, half a loop apart give or take, so the storm never goes quiet for long nor crowds them.
+        let rain = SynthMath.amplitude(dB: Loop.loudness(out, sampleRate: sr))
+        // Two strokes, half a loop apart give or take, so the storm never goes quiet for long nor crowds them.
         let first = ctx.rng.uniform(0.05...0.3)
-        for start in [first, first + ctx.rng.uniform(0.45...0.6)] {
-            let roll = thunder(&ctx)
+        let length = min(ctx.frames, Int(25 * sr))
+        for (k, start) in [first, first + ctx.rng.uniform(0.45...0.6)].enumerated() {
+            var roll = ThunderRecipes.stroke(
+                &ctx, distance: k == 0 ? ctx.rng.uniform(3_000...4_000) : ctx.rng.uniform(5_000...6_000),
+                length: length, pan: ctx.rng.uniform(-0.5...0.5), echo: 1)
+            let fade = min(Int(sr), length / 2)
+            let strength = SynthMath.amplitude(dB: Loop.loudness(roll, sampleRate: sr))
+            for c in 0..<2 {
+                for i in 0..<fade { roll[c][length - fade + i] *= Float(1 - Double(i) / Double(fade)) }
+            }
+            // The nearer roll stands 6 dB over the rain, the farther 2 dB.
+            let gain = Float(rain / strength * SynthMath.amplitude(dB: k == 0 ? 6 : 2))
             let at = Int(start * Double(ctx.frames))
-            Loop.add(roll[0], at: at, gain: 1.6, into: &out[0])
-            Loop.add(roll[1], at: at, gain: 1.6, into: &out[1])
+            Loop.add(roll[0], at: at, gain: gain, into: &out[0])
+            Loop.add(roll[1], at: at, gain: gain, into: &out[1])
         }
         return out
     }

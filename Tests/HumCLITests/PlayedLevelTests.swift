@@ -1,0 +1,73 @@
+import Foundation
+import HumCore
+import Testing
+
+@testable import HumAudio
+@testable import HumCLI
+
+/// The level of the library as hum plays it: rendered by `hum render` (the playback engine, offline) from the
+/// repository's Sounds/ and measured with libebur128.
+@Suite struct PlayedLevelTests {
+    static func manifest() throws -> SoundManifest {
+        let data = try Data(contentsOf: URL(fileURLWithPath: builtinSoundsDirectory + "/sounds.json"))
+        return try JSONDecoder().decode(SoundManifest.self, from: data)
+    }
+
+    /// Renders `words` for `seconds` and returns the file's integrated loudness.
+    static func renderedLoudness(_ words: [String], seconds: Int, fade: Bool) throws -> LoudnessMeasurement {
+        let s = Sandbox()
+        let out = Buffer()
+        let err = Buffer()
+        var environment = s.environment
+        environment["HUM_SOUNDS_DIR"] = builtinSoundsDirectory
+        let context = CommandContext(
+            environment: environment, stdout: out, stderr: err, stdoutIsTerminal: false, stdinIsTerminal: false)
+        let path = s.root + "/mix.wav"
+        let arguments =
+            ["hum", "render"] + words + ["--for", "\(seconds)s", "--format", "f32", "-o", path]
+            + (fade ? [] : ["--fade", "0"])
+        let code = HumMain.run(arguments: arguments, context: context)
+        try #require(code == 0, "hum render \(words): \(err.text)")
+        return try LoudnessMeter.measure(try AudioFileReader.decode(path: path))
+    }
+
+    static func leastCommonMultiple(_ a: Int, _ b: Int) -> Int {
+        var (x, y) = (a, b)
+        while y != 0 { (x, y) = (y, x % y) }
+        return a / x * b
+    }
+
+    /// A first `hum` (no mix given, none played before) is heard at an ordinary system volume: about -30 LUFS.
+    /// (It was -50.7 LUFS with rain=40 brown=25 on a library at -27 LUFS.)
+    @Test func theDefaultMixPlaysAtAboutMinus30LUFS() throws {
+        let manifest = try Self.manifest()
+        // Whole loops of every sound in it (the fade-in of a real start included: it is what is heard).
+        var seconds = 1
+        for token in MixSetup.defaultMix {
+            let entry = try #require(manifest.sounds.first { $0.id == token.name }, "\(token.name) is not built in")
+            seconds = Self.leastCommonMultiple(seconds, Int(entry.durationSeconds))
+        }
+        seconds = min(seconds, 240)
+        let words = MixSetup.defaultMix.map { "\($0.name)=\(MixSpec.formatVolume($0.volume))" }
+        let m = try Self.renderedLoudness(words, seconds: seconds, fade: true)
+        #expect(abs(m.integratedLUFS - -30) <= 2, "the default mix \(words) plays at \(m.integratedLUFS) LUFS")
+    }
+
+    /// At the same volume every built-in sound is as loud as any other, as heard: mono ones on both speakers,
+    /// after the mixer. All within 0.5 LU, on the reference level.
+    @Test func everyBuiltinIsHeardAtTheReferenceLevelAtVolume100() throws {
+        let manifest = try Self.manifest()
+        #expect(manifest.targetLUFS == ReferenceLevel.loudnessLUFS)
+        var levels: [(String, Double)] = []
+        for entry in manifest.sounds {
+            let m = try Self.renderedLoudness(["\(entry.id)=100"], seconds: Int(entry.durationSeconds), fade: false)
+            levels.append((entry.id, m.integratedLUFS))
+            #expect(
+                abs(m.integratedLUFS - ReferenceLevel.loudnessLUFS) <= 0.25,
+                "\(entry.id) plays at \(m.integratedLUFS) LUFS at volume 100")
+        }
+        let spread = (levels.map(\.1).max() ?? 0) - (levels.map(\.1).min() ?? 0)
+        #expect(levels.count == manifest.sounds.count && levels.count >= 13)
+        #expect(spread <= 0.5, "built-ins as heard: \(levels)")
+    }
+}

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Measures sound files the same way, whoever made them: hum's built-ins and reference recordings alike.
+
+Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] [--peaks] FILE...
+
+Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and measured:
+  lufs       integrated loudness, EBU R128 / ITU-R BS.1770-4 (K-weighting, 400 ms blocks, -70 LUFS absolute and
+             -10 LU relative gates); a mono file counts as dual mono, as hum plays it on both speakers
+  dbtp       true peak (4x oversampled), dBTP
+  dc         the largest channel's mean, dBFS
+  centroid   spectral centroid of the long-term power spectrum of the channel mean, Hz
+  rolloff    the frequency under which 85% of that power lies, Hz
+  kurt1k     kurtosis of the signal high-passed at 1 kHz (3 = Gaussian; drops, crackles and clicks raise it)
+  lra        loudness range (EBU Tech 3342: 10th to 95th percentile of the gated 3 s short-term loudness), LU
+  ev/s       transients a second: in three bands (20-250 Hz in 40 ms frames, 250-2000 Hz in 10 ms, above 2 kHz
+             in 5 ms), a frame 10 dB or more above the band's running median over a second starts an event;
+             onsets within 30 ms of each other count once (a tick, a crackle, a loud drop, a call, a clink)
+  sw/min     swells a minute: peaks of the 0.25 s RMS envelope (smoothed over 1 s) with 3 dB or more of
+             prominence, at least 1.5 s apart (a wave, a gust, a roll of thunder, a passing car)
+--peaks also prints how many peaks of the 1 ms envelope above 2 kHz (at least 5 ms apart) stand 6, 10, 15, 20,
+25 and 30 dB over its median, a second: the size distribution of crackles, drops and splashes.
+--json writes all figures; --bands writes the 1/3-octave band levels (31.5 Hz-16 kHz, mean square in dB re full
+scale, floored at -80: as Tests/HumAudioTests/BandSpectrum.swift computes them); --pairs prints every pair's
+distance (the root-mean-square difference of those levels, dB) from the closest up, as the distinctness test does.
+
+A measuring tool, not part of hum: it needs python3 with numpy and scipy, and ffmpeg.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+from scipy import signal
+from scipy.ndimage import median_filter
+
+RATE = 48_000
+
+
+def decode(path):
+    probe = subprocess.run(
+        ["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels", "-of",
+         "default=nw=1:nk=1", path], capture_output=True, text=True, check=True)
+    channels = int(probe.stdout.split()[0])
+    raw = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", path, "-f", "f32le", "-acodec", "pcm_f32le", "-ar", str(RATE), "-"],
+        capture_output=True, check=True).stdout
+    x = np.frombuffer(raw, dtype="<f4").astype(np.float64)
+    return x.reshape(-1, channels).T  # channels × frames
+
+
+def k_weight(x):
+    # BS.1770 pre-filter (high shelf) and RLB high-pass, coefficients for 48 kHz.
+    b1 = [1.53512485958697, -2.69169618940638, 1.19839281085285]
+    a1 = [1.0, -1.69065929318241, 0.73248077421585]
+    b2 = [1.0, -2.0, 1.0]
+    a2 = [1.0, -1.99004745483398, 0.99007225036621]
+    return signal.lfilter(b2, a2, signal.lfilter(b1, a1, x))
+
+
+def block_loudness(channels, block, hop):
+    weighted = [k_weight(c) for c in channels]
+    n = channels[0].size
+    starts = range(0, max(1, n - block + 1), hop)
+    power = np.zeros(len(starts))
+    for w in weighted:
+        sq = np.concatenate([[0.0], np.cumsum(w * w)])
+        power += np.array([(sq[s + block] - sq[s]) / block for s in starts])
+    return power
+
+
+def integrated(channels):
+    if len(channels) == 1:
+        channels = [channels[0], channels[0]]
+    p = block_loudness(channels, int(0.4 * RATE), int(0.1 * RATE))
+    lk = -0.691 + 10 * np.log10(np.maximum(p, 1e-20))
+    p = p[lk > -70]
+    if p.size == 0:
+        return float("-inf"), channels
+    rel = -0.691 + 10 * np.log10(p.mean()) - 10
+    lk = -0.691 + 10 * np.log10(p)
+    return float(-0.691 + 10 * np.log10(p[lk > rel].mean())), channels
+
+
+def loudness_range(channels):
+    p = block_loudness(channels, 3 * RATE, RATE // 10)
+    st = -0.691 + 10 * np.log10(np.maximum(p, 1e-20))
+    st = st[st > -70]
+    if st.size == 0:
+        return 0.0
+    rel = -0.691 + 10 * np.log10(np.mean(10 ** ((st + 0.691) / 10))) - 20
+    st = st[st > rel]
+    return float(np.percentile(st, 95) - np.percentile(st, 10))
+
+
+def true_peak(channels):
+    peak = 0.0
+    for c in channels:
+        peak = max(peak, np.max(np.abs(signal.resample_poly(c, 4, 1))))
+    return 20 * np.log10(max(peak, 1e-20))
+
+
+THIRD_OCTAVES = [25 * 2 ** (k / 3) for k in range(1, 29)]  # 31.5 Hz … 16 kHz
+FLOOR_DB = -80.0
+
+
+def spectrum(mono):
+    f, p = signal.welch(mono, RATE, nperseg=8192, noverlap=4096, window="hann")
+    return f, p
+
+
+def band_levels(mono):
+    """Mean-square level of each 1/3-octave band, dB re full scale, floored at -80: Hann frames of 16384 samples
+    without overlap, as Tests/HumAudioTests/BandSpectrum.swift computes them."""
+    n = 16384
+    count = max(1, mono.size // n)
+    w = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)
+    frames = np.zeros((count, n))
+    for k in range(count):
+        chunk = mono[k * n:(k + 1) * n]
+        frames[k, :chunk.size] = chunk
+    power = (np.abs(np.fft.rfft(frames * w, axis=1)) ** 2).sum(axis=0) * 2 / (count * n * (w * w).sum())
+    f = np.arange(power.size) * RATE / n
+    levels = []
+    for fc in THIRD_OCTAVES:
+        sel = (f >= fc / 2 ** (1 / 6)) & (f < fc * 2 ** (1 / 6)) & (f > 0)
+        levels.append(max(FLOOR_DB, 10 * np.log10(max(power[sel].sum(), 1e-30))))
+    return np.array(levels)
+
+
+def envelope_db(mono, frame):
+    n = mono.size // frame
+    e = np.sqrt(np.mean(mono[: n * frame].reshape(n, frame) ** 2, axis=1))
+    return 20 * np.log10(np.maximum(e, 1e-9))
+
+
+def high_peaks(mono):
+    """Peaks a second of the 1 ms envelope above 2 kHz standing 6, 10, 15, 20, 25 and 30 dB over its median."""
+    hp = signal.sosfilt(signal.butter(4, 2000, "highpass", fs=RATE, output="sos"), mono)
+    frame = RATE // 1000
+    n = hp.size // frame
+    env = 10 * np.log10(np.mean(hp[: n * frame].reshape(n, frame) ** 2, axis=1) + 1e-20)
+    peaks, _ = signal.find_peaks(env, distance=5)
+    over = env[peaks] - np.median(env)
+    seconds = mono.size / RATE
+    return [round(float(np.sum(over >= t)) / seconds, 1) for t in (6, 10, 15, 20, 25, 30)]
+
+
+def distance(a, b):
+    return float(np.sqrt(np.mean((np.array(a) - np.array(b)) ** 2)))
+
+
+EVENT_BANDS = [(20, 250, 0.040), (250, 2000, 0.010), (2000, 20000, 0.005)]  # Hz, Hz, frame seconds
+
+
+def events(mono):
+    """Transients a second and swells a minute (see the module's help)."""
+    seconds = mono.size / RATE
+    onsets = []
+    for lo, hi, frame in EVENT_BANDS:
+        sos = signal.butter(4, [lo, min(hi, RATE / 2 * 0.95)], "bandpass", fs=RATE, output="sos")
+        band = signal.sosfilt(sos, mono)
+        hop = int(frame * RATE / 2)
+        n = (band.size - 2 * hop) // hop
+        idx = np.arange(n)[:, None] * hop + np.arange(2 * hop)[None, :]
+        env = 10 * np.log10(np.maximum(np.mean(band[idx] ** 2, axis=1), 1e-18))
+        # The band's background: the running median over a second around each frame.
+        width = int(1.0 / (frame / 2)) | 1
+        base = median_filter(env, width)
+        above = env - base >= 10
+        rising = np.flatnonzero(above[1:] & ~above[:-1]) + 1
+        onsets.extend((rising * hop / RATE).tolist())
+    onsets.sort()
+    merged = [t for k, t in enumerate(onsets) if k == 0 or t - onsets[k - 1] > 0.03]
+    slow = envelope_db(mono, int(0.25 * RATE))
+    slow = np.convolve(np.pad(slow, 2, mode="wrap"), np.ones(4) / 4, mode="same")[2:-2]
+    swells, _ = signal.find_peaks(slow, prominence=3, distance=6)
+    return len(merged) / seconds, swells.size / seconds * 60
+
+
+def measure(path):
+    channels = decode(path)
+    lufs, _ = integrated(list(channels))
+    mono = channels.mean(axis=0)
+    f, p = spectrum(mono)
+    centroid = float((f * p).sum() / p.sum())
+    cum = np.cumsum(p) / p.sum()
+    rolloff = float(f[np.searchsorted(cum, 0.85)])
+    hp = signal.sosfilt(signal.butter(4, 1000, "highpass", fs=RATE, output="sos"), mono)
+    kurt = float(np.mean(hp ** 4) / np.mean(hp ** 2) ** 2)
+    ev, sw = events(mono)
+    return {
+        "file": path,
+        "seconds": round(channels.shape[1] / RATE, 1),
+        "channels": int(channels.shape[0]),
+        "lufs": round(lufs, 2),
+        "dbtp": round(true_peak(channels), 2),
+        "dc": round(float(20 * np.log10(max(np.max(np.abs(channels.mean(axis=1))), 1e-12))), 1),
+        "centroid": round(centroid),
+        "rolloff": round(rolloff),
+        "kurt1k": round(kurt, 1),
+        "lra": round(loudness_range(list(channels) if channels.shape[0] > 1 else [mono, mono]), 1),
+        "events_per_s": round(ev, 2),
+        "swells_per_min": round(sw, 1),
+        "bands": [round(float(b), 2) for b in band_levels(mono)],
+        "high_peaks_per_s": high_peaks(mono),
+    }
+
+
+def main(argv):
+    json_out = bands_out = None
+    pairs = 0
+    show_peaks = False
+    files = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--json":
+            json_out = argv[i + 1]
+            i += 2
+        elif argv[i] == "--peaks":
+            show_peaks = True
+            i += 1
+        elif argv[i] == "--pairs":
+            pairs = int(argv[i + 1])
+            i += 2
+        elif argv[i] == "--bands":
+            bands_out = argv[i + 1]
+            i += 2
+        else:
+            files.append(argv[i])
+            i += 1
+    if not files:
+        print(__doc__, file=sys.stderr)
+        return 2
+    rows = []
+    print(f"{'file':42} {'s':>5} {'ch':>2} {'LUFS':>7} {'dBTP':>6} {'DC':>6} {'centroid':>8} {'rolloff':>7} "
+          f"{'kurt1k':>6} {'LRA':>5} {'ev/s':>6} {'sw/min':>6}")
+    for path in files:
+        m = measure(path)
+        rows.append(m)
+        name = path if len(path) <= 42 else "…" + path[-41:]
+        print(f"{name:42} {m['seconds']:5.0f} {m['channels']:2d} {m['lufs']:7.2f} {m['dbtp']:6.1f} {m['dc']:6.0f} "
+              f"{m['centroid']:8d} {m['rolloff']:7d} {m['kurt1k']:6.1f} {m['lra']:5.1f} {m['events_per_s']:6.2f} "
+              f"{m['swells_per_min']:6.1f}" + (f"   peaks/s >6..30 dB: {m['high_peaks_per_s']}" if show_peaks else ""),
+              flush=True)
+    if pairs:
+        found = []
+        for a in range(len(rows)):
+            for b in range(a + 1, len(rows)):
+                found.append((distance(rows[a]["bands"], rows[b]["bands"]), rows[a]["file"], rows[b]["file"]))
+        found.sort()
+        for d, a, b in found[:pairs]:
+            print(f"{d:5.1f} dB  {a}  {b}")
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(rows, f, indent=1)
+    if bands_out:
+        with open(bands_out, "w") as f:
+            json.dump({"centres_hz": [round(c, 1) for c in THIRD_OCTAVES],
+                       "sounds": {r["file"]: r["bands"] for r in rows}}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
