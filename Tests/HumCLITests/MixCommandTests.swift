@@ -24,7 +24,7 @@ import Testing
             run(s, "mix", "save", "night", "rain=40", "brown=25", "--volume", "80").out
                 == "saved @night: rain 40 · brown 25\n")
         #expect(run(s, "mix", "save", "@deep", "storm").code == 0)
-        #expect(run(s, "mix", "list").out == "@deep   storm 50\n@night  rain 40 · brown 25  (master 80)\n")
+        #expect(run(s, "mix", "list").out == "@deep   storm 75\n@night  rain 40 · brown 25  (master 80)\n")
         #expect(run(s, "mix", "list", "--names").out == "deep\nnight\n")
         let json =
             try JSONSerialization.jsonObject(with: Data(run(s, "mix", "list", "--json").out.utf8)) as! [[String: Any]]

@@ -112,7 +112,9 @@ import Testing
             }
             if let held = used {
                 let ran = started ? (time(end) ?? Date().timeIntervalSince1970) - (time(start) ?? 0) : 0
-                #expect(abs(Double(held) - ran) <= 1.5, "round \(round): charged \(held) s, ran \(ran) s")
+                // Charged in whole seconds (up to 1 s of rounding) plus the watchdog's reaction, slower on a loaded
+                // machine (1.59 s was seen with two builds running).
+                #expect(abs(Double(held) - ran) <= 2, "round \(round): charged \(held) s, ran \(ran) s")
                 report.append(
                     String(
                         format: "killed at %.2fs: ran %.2fs, charged %ds, gone in %.1fs", Double(delay) / 1e6, ran,

@@ -44,7 +44,7 @@ import Testing
         #expect(try SettingCatalog.normalise("focus.length", "90") == "1h30m")
         #expect(try SettingCatalog.normalise("focus.fade", "500ms") == "500ms")
         #expect(try SettingCatalog.normalise("notify.desktop", "FALSE") == "off")
-        #expect(try SettingCatalog.normalise("play.mix", "rain=40  brown") == "rain=40 brown=50")
+        #expect(try SettingCatalog.normalise("play.mix", "rain=40  brown") == "rain=40 brown=75")
         #expect(try SettingCatalog.normalise("play.mix", "@night") == "@night")
         #expect(try SettingCatalog.normalise("focus.on-event", "notify.sh  --loud") == "notify.sh --loud")
         #expect(try SettingCatalog.normalise("focus.daily-goal", "0") == "0s")
