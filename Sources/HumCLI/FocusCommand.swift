@@ -182,6 +182,7 @@ struct FocusCommand: HumCommand {
             onEvent: event)
         request.bell = !quiet && settings.isOn(SettingCatalog.notifyBell)
         request.notify = !quiet && settings.isOn(SettingCatalog.notifyDesktop)
+        request.inhibit = inhibit || settings.isOn(SettingCatalog.focusInhibit) ? true : nil
         let words = self.words.isEmpty && !noSound ? profile.mix : self.words
         return Resolved(
             plan: plan, request: request, words: words, noSound: noSound || (self.words.isEmpty && profile.noSound))
@@ -191,7 +192,6 @@ struct FocusCommand: HumCommand {
         let settings = try SettingsReader.read(context, required: true)
         let resolved = try resolve(settings)
         var request = resolved.request
-        request.inhibit = inhibit ? true : nil
         if let contract, let goal = request.goal {
             let start = try ContractSetup.start(contract, goal: goal, context: context)
             try ContractSetup.announce(start, plan: resolved.plan, context: context)

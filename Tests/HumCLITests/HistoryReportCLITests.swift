@@ -338,6 +338,13 @@ import Testing
         let mine = try focus("--profile", "deep", "rain=40", "--tag", "mine", "--quiet").resolve(settings)
         #expect(mine.words == ["rain=40"] && mine.request.tags == ["mine"] && !mine.request.notify)
         #expect(throws: HumError.self) { try focus("--profile", "deeep").resolve(settings) }
+        // The sleep lock: off by default, on by the flag, by the setting, or by its environment variable.
+        #expect(plain.request.inhibit == nil)
+        #expect(try focus("--inhibit").resolve(settings).request.inhibit == true)
+        let inhibiting = Settings(stored: ["focus.inhibit": "on"], environment: [:])
+        #expect(try focus().resolve(inhibiting).request.inhibit == true)
+        let byEnvironment = Settings(stored: [:], environment: ["HUM_FOCUS_INHIBIT": "on"])
+        #expect(try focus().resolve(byEnvironment).request.inhibit == true)
         // Every option a profile takes is hum focus's own, spelled the same.
         let names = Set(FocusCommand.arguments.map(\.info.name))
         for option in FocusProfile.options { #expect(names.contains(option), "\(option)") }

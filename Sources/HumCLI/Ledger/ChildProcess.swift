@@ -7,7 +7,7 @@ import HumSystem
 
 /// A command started directly (posix_spawnp, no shell) as the leader of a process group of its own, so that the
 /// command and everything it starts are signalled as one: `kill(-group, …)`. Used for the commands of passes and
-/// emergencies, for `focus --on-event` hooks and notify-send, and for the pass watchdog.
+/// emergencies, for `focus --on-event` hooks, and for the pass watchdog.
 ///
 /// The leader is not reaped until the caller is done with its group: while it is a zombie its pid, and so the
 /// group's id, cannot be given to another process, so signalling the group can never reach a stranger.

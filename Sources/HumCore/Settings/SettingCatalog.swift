@@ -17,6 +17,7 @@ public enum SettingCatalog {
     public static let focusAutoAdvance = "focus.auto-advance"
     public static let focusDailyGoal = "focus.daily-goal"
     public static let focusOnEvent = "focus.on-event"
+    public static let focusInhibit = "focus.inhibit"
     public static let playMix = "play.mix"
     public static let playDevice = "play.device"
     public static let notifyDesktop = "notify.desktop"
@@ -62,6 +63,10 @@ public enum SettingCatalog {
             summary: "a command run at every phase change, without a shell (--on-event)",
             environment: "HUM_FOCUS_ON_EVENT"),
         .init(
+            key: focusInhibit, kind: .toggle, defaultText: "off",
+            summary: "keep the machine from sleeping or idling while a focus round runs (--inhibit)",
+            environment: "HUM_FOCUS_INHIBIT"),
+        .init(
             key: playMix, kind: .mix, defaultText: "",
             summary: "the mix played when none is named: words like rain=40, or @NAME of a saved mix",
             environment: "HUM_PLAY_MIX"),
@@ -70,7 +75,7 @@ public enum SettingCatalog {
             environment: "HUM_DEVICE"),
         .init(
             key: notifyDesktop, kind: .toggle, defaultText: "on",
-            summary: "a desktop notification when a phase runs out (notify-send)", environment: "HUM_NOTIFY_DESKTOP"),
+            summary: "a desktop notification when a phase runs out (over D-Bus)", environment: "HUM_NOTIFY_DESKTOP"),
         .init(
             key: notifyBell, kind: .toggle, defaultText: "on",
             summary: "the terminal bell when a phase runs out", environment: "HUM_NOTIFY_BELL"),
