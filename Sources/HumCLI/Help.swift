@@ -77,7 +77,6 @@ enum Help {
 }
 
 extension String {
-    func padding(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
+    /// The text padded with spaces to `width` terminal columns.
+    func padding(_ width: Int) -> String { DisplayWidth.padded(self, to: width) }
 }

@@ -1,4 +1,5 @@
 import CCurses
+import HumCore
 
 #if canImport(Glibc)
     import Glibc
@@ -127,12 +128,13 @@ public enum StatusText {
                 if ch.isLetter { inEscape = false }
                 continue
             }
-            if visible == columns - 1 {
+            let w = DisplayWidth.columns(ch)
+            if visible + w > columns - 1 {
                 out += "…"
                 break
             }
             out.append(ch)
-            visible += 1
+            visible += w
         }
         return out + (text.contains("\u{1B}") ? "\u{1B}[0m" : "")
     }
@@ -149,7 +151,7 @@ public enum StatusText {
                 if ch.isLetter { inEscape = false }
                 continue
             }
-            width += 1
+            width += DisplayWidth.columns(ch)
         }
         return width
     }

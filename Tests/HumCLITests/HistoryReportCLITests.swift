@@ -77,13 +77,24 @@ import Testing
                 Planned(
                     id: "imported-from-another-timer-2025-03-31-\(i)", start: "2025-03-31T1\(i + 7):00:00+02:00",
                     active: 600, tags: ["a-long-tag-name", "another-long-tag"],
-                    goal: String(repeating: "a goal that goes on ", count: 8)), in: s)
+                    goal: [
+                        String(repeating: "a goal that goes on ", count: 8),
+                        String(repeating: "集中して論文を書く", count: 8),  // two columns a character
+                        String(repeating: "ship it 🚀 ", count: 10),
+                    ][i]), in: s)
+        }
+        // Columns as a terminal draws them: these ideographs and the rocket take two.
+        func columns(_ line: Substring) -> Int {
+            line.unicodeScalars.reduce(0) { sum, scalar in
+                sum + ((0x3000...0x9FFF).contains(scalar.value) || scalar.value >= 0x1F300 ? 2 : 1)
+            }
         }
         let r = s.run("history", "--since", "2025-03-01", "--until", "2025-03-31")
         #expect(r.code == 0)
         let lines = r.out.split(separator: "\n")
         #expect(lines.count > 100)
-        for line in lines { #expect(line.count <= 80, "\(line.count): \(line)") }
+        for line in lines { #expect(columns(line) <= 80, "\(columns(line)): \(line)") }
+        #expect(r.out.contains("集中して") && r.out.contains("🚀"))
         // The ids shown are the shortest starts that tell them apart.
         #expect(r.out.contains("  r12-1  ") && r.out.contains("  imported-fr…  a goal that goes on"))
         #expect(!r.out.contains("T09:00:00"))

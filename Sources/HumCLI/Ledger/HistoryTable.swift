@@ -74,7 +74,7 @@ struct HistoryTable {
             } else {
                 let id = ids[r.id] ?? r.id
                 line += "  " + LedgerCLI.fit(id.visible, idWidth)
-                let room = width - line.count - 2
+                let room = width - DisplayWidth.columns(line) - 2
                 if !details.isEmpty, room > 0 {
                     line += "  " + LedgerCLI.fit(details.joined(separator: "  "), room)
                 }

@@ -40,15 +40,13 @@ enum LedgerCLI {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// A text cut to `width` characters with an ellipsis.
+    /// A text cut to `width` terminal columns with an ellipsis, or padded to them.
     static func fit(_ text: String, _ width: Int) -> String {
-        guard width > 0 else { return "" }
-        if text.count <= width { return text.padding(width) }
-        return String(text.prefix(max(0, width - 1))) + "…"
+        DisplayWidth.padded(DisplayWidth.fit(text, columns: width), to: width)
     }
 
     static func rightAligned(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+        DisplayWidth.rightAligned(text, to: width)
     }
 }
 
