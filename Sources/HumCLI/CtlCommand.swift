@@ -254,7 +254,7 @@ struct CtlCommand: HumCommand {
         static let abstract = "add a sound to the playing mix"
         static let examples = ["hum ctl add fire=30", "hum ctl add ~/sounds/cafe.flac"]
         static let word = Positional(
-            "SOUND[=VOLUME]", .mixWord, help: "a built-in or user sound, or an audio file, at VOLUME (default 50)")
+            "SOUND[=VOLUME]", .mixWord, help: "a built-in or user sound, or an audio file, at VOLUME (default 75)")
         static let arguments: [any Declared] = [word, CtlCommand.quiet]
         let word: String
         let quiet: Bool

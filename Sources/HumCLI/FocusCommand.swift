@@ -19,7 +19,7 @@ struct FocusCommand: HumCommand {
         change and the break is silent. The next focus round fades the same mix back in, unless you changed the
         sounds after the fade began or during the break: then your sounds play at once and stay as they are.
         Completed focus rounds earn leisure time (see 'hum bank'); every round goes into 'hum history'.
-        Without sounds: the setting play.mix if set, else the last mix played, else rain=40 brown=25. Durations:
+        Without sounds: the setting play.mix if set, else the last mix played, else rain=75 brown=50. Durations:
         90s, 25m, 1h, 1h30m; a bare number is minutes. A machine suspend counts as pause: time asleep is not focus
         time. Defaults come from the settings ('hum config list': focus.length, focus.rounds, ...), then from
         --profile NAME (options saved with 'hum config set profile.NAME'); an option given here wins over both.

@@ -12,8 +12,8 @@ struct PlayCommand: HumCommand {
     static let abstract = "play a mix of looping sounds"
     static let discussion = """
         A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds), or a
-        path to an audio file. VOLUME is 0–100 (default 50). Without sounds: the setting play.mix if set ('hum
-        config set play.mix @night'), else the last mix played, else rain=40 brown=25.
+        path to an audio file. VOLUME is 0–100 (default 75). Without sounds: the setting play.mix if set ('hum
+        config set play.mix @night'), else the last mix played, else rain=75 brown=50.
         Without a command, hum plays: 'hum rain=40' is 'hum play rain=40'.
         Ctrl-C or SIGTERM fades out and exits. On a terminal: ↑/↓ select a sound, ←/→ change its volume, m mutes
         it, +/- change the master volume, q quits.
@@ -67,8 +67,10 @@ struct PlayCommand: HumCommand {
         if let client = try PlayerLink.connect(context) {
             if !words.isEmpty {
                 let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
+                // What cannot be opened is said here, by this hum, and never sent (nothing at all: exit 1).
+                let playable = try MixSetup.checkHeaders(requested.entries, context: context)
                 let mix = Mix(
-                    tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100,
+                    tokens: playable.map(\.token), master: master ?? requested.master ?? 100,
                     name: requested.name)
                 _ = try PlayerLink.send(.play(mix), to: client)
             } else if let master {

@@ -496,5 +496,26 @@ final class RecordingPlayer: @unchecked Sendable {
         #expect(json.contains("{\"sound\":\"tone\",\"volume\":10,"), "\(json)")
         #expect(try runBinary(["ctl", "add", "nope"], environment: box.environment).code == 2)
         #expect(try runBinary(["ctl", "add", "tone"], environment: box.environment).code == 2, "already in the mix")
+        // A file that cannot be played is refused with its reason, here and by the player, and the mix plays on.
+        let notAudio = box.path("notes.wav")
+        try Data("not a sound at all".utf8).write(to: URL(fileURLWithPath: notAudio))
+        let added = try runBinary(["ctl", "add", notAudio], environment: box.environment)
+        #expect(added.code == 1 && added.err.hasPrefix("hum: cannot play"), "\(added)")
+        let replaced = try runBinary(
+            ["play", notAudio + "=40", box.path("gone.wav") + "=20"], environment: box.environment)
+        #expect(replaced.code == 1 && replaced.err.contains("cannot play"), "\(replaced)")
+        let partly = try runBinary(["play", notAudio + "=40", "hiss=30"], environment: box.environment)
+        #expect(partly.code == 0 && partly.err.contains("cannot play") && partly.err.contains("playing the others"))
+        let steady = Date().addingTimeInterval(5)
+        while Date() < steady, try runBinary(["status", "--names"], environment: box.environment).out != "hiss\n" {
+            usleep(50_000)
+        }
+        let now = try runBinary(["status", "--names"], environment: box.environment).out
+        #expect(now == "hiss\n", "\(now)")
+        // The player refuses it too, when asked over the socket by a client that did not look.
+        let client = try #require(try ControlClient.connect(to: ControlSocketPath(environment: box.environment)))
+        let reply = try client.request(.play(Mix(tokens: [MixToken(name: notAudio, volume: 40)])))
+        #expect(!reply.ok && reply.kind == "failure" && reply.error?.hasPrefix("cannot play") == true, "\(reply)")
+        #expect(try runBinary(["status", "--names"], environment: box.environment).out == "hiss\n")
     }
 }

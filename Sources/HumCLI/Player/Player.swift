@@ -175,12 +175,13 @@ final class Player {
 
     private func add(_ sound: String, volume: Double) throws {
         let audio = try requireAudio()
-        let entry = try resolve([MixToken(name: sound, volume: volume)])[0]
+        // The file's header is read now, so the request is answered with what is wrong with it.
+        let entry = try MixSetup.checkHeaders(resolve([MixToken(name: sound, volume: volume)]), context: context)[0]
         try mix.add(entry.token.name, volume: volume)
         do {
             loading.append(.add(try startLoad([entry], on: audio), sound: entry.token.name))
         } catch {
-            try? mix.remove(entry.token.name)
+            _ = try? mix.remove(entry.token.name)
             throw error
         }
         note = "loading \(entry.token.name)"
@@ -201,7 +202,12 @@ final class Player {
     private func play(_ next: Mix) throws {
         let audio = try requireAudio()
         guard !next.tracks.isEmpty else { throw Mix.Problem.empty }
-        let entries = try resolve(next.tokens)
+        // Files that cannot be opened are left out (and said in the reply's error when none can): the mix that
+        // plays is never traded for one that cannot.
+        let entries = try MixSetup.checkHeaders(resolve(next.tokens), context: context)
+        var next = next
+        let kept = Set(entries.map(\.token.name))
+        next.tracks.removeAll { !kept.contains($0.sound) }
         loading.append(.replace(try startLoad(audio.toLoad(entries), on: audio), mix: next, entries: entries))
         note = "loading \(next.name.map { "@" + $0 } ?? "the new mix")"
         changed([.note])
@@ -223,10 +229,10 @@ final class Player {
                             try audio.add(loadedSound, volume: track.volume, muted: track.muted)
                         } catch let error as any UserFacingError {
                             context.warn(error.message)
-                            try? mix.remove(sound)
+                            _ = try? mix.remove(sound)
                         } catch {}
                     } else {
-                        try? mix.remove(sound)
+                        _ = try? mix.remove(sound)
                     }
                     changes.insert(.mix)
                 }
@@ -234,6 +240,9 @@ final class Player {
             case .replace(let load, let next, let entries):
                 guard let result = load.result else { return false }
                 for problem in result.problems { context.warn(problem) }
+                // Nothing of it loaded and nothing of it already playing: the mix plays on as it is.
+                guard !result.loaded.isEmpty || entries.contains(where: { audio.slot(of: $0.token.name) != nil })
+                else { return true }
                 do {
                     mix = try audio.replace(with: next, entries: entries, loaded: result.loaded)
                     remembered = mix.tokens
