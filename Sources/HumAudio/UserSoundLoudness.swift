@@ -52,24 +52,8 @@ public struct UserSoundLoudness: Sendable {
     /// The highest true peak a user sound is lifted to.
     public static let peakCeilingDBTP = -1.0
 
-    /// The gain for a file already decoded (the loader has its samples): a cache miss measures these samples
-    /// instead of decoding the file a second time.
-    public func gain(forFile path: String, decoded: DecodedAudio, targetLUFS: Double) throws -> Float {
-        let m = try measurement(forFile: path) { _ in
-            let meter = try LoudnessMeter(channels: decoded.channels, sampleRate: decoded.sampleRate, histogram: true)
-            try meter.add(decoded.samples)
-            return try meter.measurement()
-        }
-        return Self.gain(for: m, targetLUFS: targetLUFS)
-    }
-
-    /// The same for a file the loader decoded to 16-bit samples (full scale 32768): a cache miss measures them.
-    public func gain(forFile path: String, decoded: DecodedSamples, targetLUFS: Double) throws -> Float {
-        try gain(
-            forFile: path, samples: UnsafeBufferPointer(decoded.samples), channels: decoded.channels,
-            sampleRate: decoded.sampleRate, targetLUFS: targetLUFS)
-    }
-
+    /// The gain for a file the loader decoded to 16-bit samples (full scale 32768): a cache miss measures these
+    /// samples instead of decoding the file a second time.
     func gain(
         forFile path: String, samples: UnsafeBufferPointer<Int16>, channels: Int, sampleRate: Int,
         targetLUFS: Double

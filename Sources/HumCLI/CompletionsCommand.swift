@@ -70,8 +70,10 @@ struct CompletionTable {
     }
 
     /// Every spelling of an option, short ones included (`-o`, `--output`).
+    /// The spellings after which a value follows: the option's name, its aliases and its short form, not the flags
+    /// that stand for one of its values (`--json` for `--format json` takes nothing after it).
     static func spellings(_ info: ArgumentInfo) -> [String] {
-        info.spellings + (info.short.map { ["-\($0)"] } ?? [])
+        ["--\(info.name)"] + info.aliases.map { "--\($0)" } + (info.short.map { ["-\($0)"] } ?? [])
     }
 
     static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }

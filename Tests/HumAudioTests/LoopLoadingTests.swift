@@ -127,10 +127,12 @@ import Testing
         let dir = temporaryDirectory()
         let path = "\(dir)/noise.wav"
         try writeNoise(path, rate: 44100, channels: 2, seconds: 3, seed: 3)
-        let fromFloat = try UserSoundLoudness(cacheDirectory: "\(dir)/a").gain(
-            forFile: path, decoded: AudioFileReader.decode(path: path), targetLUFS: -27)
+        // The file measured as float, and as the loader measures it: from the 16-bit samples it decoded.
+        let fromFloat = try UserSoundLoudness(cacheDirectory: "\(dir)/a").gain(forFile: path, targetLUFS: -27)
+        let decoded = try AudioFileReader.decodeSamples(path: path)
         let fromSamples = try UserSoundLoudness(cacheDirectory: "\(dir)/b").gain(
-            forFile: path, decoded: AudioFileReader.decodeSamples(path: path), targetLUFS: -27)
+            forFile: path, samples: UnsafeBufferPointer(decoded.samples), channels: decoded.channels,
+            sampleRate: decoded.sampleRate, targetLUFS: -27)
         #expect(fromFloat == fromSamples)
         #expect(fromFloat != 1)
     }

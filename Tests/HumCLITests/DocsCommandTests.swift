@@ -14,10 +14,25 @@ import Testing
         let man = runInProcess(["manpage"]).stdout
         let scripts = ["bash", "zsh", "fish"].map { runInProcess(["completions", $0]).stdout }
         #expect(man.hasPrefix(".TH HUM 1"))
+        // Each command's own part of each text, so a spelling another command has cannot stand in for a missing one.
+        func section(of text: String, from start: String, to end: String) -> String {
+            guard let from = text.range(of: start) else { return "" }
+            let rest = text[from.upperBound...]
+            return String(rest[..<(rest.range(of: end)?.lowerBound ?? rest.endIndex)])
+        }
+        func lines(of text: String, containing marker: String) -> String {
+            text.split(separator: "\n").filter { $0.contains(marker) }.joined(separator: "\n")
+        }
         for (path, command) in Self.paths {
             let help = runInProcess(path.split(separator: " ").map(String.init) + ["--help"]).stdout
             #expect(help.hasPrefix(command.abstract + "\n\nUsage:\n  hum \(path)"), "\(path)")
             #expect(man.contains(".SS \"hum \(ManpageCommand.escape(path))\""), "\(path)")
+            let manSection = section(of: man, from: ".SS \"hum \(ManpageCommand.escape(path))\"", to: "\n.SS ")
+            let ownScripts = [
+                section(of: scripts[0], from: "'\(path)') words=", to: ";;"),
+                section(of: scripts[1], from: "'\(path)') opts=", to: ";;"),
+                lines(of: scripts[2], containing: "__hum_at \\'\(path)\\''"),
+            ]
             for sub in command.subcommands {
                 #expect(help.contains("  \(sub.name) "), "\(path) \(sub.name)")
                 for script in scripts { #expect(script.contains(sub.name), "\(path) \(sub.name)") }
@@ -27,12 +42,13 @@ import Testing
                 case .option, .flag:
                     for spelling in info.spellings {
                         #expect(help.contains(spelling), "help of \(path) misses \(spelling)")
-                        #expect(man.contains(ManpageCommand.escape(spelling)), "man page misses \(path) \(spelling)")
-                        for script in scripts {
+                        #expect(
+                            manSection.contains(ManpageCommand.escape(spelling)), "man page misses \(path) \(spelling)")
+                        for (shell, script) in zip(["bash", "zsh", "fish"], ownScripts) {
                             let name = String(spelling.dropFirst(2))
                             #expect(
                                 script.contains(spelling) || script.contains("-l \(name) "),
-                                "a completion script misses \(path) \(spelling)")
+                                "the \(shell) completion misses \(path) \(spelling)")
                         }
                     }
                     // The usage line shows it, by its long or short name.
@@ -124,6 +140,9 @@ import Testing
         ("hum focus --goal ", []),
         ("hum render --sample", ["--sample-format"]),
         ("hum ledger --s", ["--since"]),
+        // A flag standing for a value (--csv for --format csv) takes no value after it.
+        ("hum ledger --csv --s", ["--since"]),
+        ("hum export --jsonl --for", ["--format"]),
     ])
     func everyShellCompletesTheSameWords(line: String, expected: [String]) throws {
         let shells = try Shells()
