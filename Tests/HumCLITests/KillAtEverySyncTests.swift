@@ -20,6 +20,11 @@ import Testing
         // A review (recorded with its attempt), and an override that pays: the contract and its grant at once.
         ["proof", "IN-REVIEW", "--text", "done", "--check", "1", "--submit"],
         ["contract", "override", "REJECTED", "--reason", "on paper"],
+        ["contract", "abandon", "IN-REVIEW", "--reason", "gave up"],
+        // A focus round: stored when it starts, then finished with its grant.
+        ["focus", "--no-sound", "--focus", "1s", "--rounds", "1"],
+        ["mix", "save", "night", "rain=40", "brown=25"],
+        ["config", "unset", "earn.ratio"],
     ]
 
     /// A contract in review and a rejected one, in `s` (each from one second-long round).
