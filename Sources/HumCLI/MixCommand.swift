@@ -81,7 +81,7 @@ struct MixCommand: HumCommand {
 
     struct List: HumCommand {
         static let name = "list"
-        static let abstract = "list the saved mixes"
+        static let abstract = "list the saved mixes, then the ten played most recently"
         static let format = Option.format([.text, .json])
         static let names = Flag("names", help: "print only the names, one per line (for scripts and completions)")
         static let arguments: [any Declared] = [format, names]
@@ -94,13 +94,18 @@ struct MixCommand: HumCommand {
             namesOnly = arguments.flag(Self.names)
         }
 
+        /// A saved mix (`kind` "saved", with its name and when it was saved) or a recent one (`kind` "recent", with
+        /// when it was last played).
         struct Listing: Encodable {
-            var name: String
+            var kind: String
+            var name: String?
             var mix: Mix
-            var savedAt: String
+            var savedAt: String?
+            var playedAt: String?
             enum CodingKeys: String, CodingKey {
-                case name, mix
+                case kind, name, mix
                 case savedAt = "saved_at"
+                case playedAt = "played_at"
             }
         }
 
@@ -110,20 +115,37 @@ struct MixCommand: HumCommand {
             let saved = try LedgerCLI.open(context).savedMixes()
             if namesOnly {
                 context.stdout.write(saved.map { $0.name + "\n" }.joined())
-            } else if json {
-                let listings = saved.map { Listing(name: $0.name, mix: $0.mix, savedAt: $0.savedAt) }
+                return ExitCode.success
+            }
+            let recent = MixSetup.recentMixes(context)
+            if json {
+                let listings =
+                    saved.map { Listing(kind: "saved", name: $0.name, mix: $0.mix, savedAt: $0.savedAt) }
+                    + recent.map { Listing(kind: "recent", mix: Mix(tokens: $0.mix), playedAt: $0.playedAt) }
                 context.stdout.write(try LedgerCLI.json(listings) + "\n")
-            } else if saved.isEmpty {
-                context.stdout.write("no saved mixes; save one with 'hum mix save NAME rain=40 brown=25'\n")
+                return ExitCode.success
+            }
+            var out = ""
+            if saved.isEmpty {
+                out += "no saved mixes; save one with 'hum mix save NAME rain=40 brown=25'\n"
             } else {
-                let width = saved.map { $0.name.count + 1 }.max() ?? 0
+                let width = saved.map { DisplayWidth.columns(VisibleText.escape($0.name)) + 1 }.max() ?? 0
                 for (name, mix, _) in saved {
                     let master = mix.master == 100 ? "" : "  (master \(MixSpec.formatVolume(mix.master)))"
-                    context.stdout.write(
+                    out +=
                         "\(VisibleText.escape("@" + name).padding(width))  \(VisibleText.escape(mix.summary))\(master)\n"
-                    )
                 }
             }
+            if !recent.isEmpty {
+                // Played most recently first, with the local day and time (as the history shows them), and the words
+                // that play it again.
+                out += "\nrecent:\n"
+                for entry in recent {
+                    let when = entry.playedAt.prefix(16).replacingOccurrences(of: "T", with: " ")
+                    out += "  \(when)  \(VisibleText.escape(MixSpec.format(entry.mix)))\n"
+                }
+            }
+            context.stdout.write(out)
             return ExitCode.success
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HumAudio
 import HumCore
+import HumSystem
 
 /// A sound of the mix, resolved: what the person typed and what it names.
 struct MixEntry: Sendable {
@@ -136,17 +137,46 @@ enum MixSetup {
         return entries
     }
 
+    /// `last-mix.json`: the mix for the next bare `hum`, and the last mixes played (`hum mix list`).
     struct SavedMix: Codable {
         var mix: [MixToken]
+        /// Newest first, at most `recentCount`, each mix once.
+        var recent: [RecentMix]?
     }
+
+    struct RecentMix: Codable, Equatable {
+        var mix: [MixToken]
+        /// RFC 3339, local offset.
+        var playedAt: String
+        enum CodingKeys: String, CodingKey {
+            case mix
+            case playedAt = "played_at"
+        }
+    }
+
+    static let recentCount = 10
 
     static func lastMixPath(_ context: CommandContext) -> String { context.paths.stateDirectory + "/last-mix.json" }
 
+    static func savedState(_ context: CommandContext) -> SavedMix? {
+        guard let data = FileManager.default.contents(atPath: lastMixPath(context)) else { return nil }
+        return try? JSONDecoder().decode(SavedMix.self, from: data)
+    }
+
     static func lastMix(_ context: CommandContext) -> [MixToken]? {
-        guard let data = FileManager.default.contents(atPath: lastMixPath(context)),
-            let saved = try? JSONDecoder().decode(SavedMix.self, from: data), !saved.mix.isEmpty
-        else { return nil }
+        guard let saved = savedState(context), !saved.mix.isEmpty else { return nil }
         return saved.mix
+    }
+
+    /// The last mixes played, newest first; what the file holds is checked as it is read (a hand-edited entry
+    /// with a volume off the scale, an empty name or a time that is not RFC 3339 is left out).
+    static func recentMixes(_ context: CommandContext) -> [RecentMix] {
+        let recent = (savedState(context)?.recent ?? []).filter { entry in
+            !entry.mix.isEmpty && entry.mix.count <= Mix.maximumTracks
+                && entry.mix.allSatisfy { !$0.name.isEmpty && Volume.range.contains($0.volume) }
+                && Timestamp(rfc3339: entry.playedAt) != nil
+        }
+        return Array(recent.prefix(recentCount))
     }
 
     /// Saves the mix for next time. Failing to save is not worth stopping the music for: a warning at most.
@@ -155,7 +185,12 @@ enum MixSetup {
             try FileManager.default.createDirectory(
                 atPath: context.paths.stateDirectory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
-            let data = try JSONEncoder().encode(SavedMix(mix: mix))
+            var recent = recentMixes(context)
+            if !mix.isEmpty {
+                recent.removeAll { $0.mix == mix }
+                recent.insert(RecentMix(mix: mix, playedAt: LocalCalendar.system.now().rfc3339), at: 0)
+            }
+            let data = try JSONEncoder().encode(SavedMix(mix: mix, recent: Array(recent.prefix(recentCount))))
             try data.write(to: URL(fileURLWithPath: lastMixPath(context)), options: .atomic)
         } catch {
             context.warn(

@@ -29,6 +29,7 @@ import Testing
         let json =
             try JSONSerialization.jsonObject(with: Data(run(s, "mix", "list", "--json").out.utf8)) as! [[String: Any]]
         #expect(json.map { $0["name"] as? String } == ["deep", "night"])
+        #expect(json.allSatisfy { $0["kind"] as? String == "saved" })
         // Saving again replaces.
         #expect(run(s, "mix", "save", "night", "wind=10").code == 0)
         #expect(run(s, "mix", "list").out.contains("@night  wind 10\n"))
@@ -70,6 +71,40 @@ import Testing
         #expect(run(s, "render", "@pair", "--for", "1s", "-o", a).code == 0)
         #expect(run(s, "render", "rain=40", "brown=25", "--volume", "80", "--for", "1s", "-o", b).code == 0)
         #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
+    }
+
+    /// `hum mix list` shows the saved mixes, then the ten played most recently (newest first, each once), from the
+    /// file that also holds the mix for the next bare `hum`; what a hand edit broke there is left out.
+    @Test func theTenMostRecentMixesFollowTheSavedOnes() throws {
+        let s = sandbox()
+        var environment = s.environment
+        environment["HUM_SOUNDS_DIR"] = builtinSoundsDirectory
+        let context = CommandContext(
+            environment: environment, stdout: Buffer(), stderr: Buffer(), stdoutIsTerminal: false,
+            stdinIsTerminal: false)
+        for volume in 1...12 { MixSetup.remember([MixToken(name: "rain", volume: Double(volume))], context: context) }
+        MixSetup.remember([MixToken(name: "rain", volume: 5)], context: context)  // played again: moves up
+        _ = run(s, "mix", "save", "night", "wind=10")
+        let out = run(s, "mix", "list").out
+        let recent = out.split(separator: "\n").drop { $0 != "recent:" }.dropFirst().map {
+            $0.split(separator: " ").last!
+        }
+        #expect(out.hasPrefix("@night  wind 10\n\nrecent:\n"), "\(out)")
+        #expect(
+            recent == [
+                "rain=5", "rain=12", "rain=11", "rain=10", "rain=9", "rain=8", "rain=7", "rain=6", "rain=4", "rain=3",
+            ])
+        #expect(MixSetup.lastMix(context) == [MixToken(name: "rain", volume: 5)])
+        let json =
+            try JSONSerialization.jsonObject(with: Data(run(s, "mix", "list", "--json").out.utf8)) as! [[String: Any]]
+        #expect(json.map { $0["kind"] as? String } == ["saved"] + Array(repeating: "recent", count: 10))
+        #expect((json[1]["played_at"] as? String).flatMap { Timestamp(rfc3339: $0) } != nil)
+        // A volume off the scale and a time that is not one, written by hand, are not shown.
+        let path = MixSetup.lastMixPath(context)
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"volume\":12", with: "\"volume\":1200")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(!run(s, "mix", "list").out.contains("rain=12") && run(s, "mix", "list").out.contains("rain=11"))
     }
 
     @Test func completingNamesCreatesNoDatabase() {
