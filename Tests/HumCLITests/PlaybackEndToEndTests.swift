@@ -77,9 +77,11 @@ import Testing
         usleep(1_000_000)
         let quiet = Date()
         #expect(try box.hum(["ctl", "volume", "tone", "0", "--quiet"], environment: env).status == 0)
+        let quietApplied = Date()  // the reply comes once the player has applied the change
         usleep(1_000_000)
         let loud = Date()
         #expect(try box.hum(["ctl", "volume", "tone", "50", "--quiet"], environment: env).status == 0)
+        let loudApplied = Date()
         usleep(700_000)
         #expect(try box.hum(["ctl", "stop", "--quiet"], environment: env).status == 0)
         let left = try sink.stop()
@@ -94,10 +96,18 @@ import Testing
         let back = windows.first { $0.time > time(loud) && $0.rms > typical * 0.5 }?.time
         let toSilence = (silent ?? 99) - time(quiet)
         let toSound = (back ?? 99) - time(loud)
-        #expect(toSilence < 0.2, "quiet \(toSilence) s after the request")
-        #expect(toSound < 0.2, "back \(toSound) s after the request")
+        #expect(toSilence < 0.3, "quiet \(toSilence) s after the request")
+        #expect(toSound < 0.3, "back \(toSound) s after the request")
+        // Heard: the level has fallen by half (6 dB) after the player's reply (the change is applied, then ramps
+        // over 30 ms and passes the 80 ms device buffer, PulseAudio's own and the recording's; 123-144 ms measured
+        // on an idle machine, of which 20-40 ms is the recording's: its first sample is older than the moment its
+        // file is first seen to grow, which is the recording's zero here).
+        let halved = windows.first { $0.time > time(quiet) && $0.rms < typical * 0.5 }?.time
+        let toHeard = (halved ?? 99) - time(quietApplied)
+        #expect(toHeard < 0.2, "heard \(toHeard) s after the reply")
         print(
-            "hum ctl volume heard after \(Int(toSilence * 1000)) ms (to silence) and \(Int(toSound * 1000)) ms (back)")
+            "hum ctl volume: from starting hum ctl, silent after \(Int(toSilence * 1000)) ms and back after \(Int(toSound * 1000)) ms; from the reply (\(Int(quietApplied.timeIntervalSince(quiet) * 1000)) ms and \(Int(loudApplied.timeIntervalSince(loud) * 1000)) ms after starting), down 6 dB after \(Int(toHeard * 1000)) ms"
+        )
     }
 
     /// SIGTERM fades out and exits 0 promptly.
