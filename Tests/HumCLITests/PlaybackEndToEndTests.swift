@@ -100,7 +100,7 @@ import Testing
         #expect(toSound < 0.3, "back \(toSound) s after the request")
         // Heard: the level has fallen by half (6 dB) after the player's reply (the change is applied, then ramps
         // over 30 ms and passes the 80 ms device buffer, PulseAudio's own and the recording's; 123-144 ms measured
-        // on an idle machine, of which 20-40 ms is the recording's: its first sample is older than the moment its
+        // with two builds running, of which 20-40 ms is the recording's: its first sample is older than the moment its
         // file is first seen to grow, which is the recording's zero here).
         let halved = windows.first { $0.time > time(quiet) && $0.rms < typical * 0.5 }?.time
         let toHeard = (halved ?? 99) - time(quietApplied)
