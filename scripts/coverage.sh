@@ -14,14 +14,20 @@ swift build --build-tests --enable-code-coverage --scratch-path "$scratch"
 bin=$(swift build --show-bin-path --enable-code-coverage --scratch-path "$scratch")
 # swift test sets LLVM_PROFILE_FILE to a pattern in $bin/codecov with the pid in it; the hum processes the CLI
 # tests start inherit it, so their profiles land there too.
-rm -rf "$bin/codecov"
+# Each swift test run empties $bin/codecov first, so each phase's profiles are moved aside before the next.
+profiles="$scratch/profiles"
+rm -rf "$bin/codecov" "$profiles"
+mkdir -p "$profiles"
 export HUM_BIN="$bin/hum"
 swift test --skip-build --enable-code-coverage --scratch-path "$scratch" \
-    --skip 'PlaybackEndToEnd|FocusEndToEnd|TerminalEndToEnd' >/dev/null || true
+    --skip 'PlaybackEndToEnd|FocusEndToEnd|TerminalEndToEnd' >"$scratch/tests.log" 2>&1 || true
+mv "$bin/codecov" "$profiles/1"
 swift test --skip-build --enable-code-coverage --scratch-path "$scratch" \
-    --filter 'PlaybackEndToEnd|FocusEndToEnd|TerminalEndToEnd' >/dev/null || true
+    --filter 'PlaybackEndToEnd|FocusEndToEnd|TerminalEndToEnd' >"$scratch/tests-real-time.log" 2>&1 || true
+mv "$bin/codecov" "$profiles/2"
+grep -h '^✘ Test run\|^✔ Test run' "$scratch/tests.log" "$scratch/tests-real-time.log" >&2 || true
 llvm=$(dirname "$(command -v swift)")
-find "$bin/codecov" -name '*.profraw' -print0 | xargs -0 "$llvm/llvm-profdata" merge -sparse -o "$scratch/merged.profdata"
+find "$profiles" -name '*.profraw' -print0 | xargs -0 "$llvm/llvm-profdata" merge -sparse -o "$scratch/merged.profdata"
 "$llvm/llvm-cov" report "$bin/humPackageTests.xctest" -object "$bin/hum" -instr-profile "$scratch/merged.profdata" \
     -ignore-filename-regex '(\.build|Tests|HumTestSupport)/' >"$scratch/report.txt"
 # One row per target: the sums of its files' lines and functions (columns of llvm-cov report: regions, missed,
