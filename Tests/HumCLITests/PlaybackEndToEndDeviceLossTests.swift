@@ -124,8 +124,10 @@ func cpuSeconds(_ pid: pid_t) -> Double? {
         #expect((waited ?? 99) < 3, "took \(waited ?? 99) s")
     }
 
-    @Test(.enabled(if: pulseSink != nil, "needs PulseAudio (scripts/test.sh)"))
-    func nothingSpinsAndQuittingIsImmediateOnceTheSoundServerIsGone() throws {
+    /// SIGTERM (a service stopping), SIGHUP (its terminal closed, the orphan that spun) and SIGINT (Ctrl-C).
+    @Test(
+        .enabled(if: pulseSink != nil, "needs PulseAudio (scripts/test.sh)"), arguments: [SIGTERM, SIGHUP, SIGINT])
+    func nothingSpinsAndQuittingIsImmediateOnceTheSoundServerIsGone(quitting: Int32) throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 330, frames: 48000))
         let server = try PrivateSoundServer(in: box.path("pulse"))
@@ -139,9 +141,9 @@ func cpuSeconds(_ pid: pid_t) -> Double? {
         let after = try #require(cpuSeconds(hum.pid))
         // Waiting for the device to come back costs next to nothing (a reopen attempt every half second).
         #expect(after - before < 0.2, "hum used \(after - before) s of CPU in 2 s")
-        hum.signal(SIGTERM)
+        hum.signal(quitting)
         let waited = exitTime(hum, within: 5)
-        #expect((waited ?? 99) < 0.3, "took \(waited ?? 99) s")
+        #expect((waited ?? 99) < 0.3, "signal \(quitting): took \(waited ?? 99) s")
     }
 
     @Test(.enabled(if: pulseSink != nil, "needs the PulseAudio null sink started by scripts/test.sh"))
