@@ -35,6 +35,9 @@ import Testing
         #expect(bank["earned_today_seconds"] as? Int == 0, "today's cap is untouched")
         let history = try #require(json(s.run("history", "--since", "2025-03-01", "--json").out) as? [String: Any])
         #expect((history["sessions"] as? [[String: Any]])?.first?["recorded_by_hand"] as? Bool == true)
+        // It ends in the offset it was started in, whatever the zone of the process that recorded it.
+        let session = (history["sessions"] as? [[String: Any]])?.first
+        #expect(session?["end"] as? String == "2025-03-01T10:25:00+01:00", "\(session ?? [:])")
         #expect(s.run("history", "--since", "2025-03-01").out.contains("recorded by hand"))
         #expect(s.run("ledger", "check").code == 0)
     }

@@ -177,7 +177,8 @@ struct HistoryCommand: HumCommand {
             var rng = SystemRandomNumberGenerator()
             return RoundRecord(
                 id: id ?? Identifier.make(using: &rng), kind: kind, status: status, start: start,
-                end: calendar.stamp(start.epochSeconds + active + paused), plannedSeconds: planned,
+                end: Timestamp(epochSeconds: start.epochSeconds + active + paused, offsetSeconds: start.offsetSeconds),
+                plannedSeconds: planned,
                 activeSeconds: active, pausedSeconds: paused, mix: mix, goal: goal, tags: tags)
         }
 
