@@ -31,12 +31,17 @@ final class Sandbox {
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     var environment: [String: String] {
-        [
+        var environment = [
             "HOME": root, "XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config",
             "XDG_STATE_HOME": root + "/state", "XDG_RUNTIME_DIR": runtimeDirectory,
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "NO_COLOR": "1", "TZ": "Europe/Paris",
         ]
+        // Under scripts/coverage.sh, the hum processes the tests start write their profiles where the tests' go.
+        if let profile = ProcessInfo.processInfo.environment["LLVM_PROFILE_FILE"] {
+            environment["LLVM_PROFILE_FILE"] = profile
+        }
+        return environment
     }
     var databasePath: String { root + "/data/hum/hum.db" }
 
