@@ -61,6 +61,19 @@ import Testing
         #expect(box.run("contract", "show", id).out.contains(": gave up\n"))
     }
 
+    /// Without --reason there is nothing after the event's name: no dangling colon.
+    @Test func aContractAbandonedWithoutAReasonShowsNoEmptyReason() throws {
+        let box = Sandbox()
+        let id = try completedContract(box, in: box.root, goal: "g", doneWhen: ["x"])
+        #expect(box.run("contract", "abandon", id).code == 0)
+        let history = box.run("history").out
+        #expect(history.contains("\n    abandoned\n"), "\(history)")
+        #expect(!history.contains("abandoned:"), "\(history)")
+        let show = box.run("contract", "show", id).out
+        let line = try #require(show.split(separator: "\n").first { $0.hasPrefix("  abandoned") }, "\(show)")
+        #expect(!line.contains(": ") && !line.hasSuffix(":"), "\(line)")
+    }
+
     /// The draft: --text replaces, --file and --link add, --uncheck unticks, --clear starts over; the review names
     /// the link as not checked; `contract list` and `show` read as text.
     @Test func theProofDraftTakesFilesLinksUnchecksAndClearAndTheContractReadsAsText() throws {
