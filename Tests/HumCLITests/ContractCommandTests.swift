@@ -152,4 +152,59 @@ import Testing
         #expect(shown.contains("  link         \(link)") && shown.contains("  ticked       1"), "\(show.out)")
         #expect(shown.contains { $0.hasPrefix("  review 1     ") && $0.contains(", local, ") }, "\(show.out)")
     }
+
+    /// The reviewer's own "rejected": a criterion names a file that was there before and did not change. The same
+    /// proof again is refused without using the resubmission; a changed one is reviewed, rejected again, and the
+    /// override pays.
+    @Test func aReviewerRejectsWhatTheEvidenceContradictsAndAnUnchangedProofUsesNoAttempt() throws {
+        let box = Sandbox()
+        let repo = try e2e.repository(box, files: ["results.md": "results\n", "notes.txt": "notes\n"])
+        #expect(box.run("config", "set", "earn.ratio", "0.1").code == 0)
+        let id = try completedContract(
+            box, in: repo, focus: "2s", goal: "Results", doneWhen: ["results.md has the table"]
+        ) { try "notes\nmore notes\n".write(toFile: repo + "/notes.txt", atomically: true, encoding: .utf8) }
+        let short = String(id.prefix(8))
+        func attempts() -> Int? { e2e.contracts(box).first?["attempts"] as? Int }
+
+        let first = box.run("proof", short, "--file", repo + "/results.md", "--check", "1", "--submit")
+        #expect(first.code == 0, "\(first.err)")
+        #expect(first.out.hasPrefix("review 1 of 2: rejected (confidence "), "\(first.out)")
+        #expect(first.out.contains("results.md did not change during the session"), "\(first.out)")
+        #expect(first.out.contains("one resubmission is left: change the proof"), "\(first.out)")
+        #expect(attempts() == 1)
+
+        // Submitted again as it was: refused before any review, with one line, and the resubmission is kept.
+        let same = box.run("proof", short, "--submit")
+        #expect(same.code == 3, "\(same.out) \(same.err)")
+        #expect(same.out.isEmpty, "\(same.out)")
+        #expect(
+            same.err.hasPrefix("hum: the proof of contract \(short) is the one review 1 did not approve; change it"),
+            "\(same.err)")
+        #expect(same.err.hasSuffix("(no attempt was used)\n") && same.err.split(separator: "\n").count == 1)
+        // Unticked and ticked again, it is still the same proof.
+        #expect(box.run("proof", short, "--uncheck", "1").code == 0)
+        #expect(box.run("proof", short, "--check", "1", "--submit").code == 3)
+        #expect(attempts() == 1)
+        #expect(e2e.contracts(box).first?["status"] as? String == "completed")
+        #expect((e2e.contracts(box).first?["reviews"] as? [Any])?.count == 1)
+
+        let second = box.run("proof", short, "--text", "the table is in results.md", "--submit")
+        #expect(second.code == 0, "\(second.err)")
+        #expect(second.out.hasPrefix("review 2 of 2: rejected"), "\(second.out)")
+        #expect(second.out.contains("hum contract override \(short)"), "\(second.out)")
+        #expect(e2e.contracts(box).first?["status"] as? String == "rejected")
+        #expect(e2e.bank(box) == 0)
+
+        let override = box.run("contract", "override", short, "--reason", "the table is on the wiki")
+        #expect(override.code == 0 && override.out.contains("earned 20s"), "\(override.out) \(override.err)")
+        #expect(e2e.bank(box) == 20)
+        let history = try #require(json(box.run("history", "--json").out) as? [String: Any])
+        let entry = try #require((history["contracts"] as? [[String: Any]])?.first)
+        #expect(entry["status"] as? String == "overridden")
+        #expect(
+            (entry["reviews"] as? [[String: Any]])?.compactMap {
+                ($0["decision"] as? [String: Any])?["status"] as? String
+            } == ["rejected", "rejected"])
+        #expect(box.run("ledger", "check").code == 0)
+    }
 }
