@@ -207,4 +207,22 @@ import Testing
             } == ["rejected", "rejected"])
         #expect(box.run("ledger", "check").code == 0)
     }
+
+    /// What hum finds of the proof counts too: a file of the proof that did not exist at the first review and
+    /// exists now makes the same draft a changed proof, which is reviewed.
+    @Test func aProofFileThatAppearsAfterTheReviewMakesTheSameDraftAChangedProof() throws {
+        let box = Sandbox()
+        let repo = try e2e.repository(box, files: ["notes.txt": "notes\n"])
+        let table = repo + "/table.md"
+        let id = try completedContract(box, in: repo, goal: "Table", doneWhen: ["table.md has the table"])
+        let first = box.run("proof", id, "--file", table, "--check", "1", "--submit")
+        #expect(first.err.contains("--file \(table) does not exist; it is kept"), "\(first.err)")
+        #expect(first.code == 0 && first.out.hasPrefix("review 1 of 2: "), "\(first.out) \(first.err)")
+        #expect(first.out.contains("  not checked: \(table): there is no such file"), "\(first.out)")
+        #expect(box.run("proof", id, "--submit").code == 3, "the same draft, the file still missing")
+        try "| a | b |\n".write(toFile: table, atomically: true, encoding: .utf8)
+        let second = box.run("proof", id, "--submit")
+        #expect(second.code == 0 && second.out.hasPrefix("review 2 of 2: "), "\(second.out) \(second.err)")
+        #expect(!second.out.contains("there is no such file"), "\(second.out)")
+    }
 }
