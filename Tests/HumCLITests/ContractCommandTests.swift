@@ -36,6 +36,12 @@ import Testing
         // A draft that the review would approve: abandoned, it is never reviewed.
         #expect(box.run("proof", short, "--text", "a grew", "--check", "1").code == 0)
 
+        // A reason longer than a contract's texts may be is refused where it enters (the check and an import of the
+        // export would refuse it after), and nothing changes.
+        let long = box.run("contract", "abandon", short, "--reason", String(repeating: "r", count: 4001))
+        #expect(long.code == 2 && long.err == "hum: a reason to abandon is at most 4000 bytes\n", "\(long.err)")
+        #expect(e2e.contracts(box).first?["status"] as? String == "completed")
+
         let abandoned = box.run("contract", "abandon", short, "--reason", "gave up")
         #expect(abandoned.code == 0, "\(abandoned.err)")
         #expect(abandoned.out == "contract \(short) abandoned; it earns nothing\n", "\(abandoned.out)")
