@@ -478,7 +478,10 @@ extension HumDatabase {
 
     /// Gives up a contract in review (or rejected): it earns nothing, and the history keeps why.
     public func abandonContract(id: String, reason: String?) throws -> ContractRecord {
-        try guarded {
+        if let reason, !ContractBounds.text(reason, required: false) {
+            throw ContractError("a reason to abandon is at most \(ContractBounds.textBytes) bytes", kind: .usage)
+        }
+        return try guarded {
             try db.immediate {
                 guard var c = try loadContracts(where: "c.id = ?", [.text(id)]).first else {
                     throw ContractError("no contract \(id)", kind: .usage)

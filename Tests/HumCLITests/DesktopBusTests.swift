@@ -25,6 +25,14 @@ import Testing
         child.wait()
     }
 
+    /// The exit status of a player that ends by itself within `timeout` seconds, or nil (it is left running, for
+    /// `stopIfRunning`): a test of what should end it does not hang when it does not.
+    func exitStatus(_ child: Child, within timeout: Double = 5) -> Int32? {
+        var status: Int32 = 0
+        guard eventually(timeout, { waitpid(child.pid, &status, WNOHANG) == child.pid }) else { return nil }
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
     func history(_ box: Sandbox) throws -> [[String: Any]] {
         let run = try box.hum(["history", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
@@ -41,14 +49,24 @@ import Testing
         return player
     }
 
-    func property(_ name: String, bus: PrivateBus) throws -> String {
+    func property(_ name: String, of interface: String = "org.mpris.MediaPlayer2.Player", bus: PrivateBus) throws
+        -> String
+    {
         try busClient(
             "/usr/bin/busctl",
-            [
-                "--user", "get-property", "org.mpris.MediaPlayer2.hum", "/org/mpris/MediaPlayer2",
-                "org.mpris.MediaPlayer2.Player", name,
-            ], bus: bus
+            ["--user", "get-property", "org.mpris.MediaPlayer2.hum", "/org/mpris/MediaPlayer2", interface, name],
+            bus: bus
         ).out
+    }
+
+    /// Calls a method of the player's object with busctl; returns busctl's exit status.
+    func call(_ method: String, of interface: String = "org.mpris.MediaPlayer2.Player", bus: PrivateBus) throws
+        -> Int32
+    {
+        try busClient(
+            "/usr/bin/busctl",
+            ["--user", "call", "org.mpris.MediaPlayer2.hum", "/org/mpris/MediaPlayer2", interface, method], bus: bus
+        ).code
     }
 
     /// Position, read on demand, in microseconds.
@@ -85,6 +103,56 @@ import Testing
         try steer("-p", "hum", "stop", bus: bus)
         #expect(player.wait() == 0)
         #expect(player.stderr.isEmpty, "\(player.stderr)")
+    }
+
+    /// The root interface (what panels show and offer: the name, Quit, no Raise, no track list), and the Player's
+    /// separate Play and Pause, which set the state whatever it was; during focus they pause and resume the round.
+    @Test func theRootInterfaceAndPlayAndPause() throws {
+        let box = Sandbox()
+        let bus = try PrivateBus(box)
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let player = try startPlayer(box, ["play", "\(tone)=40", "--device", "null"], bus: bus)
+        defer { stopIfRunning(player) }
+        let root = "org.mpris.MediaPlayer2"
+        #expect(try property("Identity", of: root, bus: bus) == "s \"hum\"")
+        #expect(try property("CanQuit", of: root, bus: bus) == "b true")
+        #expect(try property("CanRaise", of: root, bus: bus) == "b false")
+        #expect(try property("HasTrackList", of: root, bus: bus) == "b false")
+        // Raise is there, and does nothing.
+        #expect(try call("Raise", of: root, bus: bus) == 0)
+        #expect(try status(box)?.state == .playing)
+
+        #expect(try call("Pause", bus: bus) == 0)
+        #expect(try status(box)?.state == .paused)
+        #expect(try call("Pause", bus: bus) == 0)
+        #expect(try status(box)?.state == .paused, "Pause again leaves it paused (it is not PlayPause)")
+        #expect(try property("PlaybackStatus", bus: bus) == "s \"Paused\"")
+        #expect(try call("Play", bus: bus) == 0)
+        #expect(try status(box)?.state == .playing)
+        #expect(try call("Play", bus: bus) == 0)
+        #expect(try status(box)?.state == .playing, "Play again leaves it playing")
+        #expect(try property("PlaybackStatus", bus: bus) == "s \"Playing\"")
+
+        // Quit ends the player, as q does.
+        #expect(try call("Quit", of: root, bus: bus) == 0)
+        #expect(exitStatus(player) == 0)
+        #expect(player.stderr.isEmpty, "\(player.stderr)")
+
+        // During focus rounds, Pause pauses the round and Play resumes it; Quit stops them early.
+        let focus = try startPlayer(box, ["focus", "--no-sound", "--focus", "1m", "--rounds", "1"], bus: bus)
+        defer { stopIfRunning(focus) }
+        #expect(try call("Pause", bus: bus) == 0)
+        #expect(try status(box)?.focus?.paused == true)
+        #expect(try call("Pause", bus: bus) == 0)
+        #expect(try status(box)?.focus?.paused == true, "still paused")
+        #expect(try property("PlaybackStatus", bus: bus) == "s \"Paused\"")
+        #expect(try call("Play", bus: bus) == 0)
+        #expect(try status(box)?.focus?.paused == false)
+        #expect(try call("Play", bus: bus) == 0)
+        #expect(try status(box)?.focus?.paused == false, "still running")
+        #expect(try call("Quit", of: root, bus: bus) == 0)
+        #expect(exitStatus(focus) == 0)
+        #expect(try history(box).map { $0["status"] as? String } == ["interrupted"])
     }
 
     /// What clients change through the control socket (hum ctl, another hum) is announced on the bus, once per
@@ -144,8 +212,16 @@ import Testing
         #expect(eventually { monitor.seeked.count == 2 }, "\(monitor.text)")
         #expect(try playerctl("-p", "hum", "metadata", "--format", "{{mpris:length}}", bus: bus) == "120000000")
 
+        let announced = monitor.propertiesChanged.count
         try steer("-p", "hum", "next", bus: bus)
         #expect(try status(box)?.focus?.phase == .shortBreak)
+        // The phase change is announced: the new metadata (its title and length) in a PropertiesChanged.
+        #expect(
+            eventually {
+                monitor.propertiesChanged.dropFirst(announced).contains {
+                    $0.contains("\"Metadata\"") && $0.contains("\"Short break\"")
+                }
+            }, "\(monitor.text)")
         #expect(
             try playerctl("-p", "hum", "metadata", "--format", "{{title}}|{{mpris:length}}", bus: bus)
                 == "Short break|60000000")
@@ -186,6 +262,14 @@ import Testing
         #expect(first.summary == "Focus 1/2 done — 1 min break, then focus 2/2")
         #expect(first.body == "Goal: draft it")
         #expect(first.actions == ["skip", "Skip", "extend", "+5 min"])
+
+        // "+5 min" grows the break by the plan's extension step; what the user did brings no new notification.
+        let before = try #require(try status(box)?.focus)
+        #expect(before.phase == .shortBreak && before.plannedSeconds == 60)
+        server.press("extend", on: first.id)
+        #expect(eventually { (try? status(box))??.focus?.plannedSeconds == 60 + 300 }, "\(player.stdout)")
+        #expect(try status(box)?.focus?.phase == .shortBreak)
+        #expect(server.calls.count == 1)
 
         // "Skip" skips the break; the last round runs out and the same notification says the session is complete.
         server.press("skip", on: first.id)

@@ -91,7 +91,7 @@ enum ContractText {
         out += proof(c.proof, label: "proof")
         for review in c.reviews { out += self.review(review) }
         if let o = c.override { out += "  override     \(o.at.rfc3339): \(o.reason.visible)\n" }
-        for e in c.events { out += "  \(e.kind.visible.padding(12)) \(e.at.rfc3339): \(e.detail.visible)\n" }
+        for e in c.events { out += "  \(e.kind.visible.padding(12)) \(e.at.rfc3339)\(detail(e))\n" }
         return out
     }
 
@@ -115,6 +115,11 @@ enum ContractText {
         for m in d.missing { out += "               missing: \(m.visible)\n" }
         if let q = d.question, !q.isEmpty { out += "               question: \(q.visible)\n" }
         return out
+    }
+
+    /// `: DETAIL` after an event's kind, or nothing when it has none (a contract abandoned without a reason).
+    static func detail(_ e: ContractEvent) -> String {
+        e.detail.allSatisfy(\.isWhitespace) ? "" : ": \(e.detail.visible)"
     }
 
     static func confidence(_ c: Double) -> String {
@@ -146,7 +151,7 @@ extension ContractText {
                     "    review \(r.attempt): \(r.decision.status.rawValue) (confidence \(confidence(r.decision.confidence))): \(r.decision.reason.visible)\n"
             }
             if let o = c.override { out += "    override: \(o.reason.visible)\n" }
-            for e in c.events { out += "    \(e.kind.visible): \(e.detail.visible)\n" }
+            for e in c.events { out += "    \(e.kind.visible)\(detail(e))\n" }
         }
         return out
     }

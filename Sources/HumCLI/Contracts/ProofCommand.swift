@@ -11,9 +11,10 @@ struct ProofCommand: HumCommand {
         the draft to the reviewer: hum's own (local, deterministic: see docs/contracts.md), or the command set with
         'hum config set review.command CMD' (it gets the contract and the proof as JSON on its stdin; before its
         first use hum shows what it would send and asks, or needs --consent off a terminal). Approved, the reward
-        is granted at once. Otherwise one resubmission is left; after that 'hum contract override ID --reason'.
-        An empty proof, or a reviewer's answer that is malformed or late, uses no attempt. ID is the contract's id
-        or its first characters (see 'hum contract list').
+        is granted at once. Otherwise one resubmission is left, for a changed proof; after that 'hum contract
+        override ID --reason'. An empty proof, a proof submitted again unchanged, or a reviewer's answer that is
+        malformed or late, uses no attempt. ID is the contract's id or its first characters (see 'hum contract
+        list').
         """
     static let examples = [
         "hum proof 1a2b3c4d --text \"three paragraphs, sources cited\" --check 1 --check 2 --submit",

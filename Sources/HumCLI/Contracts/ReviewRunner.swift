@@ -20,7 +20,8 @@ enum ReviewRunner {
     }
 
     /// Reviews the draft of a contract in review and records the decision. An empty proof is refused before any
-    /// review (no attempt is used); so is an answer the reviewer gets wrong or gives late.
+    /// review (no attempt is used); so is the proof a review did not approve, unchanged, and an answer the reviewer
+    /// gets wrong or gives late.
     static func submit(_ c: ContractRecord, db: HumDatabase, context: CommandContext, consent: Bool) throws
         -> ContractOutcome
     {
@@ -38,6 +39,12 @@ enum ReviewRunner {
                 kind: .usage)
         }
         let request = request(for: c)
+        // The same proof, found the same, would get the same decision: the one resubmission is kept for a changed one.
+        if let last = c.reviews.last, last.proof == c.proof, last.checks == request.checks {
+            throw ContractError(
+                "the proof of contract \(short) is the one review \(last.attempt) did not approve; change it first (what it found missing, with --text, --file, --link or --check N), then --submit (no attempt was used)",
+                kind: .refused)
+        }
         let config = try db.config()
         let reviewer: any ContractReviewer
         if let command = config.reviewCommand {
