@@ -343,8 +343,11 @@ final class Player {
         let elapsed = Int64(monotonicSeconds() - started)
         var left: Int64? = nil
         if let end = options.endAfter { left = max(0, Int64((end - (monotonicSeconds() - started)).rounded(.up))) }
+        // A focus round paused (from a key, the socket or the bus) pauses the player: its state says so, for status
+        // bars that read only the state.
         return PlayerStatus(
-            pid: getpid(), session: sessionID, state: state, mix: mix, focus: focus?.status, elapsedSeconds: elapsed,
+            pid: getpid(), session: sessionID, state: state == .playing && isPaused ? .paused : state, mix: mix,
+            focus: focus?.status, elapsedSeconds: elapsed,
             endsInSeconds: left, note: note)
     }
 
