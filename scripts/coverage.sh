@@ -27,7 +27,10 @@ swift test --skip-build --enable-code-coverage --scratch-path "$scratch" \
 mv "$bin/codecov" "$profiles/2"
 grep -h '^✘ Test run\|^✔ Test run' "$scratch/tests.log" "$scratch/tests-real-time.log" >&2 || true
 llvm=$(dirname "$(command -v swift)")
-find "$profiles" -name '*.profraw' -print0 | xargs -0 "$llvm/llvm-profdata" merge -sparse -o "$scratch/merged.profdata"
+# One merge over every profile (thousands: one per hum process the tests start), from a list: through xargs, each
+# batch would overwrite the output of the one before.
+find "$profiles" -name '*.profraw' >"$scratch/profiles.txt"
+"$llvm/llvm-profdata" merge -sparse -f "$scratch/profiles.txt" -o "$scratch/merged.profdata"
 "$llvm/llvm-cov" report "$bin/humPackageTests.xctest" -object "$bin/hum" -instr-profile "$scratch/merged.profdata" \
     -ignore-filename-regex '(\.build|Tests|HumTestSupport)/' >"$scratch/report.txt"
 # One row per target: the sums of its files' lines and functions (columns of llvm-cov report: regions, missed,
