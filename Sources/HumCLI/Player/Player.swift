@@ -334,9 +334,11 @@ final class Player {
         let elapsed = Int64(monotonicSeconds() - started)
         var left: Int64? = nil
         if let end = options.endAfter { left = max(0, Int64((end - (monotonicSeconds() - started)).rounded(.up))) }
-        return PlayerStatus(
+        var status = PlayerStatus(
             pid: getpid(), session: sessionID, state: state, mix: mix, focus: focus?.status, elapsedSeconds: elapsed,
             endsInSeconds: left, note: note)
+        status.subscribers = server?.subscriberCount
+        return status
     }
 
     /// Tells every view and subscriber what changed.
