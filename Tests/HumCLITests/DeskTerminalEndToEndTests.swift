@@ -1,0 +1,185 @@
+import Foundation
+import HumCore
+import Testing
+
+/// `hum` on a terminal: the full screen in a real terminal (tmux at 80×24), driven as a person would, as issue 13's
+/// "Done means" lists. The player plays to ALSA's null device, so no sound server is needed.
+@Suite(.serialized) struct DeskTerminalEndToEndTests {
+    /// A shell in a detached tmux session of a given size, with a known prompt.
+    final class Shell {
+        let session = "hum-desk-" + UUID().uuidString.prefix(8)
+
+        init(columns: Int, rows: Int, environment: [String: String]) throws {
+            let exports = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+            _ = try TerminalEndToEndTests.Tmux.run([
+                "new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)",
+                "env -i \(exports) PS1='PROMPT> ' bash --norc --noprofile",
+            ])
+        }
+
+        deinit { _ = try? TerminalEndToEndTests.Tmux.run(["kill-session", "-t", session]) }
+
+        func keys(_ keys: String...) throws {
+            _ = try TerminalEndToEndTests.Tmux.run(["send-keys", "-t", session] + keys)
+        }
+        /// Types text as it is (no key names).
+        func type(_ text: String) throws {
+            _ = try TerminalEndToEndTests.Tmux.run(["send-keys", "-t", session, "-l", text])
+        }
+        func resize(columns: Int, rows: Int) throws {
+            _ = try TerminalEndToEndTests.Tmux.run([
+                "resize-window", "-t", session, "-x", "\(columns)", "-y", "\(rows)",
+            ])
+        }
+        func screen() throws -> String { try TerminalEndToEndTests.Tmux.run(["capture-pane", "-p", "-t", session]) }
+
+        /// Waits until the screen passes `check` (up to `timeout` seconds); returns the last screen.
+        func waitUntil(timeout: Double = 10, _ check: (String) -> Bool) throws -> String {
+            let end = Date().addingTimeInterval(timeout)
+            var last = ""
+            while Date() < end {
+                last = try screen()
+                if check(last) { return last }
+                usleep(100_000)
+            }
+            return last
+        }
+
+        func waitUntil(shows text: String, timeout: Double = 10) throws -> String {
+            try waitUntil(timeout: timeout) { $0.contains(text) }
+        }
+    }
+
+    /// The built-in library of the source tree, for the default mix.
+    static let sounds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sounds").path
+
+    static func line(_ screen: String, containing text: String) -> String {
+        screen.split(separator: "\n").map(String.init).first { $0.contains(text) } ?? ""
+    }
+
+    /// The number after the volume bar on the mixer line of `sound` ("muted", or nil when it is not shown).
+    static func volume(_ screen: String, _ sound: String) -> String? {
+        let line = Self.line(screen, containing: " \(sound) ")
+        guard let end = line.lastIndex(where: { $0 == "█" || $0 == "░" }) else { return nil }
+        return line[line.index(after: end)...].split(separator: " ").first.map(String.init)
+    }
+
+    @Test func theFullScreenDoesWhatIssue13Lists() throws {
+        let box = Sandbox()
+        var env = box.environment
+        env["HUM_SOUNDS_DIR"] = Self.sounds
+        env["HUM_DEVICE"] = "null"
+        env["TERM"] = "screen"
+        let shell = try Shell(columns: 80, rows: 24, environment: env)
+        _ = try shell.waitUntil(shows: "PROMPT>")
+        try shell.type("\(humBinary)")
+        try shell.keys("Enter")
+
+        // The clock in big digits and the default mix.
+        var screen = try shell.waitUntil { $0.contains("master") && $0.contains("brown") }
+        #expect(screen.contains("██████"), "\(screen)")
+        #expect(screen.contains("f starts focus rounds"), "\(screen)")
+        #expect(Self.volume(screen, "rain") == "75", "\(screen)")
+        #expect(Self.volume(screen, "brown") == "50", "\(screen)")
+        #expect(screen.contains("balance"), "\(screen)")
+
+        // A sound added through the filter, then its volume changed.
+        try shell.keys("a")
+        _ = try shell.waitUntil(shows: "add a sound")
+        try shell.type("bir")
+        screen = try shell.waitUntil(shows: "› birds")
+        #expect(!screen.contains("stream"), "\(screen)")
+        try shell.keys("Enter")
+        screen = try shell.waitUntil { Self.volume($0, "birds") == "75" }
+        #expect(Self.volume(screen, "birds") == "75", "\(screen)")
+        #expect(screen.contains("› birds"), "\(screen)")  // the new sound is selected
+        try shell.keys("Right")
+        screen = try shell.waitUntil { Self.volume($0, "birds") == "80" }
+        #expect(Self.volume(screen, "birds") == "80", "\(screen)")
+
+        // Saved as a mix, changed, and loaded back.
+        try shell.keys("S")
+        _ = try shell.waitUntil(shows: "save the mix as")
+        try shell.type("desk")
+        try shell.keys("Enter")
+        screen = try shell.waitUntil(shows: "saved @desk")
+        #expect(screen.contains("saved @desk: rain 75 · brown 50 · birds 80"), "\(screen)")
+        try shell.keys("x")
+        screen = try shell.waitUntil { !$0.contains("birds") }
+        #expect(!screen.contains("birds"), "\(screen)")
+        try shell.keys("l")
+        screen = try shell.waitUntil(shows: "@desk")
+        #expect(screen.contains("load a saved mix"), "\(screen)")
+        try shell.keys("Enter")
+        screen = try shell.waitUntil { $0.contains("hum · @desk") && Self.volume($0, "birds") == "80" }
+        #expect(screen.contains("hum · @desk"), "\(screen)")
+
+        // Focus rounds with the plan of the settings: the countdown, pause, skip.
+        try shell.keys("f")
+        screen = try shell.waitUntil(shows: "focus · round 1/4")
+        #expect(screen.contains("focus · round 1/4"), "\(screen)")
+        #expect(screen.contains("░░░░"), "\(screen)")  // the progress bar
+        try shell.keys("Space")
+        screen = try shell.waitUntil(shows: "round 1/4 · paused")
+        #expect(screen.contains("round 1/4 · paused"), "\(screen)")
+        try shell.keys("Space")
+        _ = try shell.waitUntil { !$0.contains("paused") }
+        try shell.keys("s")
+        screen = try shell.waitUntil(shows: "break · next: focus 2/4")
+        #expect(screen.contains("break · next: focus 2/4"), "\(screen)")
+
+        // A second hum on another terminal attaches to the same player and shows the same state.
+        let second = try Shell(columns: 80, rows: 24, environment: env)
+        _ = try second.waitUntil(shows: "PROMPT>")
+        try second.type("\(humBinary)")
+        try second.keys("Enter")
+        let other = try second.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("birds") }
+        #expect(other.contains("hum · @desk"), "\(other)")
+        #expect(other.contains("break · next: focus 2/4"), "\(other)")
+        #expect(Self.volume(other, "birds") == "80", "\(other)")
+        try second.keys("q")
+        let left = try second.waitUntil(shows: "PROMPT> ")
+        #expect(left.contains("PROMPT> "), "\(left)")
+
+        // `?` shows the keys.
+        try shell.keys("?")
+        screen = try shell.waitUntil(shows: "select a sound")
+        #expect(screen.contains("start or end focus rounds"), "\(screen)")
+        try shell.keys("Escape")
+        _ = try shell.waitUntil { !$0.contains("select a sound") }
+
+        // 40×12 stays readable: normal digits, the countdown, the mixer, the keys.
+        try shell.resize(columns: 40, rows: 12)
+        screen = try shell.waitUntil { $0.contains("? keys · q quit") && $0.contains("master") }
+        let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(rows.allSatisfy { $0.count <= 40 }, "\(screen)")
+        #expect(!screen.contains("██████  "), "\(screen)")
+        #expect(screen.contains("break · next: focus 2/4"), "\(screen)")
+        #expect(screen.contains("birds"), "\(screen)")
+
+        // q: the player was started for this screen and no one else watches: it stops; the terminal is restored.
+        try shell.keys("q")
+        _ = try shell.waitUntil(shows: "PROMPT> ")
+        try shell.type("stty -a | tr ' ' '\\n' | grep -xE -- '-?(icanon|echo)' | tr '\\n' ' '; echo; tput cols")
+        try shell.keys("Enter")
+        screen = try shell.waitUntil { $0.contains("icanon echo") || $0.contains("-icanon") || $0.contains("-echo") }
+        #expect(screen.contains("icanon echo"), "\(screen)")
+        #expect(!screen.contains("-icanon") && !screen.contains("-echo"), "\(screen)")
+        #expect(screen.contains("\n40\n"), "\(screen)")
+
+        // The history has the rounds as hum focus records them: the focus round skipped, the break cut short.
+        var status = box.run("status")
+        for _ in 0..<50 where !status.out.hasPrefix("idle") {
+            usleep(100_000)
+            status = box.run("status")
+        }
+        #expect(status.out.hasPrefix("idle"), "\(status)")
+        let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
+        let sessions = (history as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
+        let phases = sessions.map { "\($0["kind"] ?? "")=\($0["status"] ?? "")" }
+        #expect(phases.contains("focus=skipped"), "\(sessions)")
+        #expect(phases.contains("short-break=interrupted"), "\(sessions)")
+        #expect(sessions.first { $0["kind"] as? String == "focus" }?["planned_seconds"] as? Int == 25 * 60)
+    }
+}
