@@ -46,6 +46,12 @@ struct UICommand: HumCommand {
             client = try PlayerLink.connect(context)
         }
         guard let client else { throw PlayerLink.noPlayer }
-        return try DeskScreen(client: client, context: context, startedHere: startedHere).run()
+        do {
+            return try DeskScreen(client: client, context: context, startedHere: startedHere).run()
+        } catch {
+            // The screen could not start: a player started for it does not stay behind.
+            if startedHere { _ = try? PlayerLink.send(.stop, to: client) }
+            throw error
+        }
     }
 }

@@ -158,9 +158,40 @@ import Testing
         #expect(screen.contains("break · next: focus 2/4"), "\(screen)")
         #expect(screen.contains("birds"), "\(screen)")
 
-        // q: the player was started for this screen and no one else watches: it stops; the terminal is restored.
+        // q while another client watches the player this screen started: the player plays on.
+        let follower = try box.startHum(["status", "--follow"])
+        var status = box.run("status")
+        for _ in 0..<50 where !status.out.contains("birds") {
+            usleep(100_000)
+            status = box.run("status")
+        }
+        usleep(300_000)  // the follower's subscription reaches the player
         try shell.keys("q")
         _ = try shell.waitUntil(shows: "PROMPT> ")
+        usleep(500_000)
+        status = box.run("status")
+        #expect(!status.out.hasPrefix("idle"), "\(status)")
+        follower.signal(SIGTERM)
+        follower.wait()
+
+        // Bare hum again attaches to it: a player this screen did not start plays on after q, even with no one else
+        // watching; Q stops it.
+        try shell.type("\(humBinary)")
+        try shell.keys("Enter")
+        screen = try shell.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("master") }
+        #expect(screen.contains("break · next: focus 2/4"), "\(screen)")
+        try shell.keys("q")
+        _ = try shell.waitUntil(shows: "PROMPT> ")
+        usleep(300_000)
+        #expect(!box.run("status").out.hasPrefix("idle"))
+        try shell.type("\(humBinary)")
+        try shell.keys("Enter")
+        _ = try shell.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("master") }
+        try shell.keys("Q")
+        _ = try shell.waitUntil(shows: "PROMPT> ")
+
+        // The terminal is restored.
+        try shell.keys("C-l")
         try shell.type("stty -a | tr ' ' '\\n' | grep -xE -- '-?(icanon|echo)' | tr '\\n' ' '; echo; tput cols")
         try shell.keys("Enter")
         screen = try shell.waitUntil { $0.contains("icanon echo") || $0.contains("-icanon") || $0.contains("-echo") }
@@ -169,7 +200,7 @@ import Testing
         #expect(screen.contains("\n40\n"), "\(screen)")
 
         // The history has the rounds as hum focus records them: the focus round skipped, the break cut short.
-        var status = box.run("status")
+        status = box.run("status")
         for _ in 0..<50 where !status.out.hasPrefix("idle") {
             usleep(100_000)
             status = box.run("status")

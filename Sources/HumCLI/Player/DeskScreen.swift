@@ -108,6 +108,8 @@ final class DeskScreen {
         }
         tick = try loop.timer(clock: CLOCK_REALTIME) { [unowned self] in self.redraw() }
         idle = try loop.timer { [unowned self] in
+            // A panel being used (adding, saving, loading, the keys) stays until it is closed.
+            guard self.state.panel == .main else { return }
             self.state.controlsShown = false
             self.redraw()
         }
