@@ -33,8 +33,15 @@ import Testing
         }
         func screen() throws -> String { try TerminalEndToEndTests.Tmux.run(["capture-pane", "-p", "-t", session]) }
 
+        /// Brings the controls back if they hid (a slow machine can take longer than the idle time between two
+        /// steps): Escape does nothing else on the main screen.
+        func reveal() throws {
+            try keys("Escape")
+            _ = try waitUntil(timeout: 10) { $0.contains("? keys") }
+        }
+
         /// Waits until the screen passes `check` (up to `timeout` seconds); returns the last screen.
-        func waitUntil(timeout: Double = 10, _ check: (String) -> Bool) throws -> String {
+        func waitUntil(timeout: Double = 30, _ check: (String) -> Bool) throws -> String {
             let end = Date().addingTimeInterval(timeout)
             var last = ""
             while Date() < end {
@@ -45,7 +52,7 @@ import Testing
             return last
         }
 
-        func waitUntil(shows text: String, timeout: Double = 10) throws -> String {
+        func waitUntil(shows text: String, timeout: Double = 30) throws -> String {
             try waitUntil(timeout: timeout) { $0.contains(text) }
         }
     }
@@ -91,6 +98,8 @@ import Testing
         screen = try shell.waitUntil(shows: "› birds")
         #expect(!screen.contains("stream"), "\(screen)")
         try shell.keys("Enter")
+        _ = try shell.waitUntil { Self.volume($0, "birds") == "75" || $0.contains("birds 75 │") }
+        try shell.reveal()
         screen = try shell.waitUntil { Self.volume($0, "birds") == "75" }
         #expect(Self.volume(screen, "birds") == "75", "\(screen)")
         #expect(screen.contains("› birds"), "\(screen)")  // the new sound is selected
@@ -112,6 +121,10 @@ import Testing
         screen = try shell.waitUntil(shows: "@desk")
         #expect(screen.contains("load a saved mix"), "\(screen)")
         try shell.keys("Enter")
+        screen = try shell.waitUntil {
+            ($0.contains("hum · @desk") && Self.volume($0, "birds") == "80") || $0.contains("birds 80 │")
+        }
+        try shell.reveal()
         screen = try shell.waitUntil { $0.contains("hum · @desk") && Self.volume($0, "birds") == "80" }
         #expect(screen.contains("hum · @desk"), "\(screen)")
 
@@ -134,7 +147,9 @@ import Testing
         _ = try second.waitUntil(shows: "PROMPT>")
         try second.type("\(humBinary)")
         try second.keys("Enter")
-        let other = try second.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("birds") }
+        _ = try second.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("birds") }
+        try second.reveal()
+        let other = try second.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("hum · @desk") }
         #expect(other.contains("hum · @desk"), "\(other)")
         #expect(other.contains("break · next: focus 2/4"), "\(other)")
         #expect(Self.volume(other, "birds") == "80", "\(other)")
@@ -151,6 +166,7 @@ import Testing
 
         // 40×12 stays readable: normal digits, the countdown, the mixer, the keys.
         try shell.resize(columns: 40, rows: 12)
+        try shell.reveal()
         screen = try shell.waitUntil { $0.contains("? keys · q quit") && $0.contains("master") }
         let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(rows.allSatisfy { $0.count <= 40 }, "\(screen)")
