@@ -1,4 +1,5 @@
 import HumCore
+import HumTerminal
 
 /// The table of top-level commands. A new command is one line here.
 public enum CommandTable {
@@ -51,9 +52,9 @@ public enum HumMain {
         }
         let play: any HumCommand.Type = PlayCommand.self
         guard let name = words.first else {
-            // Bare `hum` on a terminal is the full screen; elsewhere (and on a terminal that cannot show a screen)
-            // it plays, as it always did.
-            if context.stdinIsTerminal && context.stdoutIsTerminal, context.environment["TERM"] != "dumb" {
+            // Bare `hum` on a terminal is the full screen; elsewhere (and on a terminal that cannot show a screen,
+            // or of no known type) it plays, as it always did.
+            if context.stdinIsTerminal && context.stdoutIsTerminal, CursesScreen.canShow() {
                 return execute(UICommand.self, words: [], path: UICommand.name, context: context)
             }
             return execute(play, words: [], path: play.name, context: context)

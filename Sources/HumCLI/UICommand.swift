@@ -1,4 +1,5 @@
 import HumCore
+import HumTerminal
 
 /// `hum ui` (and bare `hum` on a terminal): the full screen, a calm desk companion over the player.
 struct UICommand: HumCommand {
@@ -28,8 +29,10 @@ struct UICommand: HumCommand {
         guard context.stdinIsTerminal && context.stdoutIsTerminal else {
             throw HumError.usage("hum ui needs a terminal; 'hum play' plays without one")
         }
-        if context.environment["TERM"] == "dumb" {
-            throw HumError.usage("this terminal (TERM=dumb) cannot show the full screen; 'hum play' shows one line")
+        if context.environment["TERM"] == "dumb" || !CursesScreen.canShow() {
+            let term = context.environment["TERM"].map { "TERM=\($0)" } ?? "TERM is not set"
+            throw HumError.usage(
+                "this terminal (\(term)) cannot show the full screen; 'hum play' shows one line")
         }
         var startedHere = false
         var client = try PlayerLink.connect(context)

@@ -74,6 +74,14 @@ public final class CursesScreen {
 
     deinit { close() }
 
+    /// Whether the terminal on stdout can show the full screen: its type is known to terminfo and it can move the
+    /// cursor (`TERM=dumb` cannot).
+    public static func canShow() -> Bool {
+        var error: Int32 = 0
+        guard setupterm(nil, STDOUT_FILENO, &error) == OK else { return false }
+        return capability("cup") != nil
+    }
+
     private static func capability(_ name: String) -> String? {
         guard let value = tigetstr(name) else { return nil }
         if UInt(bitPattern: value) == UInt.max { return nil }
