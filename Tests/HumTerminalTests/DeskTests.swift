@@ -145,6 +145,34 @@ import Testing
         #expect(!DeskLayout.frame(state, columns: 80, rows: 24).lines.flatMap(\.spans).contains { $0.style == .accent })
     }
 
+    @Test func aRoundThatEarnedFlashesAndAnOpenPassCountsDown() {
+        var state = Self.state()
+        var bank = state.bank!
+        let unchanged = state.receive(bank: bank)
+        #expect(!unchanged)  // nothing new
+        #expect(state.earned == nil)
+        bank.earnedTodaySeconds += 1500
+        bank.balanceSeconds += 1500
+        bank.pass = DeskBank.Pass(label: "walk", deadlineEpoch: 1_000_900)
+        let flashed = state.receive(bank: bank)
+        #expect(flashed)
+        #expect(state.earned == 1500)
+        state.nowEpoch = 1_000_000
+        var frame = DeskLayout.frame(state, columns: 80, rows: 24)
+        #expect(frame.lines[13].text.hasSuffix("today    50m / 3h"), "\(frame.text)")
+        #expect(frame.lines[15].text.hasSuffix("pass     walk 15m left"), "\(frame.text)")
+        #expect(frame.lines[17].spans.last == DeskFrame.Span(" +25m earned ", .accent), "\(frame.text)")
+        state.nowEpoch += 60
+        frame = DeskLayout.frame(state, columns: 80, rows: 24)
+        #expect(frame.lines[15].text.hasSuffix("pass     walk 14m left"), "\(frame.text)")
+        // A bank that cannot be read, then read again, is no earning.
+        state.earned = nil
+        let unread = state.receive(bank: nil)
+        let readAgain = state.receive(bank: bank)
+        #expect(!unread && !readAgain)
+        #expect(state.earned == nil)
+    }
+
     @Test func everySizeFitsWithoutATrap() {
         var state = Self.state(Self.status(focus: Self.focus()))
         for panel: DeskState.Panel in [.main, .add, .save, .load, .help] {

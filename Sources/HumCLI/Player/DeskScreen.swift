@@ -86,6 +86,7 @@ final class DeskScreen {
         remote.onEvents = { [unowned self] in self.take($0) }
         apply(try PlayerLink.send(.subscribe, to: client))
         take(try client.readAvailable())
+        state.clock = Self.clockText()
         readBank(force: true)
         loop.watch(client.fd) { [unowned self] _ in
             do {
@@ -152,28 +153,22 @@ final class DeskScreen {
         guard access(context.paths.databasePath, F_OK) == 0 else {
             // Nothing banked yet, and no database is made to say so.
             let config = LedgerConfig()
-            state.bank = DeskBank(
-                balanceSeconds: 0, earnedTodaySeconds: 0, dailyCapSeconds: config.dailyCapSeconds,
-                emergencyLeftSeconds: config.emergencyWeeklySeconds,
-                emergencyWeeklySeconds: config.emergencyWeeklySeconds)
+            _ = state.receive(
+                bank: DeskBank(
+                    balanceSeconds: 0, earnedTodaySeconds: 0, dailyCapSeconds: config.dailyCapSeconds,
+                    emergencyLeftSeconds: config.emergencyWeeklySeconds,
+                    emergencyWeeklySeconds: config.emergencyWeeklySeconds))
             return
         }
         guard let status = bank.status() else {
-            state.bank = nil
+            _ = state.receive(bank: nil)
             return
         }
-        let before = state.bank?.earnedTodaySeconds
-        let clock = SystemClock()
-        state.bank = DeskBank(
+        let bank = DeskBank(
             balanceSeconds: status.balance, earnedTodaySeconds: status.earnedToday, dailyCapSeconds: status.dailyCap,
             emergencyLeftSeconds: status.emergencyLeft, emergencyWeeklySeconds: status.emergencyWeekly,
-            pass: status.openPass.map {
-                (label: $0.label, secondsLeft: max(0, $0.deadline.epochSeconds - clock.nowEpochSeconds()))
-            })
-        if let before, status.earnedToday > before {
-            state.earned = status.earnedToday - before
-            flash?.arm(after: Self.flashSeconds)
-        }
+            pass: status.openPass.map { DeskBank.Pass(label: $0.label, deadlineEpoch: $0.deadline.epochSeconds) })
+        if state.receive(bank: bank) { flash?.arm(after: Self.flashSeconds) }
     }
 
     // MARK: Drawing
@@ -183,7 +178,12 @@ final class DeskScreen {
     private func redraw() {
         guard let curses else { return }
         state.status = shown.map { $0.advanced(by: Int64(monotonicSeconds() - lastStatusAt)) }
-        state.clock = Self.clockText()
+        state.nowEpoch = SystemClock().nowEpochSeconds()
+        let clock = Self.clockText()
+        // A new minute: the bank again (a pass opened or a grant written by another hum), on a wake-up the clock
+        // makes anyway.
+        if clock != state.clock, state.bank != nil { readBank(force: true) }
+        state.clock = clock
         if let message = held.take() { state.message = message }
         let next = DeskLayout.frame(state, columns: curses.columns, rows: curses.rows)
         curses.draw(next)

@@ -103,8 +103,8 @@ public enum DeskLayout {
         return [DeskFrame.Span(" +\(DurationText.format(seconds: earned)) earned ", .accent)]
     }
 
-    static func bankLines(_ bank: DeskBank?) -> [(String, String)] {
-        guard let bank else { return [("bank", "cannot be read")] }
+    static func bankLines(_ state: DeskState) -> [(String, String)] {
+        guard let bank = state.bank else { return [("bank", "cannot be read")] }
         func f(_ s: Int64) -> String { DurationText.format(seconds: s) }
         var lines = [
             ("balance", f(bank.balanceSeconds)),
@@ -113,7 +113,7 @@ public enum DeskLayout {
         ]
         if let pass = bank.pass {
             let label = pass.label.map { VisibleText.escape($0) + " " } ?? ""
-            lines.append(("pass", "\(label)\(f(pass.secondsLeft)) left"))
+            lines.append(("pass", "\(label)\(f(state.secondsLeft(pass))) left"))
         } else {
             lines.append(("pass", "none open"))
         }
@@ -280,7 +280,7 @@ public enum DeskLayout {
             mixer(state, top: top + 1, bottom: bottom, left: 0, width: mixerWidth, into: &frame)
             let bankLeft = columns - bankWidth
             frame.put(top, bankLeft, "bank", .bold)
-            for (offset, line) in bankLines(state.bank).enumerated() where top + 1 + offset <= bottom {
+            for (offset, line) in bankLines(state).enumerated() where top + 1 + offset <= bottom {
                 frame.put(top + 1 + offset, bankLeft, pad(line.0, 9) + line.1)
             }
             if let earned = earnedSpans(state), top + 6 <= bottom { frame.put(top + 6, bankLeft, earned) }
@@ -328,7 +328,7 @@ public enum DeskLayout {
                     let f = DurationText.format(seconds:)
                     var text =
                         "bank \(f(bank.balanceSeconds)) · today \(f(bank.earnedTodaySeconds))/\(f(bank.dailyCapSeconds))"
-                    if let pass = bank.pass { text += " · pass \(f(pass.secondsLeft))" }
+                    if let pass = bank.pass { text += " · pass \(f(state.secondsLeft(pass)))" }
                     frame.put(bottom, 1, text, .dim)
                 }
             }

@@ -2,17 +2,27 @@ import HumCore
 
 /// The bank as the full screen shows it: figures read from the ledger by the frontend.
 public struct DeskBank: Equatable, Sendable {
+    /// An open pass: its label and when it ends.
+    public struct Pass: Equatable, Sendable {
+        public var label: String?
+        /// The end, in seconds since the epoch (the time left is counted from the state's `nowEpoch`).
+        public var deadlineEpoch: Int64
+        public init(label: String?, deadlineEpoch: Int64) {
+            self.label = label
+            self.deadlineEpoch = deadlineEpoch
+        }
+    }
+
     public var balanceSeconds: Int64
     public var earnedTodaySeconds: Int64
     public var dailyCapSeconds: Int64
     public var emergencyLeftSeconds: Int64
     public var emergencyWeeklySeconds: Int64
-    /// An open pass: its label and the seconds it has left.
-    public var pass: (label: String?, secondsLeft: Int64)?
+    public var pass: Pass?
 
     public init(
         balanceSeconds: Int64, earnedTodaySeconds: Int64, dailyCapSeconds: Int64, emergencyLeftSeconds: Int64,
-        emergencyWeeklySeconds: Int64, pass: (label: String?, secondsLeft: Int64)? = nil
+        emergencyWeeklySeconds: Int64, pass: Pass? = nil
     ) {
         self.balanceSeconds = balanceSeconds
         self.earnedTodaySeconds = earnedTodaySeconds
@@ -20,13 +30,6 @@ public struct DeskBank: Equatable, Sendable {
         self.emergencyLeftSeconds = emergencyLeftSeconds
         self.emergencyWeeklySeconds = emergencyWeeklySeconds
         self.pass = pass
-    }
-
-    public static func == (a: DeskBank, b: DeskBank) -> Bool {
-        a.balanceSeconds == b.balanceSeconds && a.earnedTodaySeconds == b.earnedTodaySeconds
-            && a.dailyCapSeconds == b.dailyCapSeconds && a.emergencyLeftSeconds == b.emergencyLeftSeconds
-            && a.emergencyWeeklySeconds == b.emergencyWeeklySeconds && a.pass?.label == b.pass?.label
-            && a.pass?.secondsLeft == b.pass?.secondsLeft
     }
 }
 
@@ -71,6 +74,8 @@ public struct DeskState: Equatable, Sendable {
     public var status: PlayerStatus?
     /// The time of day, `HH:MM`, from the frontend's clock.
     public var clock = "--:--"
+    /// The wall clock, in seconds since the epoch (for the time an open pass has left).
+    public var nowEpoch: Int64 = 0
     public var bank: DeskBank?
     /// Every sound that can be added (built-in and user sounds).
     public var sounds: [DeskSound] = []
@@ -93,6 +98,20 @@ public struct DeskState: Equatable, Sendable {
     public var color: Bool
 
     public init(color: Bool) { self.color = color }
+
+    /// Takes the bank as read again. Time earned today since the last reading (a round that earned) is shown
+    /// briefly: returns true when it starts to show.
+    public mutating func receive(bank next: DeskBank?) -> Bool {
+        defer { bank = next }
+        guard let before = bank?.earnedTodaySeconds, let now = next?.earnedTodaySeconds, now > before else {
+            return false
+        }
+        earned = now - before
+        return true
+    }
+
+    /// Seconds an open pass has left.
+    public func secondsLeft(_ pass: DeskBank.Pass) -> Int64 { max(0, pass.deadlineEpoch - nowEpoch) }
 
     /// The sounds the add panel lists: those not in the mix whose name or description holds the filter (ignoring
     /// case), names that start with it first.
