@@ -173,6 +173,22 @@ import Testing
         #expect(state.earned == nil)
     }
 
+    @Test func colonsBlinkOnlyWhenAskedFor() {
+        var state = Self.state()
+        state.nowEpoch = 1_000_001  // an odd second
+        #expect(DeskLayout.frame(state, columns: 80, rows: 24).lines[3].text.contains(BigDigits.render("09:41")[1]))
+        state.blink = true
+        let odd = DeskLayout.frame(state, columns: 80, rows: 24)
+        #expect(odd.lines[3].text.contains(BigDigits.render("09 41")[1]), "\(odd.text)")
+        state.nowEpoch += 1
+        let even = DeskLayout.frame(state, columns: 80, rows: 24)
+        #expect(even.lines[3].text.contains(BigDigits.render("09:41")[1]), "\(even.text)")
+        state.controlsShown = true
+        state.nowEpoch += 1
+        let small = DeskLayout.frame(state, columns: 40, rows: 12)
+        #expect(small.lines[1].text.contains("09 41"), "\(small.text)")
+    }
+
     @Test func everySizeFitsWithoutATrap() {
         var state = Self.state(Self.status(focus: Self.focus()))
         for panel: DeskState.Panel in [.main, .add, .save, .load, .help] {

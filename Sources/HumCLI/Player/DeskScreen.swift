@@ -26,7 +26,8 @@ final class HeldOutput: TextOutput, @unchecked Sendable {
 /// The full screen (`hum ui`, bare `hum` on a terminal): one more view of the player, attached through the control
 /// socket like a second `hum play`. It draws `DeskLayout`'s frames through ncurses, turns keys into the player's
 /// requests through `DeskKeys`, and wakes only for a key, an event of the player, a signal, or a timer: the clock
-/// (at each turn of the second during a running countdown, else of the minute), the controls' idle hide, the
+/// (at each turn of the second during a running countdown or with ui.blink on, else of the minute), the controls'
+/// idle hide, the
 /// earned flash's end.
 final class DeskScreen {
     /// Seconds without a key before only the clock and a summary remain.
@@ -77,6 +78,7 @@ final class DeskScreen {
             }
         }
         state.sounds = Self.sounds(MixSetup.catalog(context))
+        state.blink = (try? SettingsReader.read(context))?.isOn(SettingCatalog.uiBlink) ?? false
         do {
             curses = try CursesScreen(color: state.color)
         } catch {
@@ -189,7 +191,7 @@ final class DeskScreen {
         curses.draw(next)
         frame = next
         let counting = state.status?.focus.map { !$0.paused && !$0.waiting } ?? false
-        tick?.armAtNextMultiple(of: counting ? 1 : 60)
+        tick?.armAtNextMultiple(of: counting || state.blink ? 1 : 60)
     }
 
     static func clockText() -> String {

@@ -29,8 +29,11 @@ public enum DeskLayout {
 
     /// The big or small time: the countdown during focus rounds, else the time of day.
     static func timeText(_ state: DeskState) -> String {
-        if let focus = state.status?.focus { return DurationText.clock(seconds: focus.remainingSeconds) }
-        return state.clock
+        var text = state.clock
+        if let focus = state.status?.focus { text = DurationText.clock(seconds: focus.remainingSeconds) }
+        // A blinking colon (only when asked for) takes the room of one, as a space.
+        if state.blink, state.nowEpoch % 2 != 0 { text = String(text.map { $0 == ":" ? " " : $0 }) }
+        return text
     }
 
     /// Under the time: the phase, round n/N and the goal; in a break, what comes next.

@@ -76,6 +76,9 @@ public struct DeskState: Equatable, Sendable {
     public var clock = "--:--"
     /// The wall clock, in seconds since the epoch (for the time an open pass has left).
     public var nowEpoch: Int64 = 0
+    /// The setting ui.blink: the clock's colons blink (shown in even seconds of `nowEpoch`). Off by default:
+    /// nothing on the screen flashes unless asked.
+    public var blink = false
     public var bank: DeskBank?
     /// Every sound that can be added (built-in and user sounds).
     public var sounds: [DeskSound] = []
