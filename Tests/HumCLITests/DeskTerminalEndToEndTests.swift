@@ -91,6 +91,19 @@ import Testing
         #expect(Self.volume(screen, "brown") == "50", "\(screen)")
         #expect(screen.contains("balance"), "\(screen)")
 
+        // A click on the end of brown's volume bar (row 13; the bar takes columns 15–42) sets it to 100: the
+        // press and release as an xterm reports them (ESC [ M, then button, column and row, each + 32, 1-based).
+        func click(column: Int, row: Int) -> String {
+            "\u{1B}[M" + String(UnicodeScalar(UInt8(32))) + String(UnicodeScalar(UInt8(33 + column)))
+                + String(UnicodeScalar(UInt8(33 + row))) + "\u{1B}[M" + String(UnicodeScalar(UInt8(35)))
+                + String(UnicodeScalar(UInt8(33 + column))) + String(UnicodeScalar(UInt8(33 + row)))
+        }
+        try shell.reveal()
+        try shell.type(click(column: 42, row: 13))
+        screen = try shell.waitUntil { Self.volume($0, "brown") == "100" }
+        #expect(Self.volume(screen, "brown") == "100", "\(screen)")
+        #expect(screen.contains("› brown"), "\(screen)")
+
         // A sound added through the filter, then its volume changed.
         try shell.keys("a")
         _ = try shell.waitUntil(shows: "add a sound")
@@ -113,7 +126,7 @@ import Testing
         try shell.type("desk")
         try shell.keys("Enter")
         screen = try shell.waitUntil(shows: "saved @desk")
-        #expect(screen.contains("saved @desk: rain 75 · brown 50 · birds 80"), "\(screen)")
+        #expect(screen.contains("saved @desk: rain 75 · brown 100 · birds 80"), "\(screen)")
         try shell.keys("x")
         screen = try shell.waitUntil { !$0.contains("birds") }
         #expect(!screen.contains("birds"), "\(screen)")
