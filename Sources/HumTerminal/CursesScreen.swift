@@ -41,23 +41,23 @@ public final class CursesScreen {
         set_term(screen)
         // A terminal that cannot move the cursor cannot show a screen.
         if Self.capability("cup") == nil {
-            endwin()
-            delscreen(screen)
-            self.screen = nil
-            TerminalRescue.forget()
+            Self.release(screen)
             throw CursesProblem(
                 message:
                     "this terminal (TERM=\(getenv("TERM").map { String(cString: $0) } ?? "")) cannot move the cursor, so it cannot show the full screen; 'hum play' shows one line"
             )
         }
         TerminalRescue.arm(reset: Self.resetSequence())
-        cbreak()
-        noecho()
-        nonl()
         let window = hum_stdscr()
-        keypad(window, true)
-        nodelay(window, true)
-        curs_set(0)
+        // The modes the screen cannot work without; a terminal refusing one is named in the error.
+        for (call, result) in [
+            ("cbreak", cbreak()), ("noecho", noecho()), ("nonl", nonl()), ("keypad", keypad(window, true)),
+            ("nodelay", nodelay(window, true)),
+        ] where result == ERR {
+            Self.release(screen)
+            throw CursesProblem(message: "cannot set up the terminal for the full screen: \(call) failed")
+        }
+        curs_set(0)  // a terminal that cannot hide the cursor shows it: not worth refusing the screen for
         set_escdelay(25)
         mousemask(hum_mouse_button1(), nil)
         mouseinterval(0)
@@ -73,6 +73,13 @@ public final class CursesScreen {
     }
 
     deinit { close() }
+
+    /// Gives the terminal back from a screen whose set-up failed (before the object was whole, so no deinit runs).
+    private static func release(_ screen: OpaquePointer) {
+        endwin()
+        delscreen(screen)
+        TerminalRescue.forget()
+    }
 
     /// Whether the terminal on stdout can show the full screen: its type is known to terminfo and it can move the
     /// cursor (`TERM=dumb` cannot).
