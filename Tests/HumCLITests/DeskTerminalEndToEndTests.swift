@@ -241,5 +241,20 @@ import Testing
         #expect(phases.contains("focus=skipped"), "\(sessions)")
         #expect(phases.contains("short-break=interrupted"), "\(sessions)")
         #expect(sessions.first { $0["kind"] as? String == "focus" }?["planned_seconds"] as? Int == 25 * 60)
+
+        // A crash gives the terminal back too: the shell's screen, not the clock, once the screen is killed by SEGV.
+        let pidFile = box.path("ui.pid")
+        try shell.keys("C-l")
+        try shell.type("sh -c 'echo $$ > \(pidFile); exec \(humBinary)'")
+        try shell.keys("Enter")
+        screen = try shell.waitUntil { $0.contains("██████") && $0.contains("master") }
+        let pid = Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.split(separator: "\n").first ?? "")
+        #expect(pid != nil)
+        if let pid { kill(pid, SIGSEGV) }
+        screen = try shell.waitUntil { $0.contains("Segmentation fault") }
+        #expect(screen.contains("Segmentation fault"), "\(screen)")
+        #expect(!screen.contains("██"), "\(screen)")
+        // The player it started plays on after a crash; stopped here.
+        #expect(box.run("ctl", "stop").code == 0)
     }
 }
