@@ -257,4 +257,32 @@ import Testing
         // The player it started plays on after a crash; stopped here.
         #expect(box.run("ctl", "stop").code == 0)
     }
+
+    /// A round that earns shows it briefly, in the accent (reverse video with NO_COLOR), and the bank counts it.
+    @Test func aRoundThatEarnsShowsIt() throws {
+        let box = Sandbox()
+        var env = box.environment
+        env["HUM_SOUNDS_DIR"] = Self.sounds
+        env["HUM_DEVICE"] = "null"
+        env["TERM"] = "screen"
+        env["HUM_FOCUS_LENGTH"] = "3s"
+        env["HUM_FOCUS_ROUNDS"] = "1"
+        env["HUM_FOCUS_FADE"] = "1s"
+        let shell = try Shell(columns: 80, rows: 24, environment: env)
+        _ = try shell.waitUntil(shows: "PROMPT>")
+        try shell.type("\(humBinary)")
+        try shell.keys("Enter")
+        _ = try shell.waitUntil { $0.contains("master") && $0.contains("f starts focus rounds") }
+        try shell.keys("f")
+        _ = try shell.waitUntil(shows: "focus · round 1/1")
+        let screen = try shell.waitUntil(shows: "+1s earned")
+        #expect(screen.contains("+1s earned"), "\(screen)")
+        let styled = try TerminalEndToEndTests.Tmux.run(["capture-pane", "-p", "-e", "-t", shell.session])
+        #expect(Self.line(styled, containing: "+1s earned").contains("\u{1B}[7m"), "\(styled)")
+        try shell.reveal()
+        let bank = try shell.waitUntil(shows: "today    1s / 3h")
+        #expect(bank.contains("balance  1s"), "\(bank)")
+        try shell.keys("Q")
+        _ = try shell.waitUntil(shows: "PROMPT> ")
+    }
 }
