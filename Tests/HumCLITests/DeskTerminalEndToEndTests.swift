@@ -223,7 +223,7 @@ import Testing
         try shell.keys("C-l")
         try shell.type("stty -a | tr ' ' '\\n' | grep -xE -- '-?(icanon|echo)' | tr '\\n' ' '; echo; tput cols")
         try shell.keys("Enter")
-        screen = try shell.waitUntil { $0.contains("icanon echo") || $0.contains("-icanon") || $0.contains("-echo") }
+        screen = try shell.waitUntil { $0.contains("\n40\n") }
         #expect(screen.contains("icanon echo"), "\(screen)")
         #expect(!screen.contains("-icanon") && !screen.contains("-echo"), "\(screen)")
         #expect(screen.contains("\n40\n"), "\(screen)")
@@ -270,7 +270,8 @@ import Testing
         env["HUM_FOCUS_FADE"] = "1s"
         let shell = try Shell(columns: 80, rows: 24, environment: env)
         _ = try shell.waitUntil(shows: "PROMPT>")
-        try shell.type("\(humBinary)")
+        let pidFile = box.path("ui.pid")
+        try shell.type("sh -c 'echo $$ > \(pidFile); exec \(humBinary)'")
         try shell.keys("Enter")
         _ = try shell.waitUntil { $0.contains("master") && $0.contains("f starts focus rounds") }
         try shell.keys("f")
@@ -282,7 +283,19 @@ import Testing
         try shell.reveal()
         let bank = try shell.waitUntil(shows: "today    1s / 3h")
         #expect(bank.contains("balance  1s"), "\(bank)")
-        try shell.keys("Q")
-        _ = try shell.waitUntil(shows: "PROMPT> ")
+
+        // SIGTERM leaves as q does: the terminal given back, and the player this screen started (no one else
+        // watching) stopped.
+        let pid = Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.split(separator: "\n").first ?? "")
+        #expect(pid != nil)
+        if let pid { kill(pid, SIGTERM) }
+        let after = try shell.waitUntil { $0.contains("PROMPT> ") && !$0.contains("██") }
+        #expect(after.contains("PROMPT> ") && !after.contains("██"), "\(after)")
+        var status = box.run("status")
+        for _ in 0..<50 where !status.out.hasPrefix("idle") {
+            usleep(100_000)
+            status = box.run("status")
+        }
+        #expect(status.out.hasPrefix("idle"), "\(status)")
     }
 }
