@@ -47,7 +47,7 @@ import Testing
             while Date() < end {
                 last = try screen()
                 if check(last) { return last }
-                usleep(100_000)
+                usleep(150_000)  // each look starts a tmux client: not too often beside the real-time tests
             }
             return last
         }
@@ -57,9 +57,31 @@ import Testing
         }
     }
 
-    /// The built-in library of the source tree, for the default mix.
-    static let sounds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sounds").path
+    /// A small built-in library in the sandbox: the default mix's rain and brown and a few to add, each a second of
+    /// quiet tone with a manifest entry, so loading them costs next to nothing beside the real-time tests.
+    static func library(in box: Sandbox) throws -> String {
+        let directory = box.root + "/library"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let sounds = [
+            ("rain", "Steady rain on a roof."), ("brown", "A deep, soft rumble."),
+            ("birds", "Birds waking a wood at dawn."), ("stream", "A brook over stones."),
+            ("fire", "A wood fire, crackling."),
+        ]
+        var entries: [SoundManifest.Entry] = []
+        for (index, (name, description)) in sounds.enumerated() {
+            let file = try box.writeSound(
+                "\(name).wav", sine(frequency: 200 + 50 * Double(index), frames: 48000, amplitude: 0.05))
+            try FileManager.default.moveItem(atPath: file, toPath: "\(directory)/\(name).wav")
+            entries.append(
+                SoundManifest.Entry(
+                    id: name, title: name.capitalized, category: "test", description: description, file: "\(name).wav",
+                    durationSeconds: 1, sampleRate: 48000, channels: 1, loudnessLUFS: -23, truePeakDBTP: -20,
+                    loop: .crossfade, license: "test", recipe: "sine", seed: 0))
+        }
+        let manifest = SoundManifest(targetLUFS: -23, sounds: entries)
+        try JSONEncoder().encode(manifest).write(to: URL(fileURLWithPath: directory + "/sounds.json"))
+        return directory
+    }
 
     static func line(_ screen: String, containing text: String) -> String {
         screen.split(separator: "\n").map(String.init).first { $0.contains(text) } ?? ""
@@ -75,7 +97,7 @@ import Testing
     @Test func theFullScreenDoesWhatIssue13Lists() throws {
         let box = Sandbox()
         var env = box.environment
-        env["HUM_SOUNDS_DIR"] = Self.sounds
+        env["HUM_SOUNDS_DIR"] = try Self.library(in: box)
         env["HUM_DEVICE"] = "null"
         env["TERM"] = "screen"
         let shell = try Shell(columns: 80, rows: 24, environment: env)
@@ -262,7 +284,7 @@ import Testing
     @Test func aRoundThatEarnsShowsIt() throws {
         let box = Sandbox()
         var env = box.environment
-        env["HUM_SOUNDS_DIR"] = Self.sounds
+        env["HUM_SOUNDS_DIR"] = try Self.library(in: box)
         env["HUM_DEVICE"] = "null"
         env["TERM"] = "screen"
         env["HUM_FOCUS_LENGTH"] = "3s"
