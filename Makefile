@@ -45,6 +45,7 @@ sounds: deps
 bench: release test-deps
 	bench/render.sh
 	bench/playback.sh
+	bench/playback.sh --screens
 	bench/status.sh
 	bench/mpris.sh
 

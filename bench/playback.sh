@@ -3,8 +3,16 @@
 # null sink, for hum, for 8 `play … repeat` processes of sox, and for ffmpeg mixing live. Prints CPU time
 # (user + system, all processes of each tool) as a share of one core over the run, and peak RSS.
 # Usage: bench/playback.sh [SECONDS]   (default 60; needs a release build: make release)
+#        bench/playback.sh --screens [SECONDS]: the same 8-track playback seen through each screen, in tmux at
+#        80x24: the one-line screen of `hum play`, and the full screen (`hum ui`) attached to a player (`hum daemon`),
+#        without and with focus rounds counting down. Prints the CPU of the screen's process and the player's, and
+#        the wake-ups of each one's event loop (its main thread's voluntary context switches over the run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --screens ]; then
+    shift
+    exec bench/screens.sh "$@"
+fi
 seconds=${1:-60}
 hum=${HUM_BIN:-.build/release/hum}
 dir=$(bench/make-inputs.sh)

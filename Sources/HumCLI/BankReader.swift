@@ -17,12 +17,19 @@ final class BankReader {
 
     /// Seconds banked (0 without a database); nil when the ledger cannot be read.
     func read() -> Int64? {
+        guard access(context.paths.databasePath, F_OK) == 0 else { return 0 }
+        return status()?.balance
+    }
+
+    /// The bank's figures (balance, earned today and the cap, the reserve, an open pass); nil without a database
+    /// or when the ledger cannot be read.
+    func status() -> BankStatus? {
         do {
             if database == nil {
-                guard access(context.paths.databasePath, F_OK) == 0 else { return 0 }
+                guard access(context.paths.databasePath, F_OK) == 0 else { return nil }
                 database = try LedgerCLI.open(context)
             }
-            return try database?.bankStatus().balance
+            return try database?.bankStatus()
         } catch let error as any UserFacingError {
             warn(error.message)
         } catch {

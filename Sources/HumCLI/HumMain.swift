@@ -1,10 +1,12 @@
 import HumCore
+import HumTerminal
 
 /// The table of top-level commands. A new command is one line here.
 public enum CommandTable {
     public static var commands: [any HumCommand.Type] {
         [
             PlayCommand.self,
+            UICommand.self,
             RenderCommand.self,
             SoundsCommand.self,
             FocusCommand.self,
@@ -49,7 +51,14 @@ public enum HumMain {
             return ExitCode.success
         }
         let play: any HumCommand.Type = PlayCommand.self
-        guard let name = words.first else { return execute(play, words: [], path: play.name, context: context) }
+        guard let name = words.first else {
+            // Bare `hum` on a terminal is the full screen; elsewhere (and on a terminal that cannot show a screen,
+            // or of no known type) it plays, as it always did.
+            if context.stdinIsTerminal && context.stdoutIsTerminal, CursesScreen.canShow() {
+                return execute(UICommand.self, words: [], path: UICommand.name, context: context)
+            }
+            return execute(play, words: [], path: play.name, context: context)
+        }
         if let command = CommandTable.commands.first(where: { $0.name == name }) {
             return execute(command, words: Array(words.dropFirst()), path: name, context: context)
         }
@@ -112,7 +121,8 @@ public enum HumMain {
         var out = "hum \(humVersion): a calm focus companion for the terminal\n\nUsage:\n  hum [COMMAND] [OPTIONS]\n\n"
         out += "Commands:\n" + Help.table(CommandTable.commands.map { ($0.name, $0.abstract) })
         out += "\nWithout a command, hum plays: 'hum rain=40' is 'hum play rain=40', and bare 'hum' plays the last mix"
-        out += "\n(or the default one). Run 'hum COMMAND --help' for the options of a command.\n"
+        out += "\n(or the default one); on a terminal, bare 'hum' is 'hum ui', the full screen."
+        out += "\nRun 'hum COMMAND --help' for the options of a command.\n"
         return out
     }
 }

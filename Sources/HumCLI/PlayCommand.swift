@@ -14,7 +14,7 @@ struct PlayCommand: HumCommand {
         A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds), or a
         path to an audio file. VOLUME is 0–100 (default 75). Without sounds: the setting play.mix if set ('hum
         config set play.mix @night'), else the last mix played, else rain=75 brown=50.
-        Without a command, hum plays: 'hum rain=40' is 'hum play rain=40'.
+        Without a command, hum plays: 'hum rain=40' is 'hum play rain=40'; bare 'hum' on a terminal is 'hum ui'.
         Ctrl-C or SIGTERM fades out and exits. On a terminal: ↑/↓ select a sound, ←/→ change its volume, m mutes
         it, +/- change the master volume, q quits.
         """

@@ -92,11 +92,13 @@ public final class EventLoop {
         public let fd: Int32
         private var token: Token?
         private let loop: EventLoop  // kept alive: its handler is what reads this descriptor
+        private let clock: Int32
 
         init(loop: EventLoop, clock: Int32, handler: @escaping () -> Void) throws(EventLoopError) {
             let fd = timerfd_create(clock, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
             guard fd >= 0 else { throw EventLoopError(call: "timerfd_create", code: errno) }
             self.fd = fd
+            self.clock = clock
             self.loop = loop
             token = loop.watch(fd) { _ in
                 var expirations: UInt64 = 0
@@ -127,6 +129,17 @@ public final class EventLoop {
             timerfd_gettime(fd, &spec)
             spec.it_interval = spec.it_value
             timerfd_settime(fd, 0, &spec, nil)
+        }
+
+        /// Fires once, at the next whole multiple of `seconds` on the timer's clock: on CLOCK_REALTIME, the next
+        /// turn of the wall clock's second (1) or minute (60), so a clock shown on screen changes when it should.
+        public func armAtNextMultiple(of seconds: Int) {
+            let step = max(seconds, 1)
+            var now = timespec()
+            clock_gettime(clock, &now)
+            var spec = itimerspec()
+            spec.it_value.tv_sec = (now.tv_sec / step + 1) * step
+            timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil)
         }
 
         public func disarm() {

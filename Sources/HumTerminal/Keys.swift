@@ -3,6 +3,10 @@ public enum Key: Equatable, Sendable {
     case up, down, left, right
     case character(Character)
     case enter, escape, interrupt
+    /// Backspace (from the full screen's curses input; the line screen's decoder does not use it).
+    case backspace
+    /// A click of the first mouse button at a cell (0-based), where the terminal reports mouse events.
+    case click(column: Int, row: Int)
 }
 
 /// Decodes terminal input bytes into keys: plain characters, and the arrow keys in both their CSI (`ESC [ A`) and

@@ -18,7 +18,8 @@ enum Detached {
 
     static func logPath(_ context: CommandContext) -> String { context.paths.stateDirectory + "/player.log" }
 
-    static func start(_ play: PlayCommand, context: CommandContext) throws -> Int32 {
+    /// `announce`: say on stderr that the player plays in the background (not when a screen attaches to it at once).
+    static func start(_ play: PlayCommand, context: CommandContext, announce: Bool = true) throws -> Int32 {
         // The words are checked here, so a typo is a usage error of this command (the player opens the audio).
         if !play.words.isEmpty {
             _ = try MixSetup.resolve(words: play.words, catalog: MixSetup.catalog(context), context: context)
@@ -45,6 +46,7 @@ enum Detached {
         close(ends[1])
         let answer = read(ends[0], timeout: patience)
         if answer == "ready\n" {
+            guard announce else { return ExitCode.success }
             context.stderr.write(
                 "hum: playing in the background (pid \(child.pid)); 'hum status' shows it, 'hum ctl stop' stops it\n")
             return ExitCode.success

@@ -122,7 +122,8 @@ final class FocusRun {
         return PlayerStatus.Focus(
             phase: c.phase ?? .focus, round: c.round, rounds: c.rounds, remainingSeconds: remaining,
             plannedSeconds: Int64(FocusTime.seconds(c.planned).rounded()), deadline: deadline, paused: isPaused,
-            waiting: isWaiting, goal: request.goal, tags: request.tags)
+            waiting: isWaiting, goal: request.goal, tags: request.tags,
+            fadeSeconds: Int64(request.fadeSeconds.isFinite ? request.fadeSeconds.rounded() : 0))
     }
 
     // MARK: Effects

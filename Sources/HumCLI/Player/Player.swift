@@ -345,10 +345,12 @@ final class Player {
         if let end = options.endAfter { left = max(0, Int64((end - (monotonicSeconds() - started)).rounded(.up))) }
         // A focus round paused (from a key, the socket or the bus) pauses the player: its state says so, for status
         // bars that read only the state.
-        return PlayerStatus(
+        var status = PlayerStatus(
             pid: getpid(), session: sessionID, state: state == .playing && isPaused ? .paused : state, mix: mix,
             focus: focus?.status, elapsedSeconds: elapsed,
             endsInSeconds: left, note: note)
+        status.subscribers = server?.subscriberCount
+        return status
     }
 
     /// Tells every view and subscriber what changed.

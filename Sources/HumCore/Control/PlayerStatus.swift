@@ -26,11 +26,15 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
         public var waiting: Bool
         public var goal: String?
         public var tags: [String]
+        /// How long the mix fades out at a focus round's end (and in at the next one's start), so a view can show
+        /// the fade as it happens. Absent from older players.
+        public var fadeSeconds: Int64?
 
         public init(
             phase: FocusPhase, round: Int, rounds: Int, remainingSeconds: Int64, plannedSeconds: Int64,
-            deadline: Timestamp?, paused: Bool, waiting: Bool, goal: String?, tags: [String]
+            deadline: Timestamp?, paused: Bool, waiting: Bool, goal: String?, tags: [String], fadeSeconds: Int64? = nil
         ) {
+            self.fadeSeconds = fadeSeconds
             self.phase = phase
             self.round = round
             self.rounds = rounds
@@ -47,6 +51,7 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
             case phase, round, rounds, deadline, paused, waiting, goal, tags
             case remainingSeconds = "remaining_seconds"
             case plannedSeconds = "planned_seconds"
+            case fadeSeconds = "fade_seconds"
         }
     }
 
@@ -61,6 +66,9 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
     public var endsInSeconds: Int64?
     /// A note the player wants seen (the audio device went away, waiting for `hum ctl resume`).
     public var note: String?
+    /// How many clients follow the player's events (`subscribe`): a screen leaving asks whether another still
+    /// watches before it stops a player it started. Absent from older players.
+    public var subscribers: Int?
 
     public init(
         pid: Int32, session: String, state: State, mix: Mix, focus: Focus? = nil, elapsedSeconds: Int64 = 0,
@@ -80,6 +88,7 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
         case pid, session, state, mix, focus, note
         case elapsedSeconds = "elapsed_seconds"
         case endsInSeconds = "ends_in_seconds"
+        case subscribers
     }
 }
 

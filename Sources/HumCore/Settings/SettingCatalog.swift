@@ -22,6 +22,7 @@ public enum SettingCatalog {
     public static let playDevice = "play.device"
     public static let notifyDesktop = "notify.desktop"
     public static let notifyBell = "notify.bell"
+    public static let uiBlink = "ui.blink"
     public static let reviewCommand = "review.command"
     public static let reviewTimeout = "review.timeout"
     public static let strictEmergencyWait = "strict.emergency-wait"
@@ -79,6 +80,10 @@ public enum SettingCatalog {
         .init(
             key: notifyBell, kind: .toggle, defaultText: "on",
             summary: "the terminal bell when a phase runs out", environment: "HUM_NOTIFY_BELL"),
+        .init(
+            key: uiBlink, kind: .toggle, defaultText: "off",
+            summary: "the full screen's clock blinks its colons once a second (off: nothing on it flashes)",
+            environment: "HUM_UI_BLINK"),
         .init(
             key: earnRatio, kind: .ratio, defaultText: "3",
             summary: "focused seconds per earned second (3: 25m of focus earns 8m20s)", environment: nil),
