@@ -201,6 +201,28 @@ import Testing
         }
     }
 
+    /// Names and goals in wide characters (two columns each) stay inside the screen: counted here by an oracle of
+    /// the test's own (these ideographs and the rocket take two columns, everything else one).
+    @Test func wideNamesAndGoalsFit() {
+        func columns(_ text: String) -> Int {
+            text.unicodeScalars.reduce(0) { $0 + ((0x3000...0x9FFF).contains($1.value) || $1.value >= 0x1F300 ? 2 : 1) }
+        }
+        var focus = Self.focus()
+        focus.goal = String(repeating: "論文を書く🚀", count: 12)
+        var status = Self.status(focus: focus)
+        status.mix = Mix(tracks: [.init(sound: "雨の音と遠くの雷と風の音", volume: 75), .init(sound: "rain", volume: 40)])
+        var state = Self.state(status)
+        state.mixes = [DeskMix(name: "夜の雨の音", summary: "雨の音と遠くの雷 75")]
+        for panel: DeskState.Panel in [.main, .load] {
+            state.panel = panel
+            for (c, r) in [(80, 24), (40, 12), (50, 20)] {
+                let frame = DeskLayout.frame(state, columns: c, rows: r)
+                for line in frame.lines { #expect(columns(line.text) <= c, "\(c)x\(r): \(line.text)") }
+                #expect(frame.lines.contains { $0.text.contains("雨の") }, "\(c)x\(r) \(panel): \(frame.text)")
+            }
+        }
+    }
+
     @Test func bigDigitsAreFiveRowsOfBlocks() {
         let rows = BigDigits.render("10:05")
         #expect(rows.count == 5)

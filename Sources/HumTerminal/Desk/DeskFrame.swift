@@ -1,3 +1,5 @@
+import HumCore
+
 /// One screenful of the full screen, as plain values: a line of styled spans per terminal row, and where the volume
 /// bars are (for mouse clicks). The layout makes it; the curses adapter draws it, line by line, only the lines that
 /// changed since the last frame.
@@ -23,7 +25,8 @@ public struct DeskFrame: Equatable, Sendable {
         public init(_ spans: [Span] = []) { self.spans = spans }
         /// The line's characters, styles left out.
         public var text: String { spans.map(\.text).joined() }
-        public var width: Int { spans.reduce(0) { $0 + $1.text.count } }
+        /// In terminal columns (a CJK character or an emoji takes two).
+        public var width: Int { spans.reduce(0) { $0 + DisplayWidth.columns($1.text) } }
     }
 
     /// A volume bar on the screen: clicking at `column + k` sets the sound's volume to `k / (width - 1)` of 100.
@@ -57,18 +60,32 @@ public struct DeskFrame: Equatable, Sendable {
         var kept: [Span] = []
         var width = 0
         for span in line.spans where width < column {
-            let take = String(span.text.prefix(column - width))
+            let take = Self.prefix(span.text, columns: column - width)
             kept.append(Span(take, span.style))
-            width += take.count
+            width += DisplayWidth.columns(take)
         }
         if width < column { kept.append(Span(String(repeating: " ", count: column - width))) }
         line.spans = kept
         for span in spans where room > 0 {
-            let take = String(span.text.prefix(room))
+            let take = Self.prefix(span.text, columns: room)
             line.spans.append(Span(take, span.style))
-            room -= take.count
+            room -= DisplayWidth.columns(take)
         }
         lines[row] = line
+    }
+
+    /// The longest start of `text` that takes at most `columns` terminal columns (a wide character that would
+    /// straddle the edge is left out).
+    static func prefix(_ text: String, columns: Int) -> String {
+        var out = ""
+        var used = 0
+        for character in text {
+            let w = DisplayWidth.columns(character)
+            if used + w > columns { break }
+            out.append(character)
+            used += w
+        }
+        return out
     }
 
     public mutating func put(_ row: Int, _ column: Int, _ text: String, _ style: Style = .plain) {
@@ -77,7 +94,7 @@ public struct DeskFrame: Equatable, Sendable {
 
     /// Centres `spans` on `row`.
     public mutating func center(_ row: Int, _ spans: [Span]) {
-        let width = spans.reduce(0) { $0 + $1.text.count }
+        let width = spans.reduce(0) { $0 + DisplayWidth.columns($1.text) }
         put(row, max(0, (columns - width) / 2), spans)
     }
 

@@ -85,8 +85,7 @@ public enum DeskLayout {
     }
 
     static func pad(_ text: String, _ width: Int) -> String {
-        let cut = text.count > width ? String(text.prefix(max(width - 1, 0))) + "…" : text
-        return cut + String(repeating: " ", count: max(0, width - cut.count))
+        DisplayWidth.padded(DisplayWidth.fit(text, columns: width), to: width)
     }
 
     /// The one-line summary: the sounds and their volumes, the master, the bank.
