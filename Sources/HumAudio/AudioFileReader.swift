@@ -30,7 +30,8 @@ struct DecodeSource {
             throw AudioFileError(
                 path: path,
                 reason:
-                    "is too long to loop (\(promised / max(rate, 1)) s; at most \(AudioFileReader.maximumSeconds / 60) minutes)"
+                    "is too long to loop (\(promised / max(rate, 1)) s; at most "
+                    + "\(AudioFileReader.maximumSeconds / 60) minutes)"
             )
         }
         if file.logMentionsTruncation {

@@ -124,7 +124,8 @@ public enum LoopMastering {
                 unlink(temporary)
                 throw Failure(
                     description:
-                        "\(path): decodes to \(decoded.frames) frames × \(decoded.channels) channels at \(decoded.sampleRate) Hz, not the \(frames) × \(n) at \(sampleRate) Hz encoded"
+                        "\(path): decodes to \(decoded.frames) frames × \(decoded.channels) channels at "
+                        + "\(decoded.sampleRate) Hz, not the \(frames) × \(n) at \(sampleRate) Hz encoded"
                 )
             }
             let m = try LoudnessMeter.measure(decoded)
@@ -148,7 +149,8 @@ public enum LoopMastering {
         unlink(temporary)
         throw Failure(
             description:
-                "\(path): could not reach \(settings.targetLUFS) LUFS with true peaks under \(settings.truePeakLimitDBTP) dBTP"
+                "\(path): could not reach \(settings.targetLUFS) LUFS with true peaks under "
+                + "\(settings.truePeakLimitDBTP) dBTP"
         )
     }
 }

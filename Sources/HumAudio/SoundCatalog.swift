@@ -152,7 +152,8 @@ public struct SoundCatalog: Sendable {
                 UnnamedUserSound(
                     name: sound.name, path: sound.path,
                     reason:
-                        "its name reads as \"\(token.name)\" at volume \(MixSpec.formatVolume(token.volume)); rename the file to play it by name"
+                        "its name reads as \"\(token.name)\" at volume \(MixSpec.formatVolume(token.volume)); rename "
+                        + "the file to play it by name"
                 ))
             return true
         }

@@ -109,7 +109,8 @@ final class SoundFile {
         }
         if message.contains("unknown format") || message.contains("Format not recognised") {
             return
-                "not an audio file libsndfile can read (\(message.trimmingTrailingPeriod)); use WAV, FLAC, Ogg Vorbis, Opus or MP3"
+                "not an audio file libsndfile can read (\(message.trimmingTrailingPeriod)); use WAV, FLAC, Ogg "
+                + "Vorbis, Opus or MP3"
         }
         return "cannot decode (sf_open: \(message.trimmingTrailingPeriod))"
     }

@@ -163,7 +163,8 @@ struct CompletionTable {
             words: { _, list in "words=\(Self.quoted(list.joined(separator: "\n")))" },
             files: "COMPREPLY=($(compgen -f -- \"$cur\")); return",
             sounds:
-                "words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null; \"${COMP_WORDS[0]}\" mix list --names 2>/dev/null | sed 's/^/@/')",
+                "words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null; \"${COMP_WORDS[0]}\" mix list --names "
+                + "2>/dev/null | sed 's/^/@/')",
             mixes: "words=$(\"${COMP_WORDS[0]}\" mix list --names 2>/dev/null)",
             playing: "words=$(\"${COMP_WORDS[0]}\" status --names 2>/dev/null)",
             commands: "COMPREPLY=($(compgen -c -- \"$cur\")); return")
@@ -219,7 +220,8 @@ struct CompletionTable {
             words: { _, list in "compadd -- \(list.map(Self.quoted).joined(separator: " "))" },
             files: "_files",
             sounds:
-                "local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names 2>/dev/null; ${words[1]} mix list --names 2>/dev/null | sed 's/^/@/')\"}); compadd -a sounds",
+                "local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names 2>/dev/null; ${words[1]} mix list "
+                + "--names 2>/dev/null | sed 's/^/@/')\"}); compadd -a sounds",
             mixes: "local -a mixes; mixes=(${(f)\"$(${words[1]} mix list --names 2>/dev/null)\"}); compadd -a mixes",
             playing:
                 "local -a playing; playing=(${(f)\"$(${words[1]} status --names 2>/dev/null)\"}); compadd -a playing",

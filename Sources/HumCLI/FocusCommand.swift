@@ -46,7 +46,8 @@ struct FocusCommand: HumCommand {
         "hum focus",
         "hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal \"draft chapter 2\"",
         "hum focus --no-sound --auto-advance none --tag writing",
-        "hum focus --goal \"draft the intro\" --done-when \"intro.md has three paragraphs\" --first-step \"outline\" --strict",
+        "hum focus --goal \"draft the intro\" --done-when \"intro.md has three paragraphs\" --first-step \"outline\" "
+            + "--strict",
         "hum focus --profile deep",
     ]
 
@@ -156,7 +157,8 @@ struct FocusCommand: HumCommand {
                 let names = settings.profiles.map(\.name)
                 let hint = Suggest.closest(to: name, in: names).map { "did you mean \($0)? " } ?? ""
                 throw HumError.usage(
-                    "there is no profile \"\(name)\"; \(hint)save one with 'hum config set profile.\(name) \"--focus 50m ...\"'"
+                    "there is no profile \"\(name)\"; \(hint)save one with 'hum config set profile.\(name) \"--focus "
+                        + "50m ...\"'"
                 )
             }
             profile = saved

@@ -31,7 +31,8 @@ final class FocusLock {
             let parts = owner.split(separator: " ")
             let who = parts.count >= 2 ? "pid \(parts[0]), started \(parts[1])" : "see \(path)"
             throw .failure(
-                "another hum focus is already running (\(who)); stop it first (q in its terminal, or kill \(parts.first ?? "it"))"
+                "another hum focus is already running (\(who)); stop it first (q in its terminal, or kill "
+                    + "\(parts.first ?? "it"))"
             )
         }
         let text = "\(getpid()) \(startedAt.rfc3339)\n"

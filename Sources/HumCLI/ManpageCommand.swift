@@ -33,12 +33,15 @@ struct ManpageCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         var out =
-            ".TH HUM 1 \"\" \"hum \(humVersion)\" \"User Commands\"\n.SH NAME\nhum \\- a calm focus companion for the terminal\n"
+            ".TH HUM 1 \"\" \"hum \(humVersion)\" \"User Commands\"\n.SH NAME\nhum \\- a calm focus companion for the "
+            + "terminal\n"
         out += ".SH SYNOPSIS\n.B hum\n[\\fICOMMAND\\fR] [\\fIOPTIONS\\fR]\n"
         out +=
-            ".SH DESCRIPTION\nA mixer of looping ambient sounds played through ALSA, a Pomodoro timer that drives the mix, "
+            ".SH DESCRIPTION\nA mixer of looping ambient sounds played through ALSA, a Pomodoro timer that drives "
+            + "the mix, "
         out +=
-            "a shared earn\\-and\\-spend ledger of leisure time, and a history of every round. Without a command, hum plays "
+            "a shared earn\\-and\\-spend ledger of leisure time, and a history of every round. Without a command, "
+            + "hum plays "
         out += "the last mix. Every command answers \\fB\\-\\-help\\fR.\n.SH COMMANDS\n"
         for (path, command) in Self.paths() {
             out += ".SS \"hum \(Self.escape(path))\"\n\(Self.escape(command.abstract)).\n"
@@ -56,9 +59,11 @@ struct ManpageCommand: HumCommand {
         out += ".SH EXIT STATUS\n0 success, 1 failure, 2 usage error, 3 refused by the ledger's rules.\n"
         out += ".SH ENVIRONMENT\n.TP\n.B HUM_DEVICE\nthe ALSA PCM to play to (default \\fIdefault\\fR)\n"
         out +=
-            ".TP\n.B NO_COLOR\nno colour when set\n.TP\n.B XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME\nwhere hum keeps its database and sounds, the last mix, and measured loudness\n"
+            ".TP\n.B NO_COLOR\nno colour when set\n.TP\n.B XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME\nwhere hum "
+            + "keeps its database and sounds, the last mix, and measured loudness\n"
         out +=
-            ".SH FILES\n.TP\n.I $XDG_DATA_HOME/hum/hum.db\nthe ledger and the history (SQLite)\n.TP\n.I $XDG_DATA_HOME/hum/sounds/\nyour own sounds\n"
+            ".SH FILES\n.TP\n.I $XDG_DATA_HOME/hum/hum.db\nthe ledger and the history (SQLite)\n.TP\n.I "
+            + "$XDG_DATA_HOME/hum/sounds/\nyour own sounds\n"
         context.stdout.write(out)
         return ExitCode.success
     }

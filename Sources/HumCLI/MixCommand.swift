@@ -64,7 +64,8 @@ struct MixCommand: HumCommand {
             if words.isEmpty {
                 guard let client = try PlayerLink.connect(context) else {
                     throw HumError.usage(
-                        "no hum player is running to take the mix from; give the sounds, like 'hum mix save \(name) rain=40'"
+                        "no hum player is running to take the mix from; give the sounds, like 'hum mix save \(name) "
+                            + "rain=40'"
                     )
                 }
                 mix = try PlayerLink.send(.status, to: client).mix
@@ -133,7 +134,8 @@ struct MixCommand: HumCommand {
                 for (name, mix, _) in saved {
                     let master = mix.master == 100 ? "" : "  (master \(MixSpec.formatVolume(mix.master)))"
                     out +=
-                        "\(VisibleText.escape("@" + name).padding(width))  \(VisibleText.escape(mix.summary))\(master)\n"
+                        "\(VisibleText.escape("@" + name).padding(width))  "
+                        + "\(VisibleText.escape(mix.summary))\(master)\n"
                 }
             }
             if !recent.isEmpty {

@@ -83,7 +83,8 @@ enum MixSetup {
                     names.isEmpty
                     ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
                 throw .usage(
-                    "unknown sound \"\(VisibleText.escape(token.name))\" in \"\(VisibleText.escape(word))\"; \(hint)\(listing)"
+                    "unknown sound \"\(VisibleText.escape(token.name))\" in \"\(VisibleText.escape(word))\"; "
+                        + "\(hint)\(listing)"
                 )
             }
             if entries.contains(where: { $0.sound.path == sound.path }) {
@@ -108,7 +109,8 @@ enum MixSetup {
                     "the setting \(SettingCatalog.playMix)"
                 }
             throw HumError.usage(
-                "\(whence) (\(setting.text)): \(error.message); change it with 'hum config set \(SettingCatalog.playMix) …'"
+                "\(whence) (\(setting.text)): \(error.message); change it with 'hum config set "
+                    + "\(SettingCatalog.playMix) …'"
             )
         }
     }
@@ -129,7 +131,8 @@ enum MixSetup {
         if entries.isEmpty {
             if catalog.builtins.isEmpty {
                 throw .failure(
-                    "no sounds to play: the built-in library was not found (set HUM_SOUNDS_DIR to its folder) and no sound was given; try 'hum play PATH-TO-AUDIO-FILE'"
+                    "no sounds to play: the built-in library was not found (set HUM_SOUNDS_DIR to its folder) and no "
+                        + "sound was given; try 'hum play PATH-TO-AUDIO-FILE'"
                 )
             }
             throw .failure("no sound of the saved mix can be found; name some, for example 'hum play rain=40'")

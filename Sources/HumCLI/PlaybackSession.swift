@@ -154,7 +154,8 @@ final class PlaybackSession {
         reclaim()
         if let there = playing.first(where: { $0.entry.sound.path == sound.entry.sound.path }) {
             throw .usage(
-                "\"\(sound.entry.token.name.visible)\" is already in the mix (as \"\(there.entry.token.name.visible)\"); change its volume instead"
+                "\"\(sound.entry.token.name.visible)\" is already in the mix (as "
+                    + "\"\(there.entry.token.name.visible)\"); change its volume instead"
             )
         }
         let fade = frames(fadeSeconds)

@@ -58,7 +58,8 @@ struct SoundsCommand: HumCommand {
         if catalog.builtinDirectory == nil {
             let places = SoundCatalog.searchedPlaces(environment: context.environment)
             context.warn(
-                "no built-in sounds were found; looked in \(places.map(VisibleText.escape).joined(separator: ", ")) (set HUM_SOUNDS_DIR to the folder of sounds.json)"
+                "no built-in sounds were found; looked in \(places.map(VisibleText.escape).joined(separator: ", ")) "
+                    + "(set HUM_SOUNDS_DIR to the folder of sounds.json)"
             )
         }
         let folder = catalog.userFolder
@@ -102,15 +103,18 @@ struct SoundsCommand: HumCommand {
         var out = ""
         if playable.isEmpty {
             out +=
-                "no sounds to play: the built-in library is missing and \(userDirectory.visible) has no playable audio files\n"
+                "no sounds to play: the built-in library is missing and \(userDirectory.visible) has no playable "
+                + "audio files\n"
         }
         let nameWidth = playable.map(\.name.visible.count).max() ?? 0
         let titleWidth = min(28, playable.map(\.title.visible.count).max() ?? 0)
         for l in playable {
             let seconds = Int64((l.durationSeconds ?? 0).rounded())
             out +=
-                "\(l.name.visible.padding(nameWidth))  \(l.title.visible.padding(titleWidth))  \(l.source.rawValue.padding(8))  "
-                + "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  \(l.channels == 1 ? "mono" : "stereo")\n"
+                "\(l.name.visible.padding(nameWidth))  \(l.title.visible.padding(titleWidth))  "
+                + "\(l.source.rawValue.padding(8))  "
+                + "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  "
+                + "\(l.channels == 1 ? "mono" : "stereo")\n"
         }
         if !broken.isEmpty {
             out += "\n\(broken.count) file\(broken.count == 1 ? "" : "s") left out:\n"

@@ -64,7 +64,8 @@ struct StatusCommand: HumCommand {
         if let text = try arguments.value(Self.template) {
             guard format != .json else {
                 throw HumError.usage(
-                    "--template shapes the text line and Waybar's text; --json prints the whole state (pick fields with jq)"
+                    "--template shapes the text line and Waybar's text; --json prints the whole state (pick fields "
+                        + "with jq)"
                 )
             }
             do throws(StatusTemplate.Problem) {

@@ -49,13 +49,15 @@ public struct ControlSocketPath: Sendable, Equatable {
         guard info.st_uid == uid else {
             throw Problem(
                 message:
-                    "\(directory) belongs to another user (uid \(info.st_uid)); hum will not use it: remove it, or set XDG_RUNTIME_DIR"
+                    "\(directory) belongs to another user (uid \(info.st_uid)); hum will not use it: remove it, or "
+                    + "set XDG_RUNTIME_DIR"
             )
         }
         guard info.st_mode & 0o077 == 0 else {
             throw Problem(
                 message:
-                    "\(directory) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); run 'chmod 700 \(directory)'"
+                    "\(directory) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); run 'chmod "
+                    + "700 \(directory)'"
             )
         }
     }

@@ -42,7 +42,8 @@ public struct HumPaths: Sendable, Equatable {
             cacheDirectory: base("XDG_CACHE_HOME", ".cache") + "/hum")
         if !missing.isEmpty {
             problem =
-                "no home directory: HOME is unset and the password database has none for this user; set HOME (or \(missing.joined(separator: ", "))) to a folder of yours"
+                "no home directory: HOME is unset and the password database has none for this user; set HOME (or "
+                + "\(missing.joined(separator: ", "))) to a folder of yours"
         }
     }
 }

@@ -190,7 +190,8 @@ extension HumDatabase {
                 if let exact = try loadContracts(where: "c.id = ?", [.text(prefix)]).first { return exact }
                 guard prefix.count >= 4 else {
                     throw ContractError(
-                        "no contract \"\(prefix)\"; give its id or the first 4 characters or more (see 'hum contract list')",
+                        "no contract \"\(prefix)\"; give its id or the first 4 characters or more (see 'hum "
+                            + "contract list')",
                         kind: .usage)
                 }
                 var ids: [String] = []
@@ -202,7 +203,8 @@ extension HumDatabase {
                     throw ContractError(
                         ids.isEmpty
                             ? "no contract \"\(prefix)\" (see 'hum contract list')"
-                            : "\"\(prefix)\" is the start of several contracts (\(ids.joined(separator: ", "))); give more of its id",
+                            : "\"\(prefix)\" is the start of several contracts (\(ids.joined(separator: ", "))); give "
+                                + "more of its id",
                         kind: .usage)
                 }
                 guard let found = try loadContracts(where: "c.id = ?", [.text(ids[0])]).first else {
@@ -385,7 +387,8 @@ extension HumDatabase {
                 }
                 guard review.attempt == c.attempts + 1, review.attempt <= ContractRules.attempts else {
                     throw ContractError(
-                        "contract \(short) was reviewed meanwhile (attempt \(c.attempts) of \(ContractRules.attempts)); see 'hum contract show \(short)'",
+                        "contract \(short) was reviewed meanwhile (attempt \(c.attempts) of "
+                            + "\(ContractRules.attempts)); see 'hum contract show \(short)'",
                         kind: .refused)
                 }
                 if let problem = review.decision.validationProblem() { throw ContractError(problem) }
@@ -449,7 +452,9 @@ extension HumDatabase {
                     switch c.status {
                     case .completed:
                         why =
-                            "its review has \(ContractRules.attempts - c.attempts) attempt\(ContractRules.attempts - c.attempts == 1 ? "" : "s") left: submit the proof ('hum proof \(short) … --submit'); an override comes after the resubmission"
+                            "its review has \(ContractRules.attempts - c.attempts) "
+                            + "attempt\(ContractRules.attempts - c.attempts == 1 ? "" : "s") left: submit the "
+                            + "proof ('hum proof \(short) … --submit'); an override comes after the resubmission"
                     case .running: why = "it is still running"
                     case .approved, .overridden: why = "it was already paid"
                     case .abandoned, .interrupted, .rejected: why = "it is \(c.status.rawValue)"
@@ -539,7 +544,8 @@ extension HumDatabase {
                     ContractEvent(
                         at: entry.at, kind: "emergency",
                         detail:
-                            "\(DurationText.format(seconds: entry.reserve ?? 0)) drawn from the reserve (\(entry.reason ?? "")); \(strictNote); entry \(entry.id)"
+                            "\(DurationText.format(seconds: entry.reserve ?? 0)) drawn from the reserve "
+                            + "(\(entry.reason ?? "")); \(strictNote); entry \(entry.id)"
                     ), seq: try contractSeq(id))
                 return (decision, id)
             }

@@ -171,12 +171,15 @@ extension HumDatabase {
                     let now = calendar.clock.nowEpochSeconds()
                     guard end.epochSeconds <= now else {
                         throw StoreError.roundConflict(
-                            "a round recorded by hand must have ended by now (it would end at \(end.rfc3339)); give an earlier --start or a shorter time"
+                            "a round recorded by hand must have ended by now (it would end at \(end.rfc3339)); give "
+                                + "an earlier --start or a shorter time"
                         )
                     }
                     if let other = try overlapping(start: record.start.epochSeconds, end: end.epochSeconds, now: now) {
                         throw StoreError.roundConflict(
-                            "this round (\(record.start.rfc3339) to \(end.rfc3339)) overlaps round \(other.id) (\(other.kind.rawValue), \(other.status.rawValue), \(other.start.rfc3339) to \(other.end?.rfc3339 ?? "now")); two rounds cannot run at once, so nothing was recorded"
+                            "this round (\(record.start.rfc3339) to \(end.rfc3339)) overlaps round \(other.id) "
+                                + "(\(other.kind.rawValue), \(other.status.rawValue), \(other.start.rfc3339) to "
+                                + "\(other.end?.rfc3339 ?? "now")); two rounds cannot run at once, so nothing was recorded"
                         )
                     }
                     if record.kind == .focus, record.status == .completed,

@@ -40,7 +40,8 @@ extension HumDatabase {
             try db.immediate {
                 try refuseLoosening(key, to: normalised)
                 try db.run(
-                    "INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    "INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+                        + "excluded.value",
                     [.text(key), .text(normalised)])
             }
         }
@@ -57,7 +58,8 @@ extension HumDatabase {
     public func setReviewConsent(_ command: String) throws {
         try guarded {
             try db.run(
-                "INSERT INTO config(key, value) VALUES ('review.consent', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                "INSERT INTO config(key, value) VALUES ('review.consent', ?) ON CONFLICT(key) DO UPDATE SET value = "
+                    + "excluded.value",
                 [.text(command)])
         }
     }

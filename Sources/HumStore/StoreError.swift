@@ -39,18 +39,22 @@ public enum StoreError: Error, Sendable {
             return "\(path) is not a hum database (\(detail)); it was left untouched: \(restore)"
         case .foreign(let path, let detail):
             return
-                "\(path) belongs to another program (\(detail)); it was left untouched: \(restore), or set XDG_DATA_HOME"
+                "\(path) belongs to another program (\(detail)); it was left untouched: \(restore), or set "
+                + "XDG_DATA_HOME"
         case .emptyFile(let path):
             return "\(path) is empty (0 bytes), as a truncated copy is; it was left untouched: \(restore)"
         case .ownedByAnother(let path, let uid):
             return
-                "\(path) belongs to another user (uid \(uid)); hum keeps each user's ledger private: run hum as that user, or set XDG_DATA_HOME to a folder of yours"
+                "\(path) belongs to another user (uid \(uid)); hum keeps each user's ledger private: run hum as that "
+                + "user, or set XDG_DATA_HOME to a folder of yours"
         case .readOnly(let path, let what):
             return
-                "\(what) \(path) is read-only for you, and hum writes its ledger (and the journal beside it) there: make it writable ('chmod u+w'), or set XDG_DATA_HOME"
+                "\(what) \(path) is read-only for you, and hum writes its ledger (and the journal beside it) there: "
+                + "make it writable ('chmod u+w'), or set XDG_DATA_HOME"
         case .newerSchema(let path, let version):
             return
-                "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); upgrade hum"
+                "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); "
+                + "upgrade hum"
         case .system(let call, let path, let code):
             return "\(call) failed on \(path): \(String(cString: strerror(code)))"
         case .round(let why), .roundConflict(let why):
@@ -70,28 +74,35 @@ public enum StoreError: Error, Sendable {
         switch e.primaryCode {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
             return
-                "the database \(path) is damaged (\(detail)); it was left as it is: move it aside, then restore from an export with 'hum ledger import FILE'"
+                "the database \(path) is damaged (\(detail)); it was left as it is: move it aside, then restore from "
+                + "an export with 'hum ledger import FILE'"
         case SQLITE_BUSY, SQLITE_LOCKED:
             return
-                "the database \(path) stayed locked by another process for \(HumDatabase.busyTimeoutMilliseconds / 1000) s; nothing was changed: try again ('fuser \(path)' names who holds it)"
+                "the database \(path) stayed locked by another process for "
+                + "\(HumDatabase.busyTimeoutMilliseconds / 1000) s; nothing was changed: try again ('fuser "
+                + "\(path)' names who holds it)"
         case SQLITE_FULL:
             return "the disk holding \(path) is full; nothing was written: free some space and try again"
         case SQLITE_READONLY:
             return
-                "the database \(path) cannot be written (\(detail)); make it and its folder writable for you, or set XDG_DATA_HOME"
+                "the database \(path) cannot be written (\(detail)); make it and its folder writable for you, or set "
+                + "XDG_DATA_HOME"
         case SQLITE_CANTOPEN:
             return
-                "cannot open the database \(path) (\(detail)); check that its folder exists and is yours, or set XDG_DATA_HOME"
+                "cannot open the database \(path) (\(detail)); check that its folder exists and is yours, or set "
+                + "XDG_DATA_HOME"
         case SQLITE_PERM, SQLITE_AUTH:
             return "access to the database \(path) was denied (\(detail)); check its owner and mode"
         case SQLITE_IOERR:
             return
-                "reading or writing the database \(path) failed (\(detail)); check the disk, then run 'hum ledger check'"
+                "reading or writing the database \(path) failed (\(detail)); check the disk, then run 'hum "
+                + "ledger check'"
         case SQLITE_NOMEM:
             return "out of memory while using the database \(path); close some programs and try again"
         case SQLITE_CONSTRAINT:
             return
-                "the database \(path) refused a change that breaks its rules (\(detail)); nothing was written: run 'hum ledger check'"
+                "the database \(path) refused a change that breaks its rules (\(detail)); nothing was written: run "
+                + "'hum ledger check'"
         default:
             let name = String(cString: sqlite3_errstr(e.code))
             return

@@ -34,7 +34,8 @@ public final class CursesScreen {
         guard let screen = hum_newterm() else {
             throw CursesProblem(
                 message:
-                    "this terminal (TERM=\(getenv("TERM").map { String(cString: $0) } ?? "")) cannot show the full screen"
+                    "this terminal (TERM=\(getenv("TERM").map { String(cString: $0) } ?? "")) cannot show the "
+                    + "full screen"
             )
         }
         self.screen = screen
@@ -44,7 +45,8 @@ public final class CursesScreen {
             Self.release(screen)
             throw CursesProblem(
                 message:
-                    "this terminal (TERM=\(getenv("TERM").map { String(cString: $0) } ?? "")) cannot move the cursor, so it cannot show the full screen; 'hum play' shows one line"
+                    "this terminal (TERM=\(getenv("TERM").map { String(cString: $0) } ?? "")) cannot move the cursor, "
+                    + "so it cannot show the full screen; 'hum play' shows one line"
             )
         }
         TerminalRescue.arm(reset: Self.resetSequence())

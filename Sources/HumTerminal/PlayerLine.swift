@@ -22,7 +22,8 @@ public struct PlayerLine: Sendable, Equatable {
     public static let step = 5.0
 
     public static let keysHelp =
-        "keys: ↑/↓ sound · ←/→ volume · 0–9 volume 0–90 · m mute · +/- master · space pause · s skip · e +5 min · q quit"
+        "keys: ↑/↓ sound · ←/→ volume · 0–9 volume 0–90 · m mute · +/- master · space pause · s skip · e +5 min "
+        + "· q quit"
 
     public mutating func handle(_ key: Key, status: PlayerStatus) -> Outcome {
         let tracks = status.mix.tracks

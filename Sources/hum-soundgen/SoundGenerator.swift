@@ -68,7 +68,8 @@ enum SoundGenerator {
         if list {
             for r in BuiltinSoundRecipes.all {
                 print(
-                    "\(r.id.padding(toLength: 10, withPad: " ", startingAt: 0)) \(r.seconds) s, \(r.channels == 1 ? "mono  " : "stereo"), seed \(r.seed): \(r.recipe)"
+                    "\(r.id.padding(toLength: 10, withPad: " ", startingAt: 0)) \(r.seconds) s, "
+                        + "\(r.channels == 1 ? "mono  " : "stereo"), seed \(r.seed): \(r.recipe)"
                 )
             }
             return 0
@@ -113,7 +114,8 @@ enum SoundGenerator {
             guard result.continuity.isSeamless else {
                 throw LoopMastering.Failure(
                     description:
-                        "\(file): the seam step \(result.continuity.seamStep) is larger than any step inside the loop (\(result.continuity.largestStep))"
+                        "\(file): the seam step \(result.continuity.seamStep) is larger than any step inside the loop "
+                        + "(\(result.continuity.largestStep))"
                 )
             }
             guard result.dcDBFS < maximumDCDBFS else {
@@ -126,7 +128,8 @@ enum SoundGenerator {
                 recipe.id.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + String(
                         format:
-                            "%3d s %@  %6.2f LUFS  %6.2f dBTP  %5.0f kB  DC %.0f dBFS  seam %.4f / p99.9 %.4f / largest %.4f  gain %+.1f dB%@  %d round%@  %.1f s render, %.1f s total",
+                            "%3d s %@  %6.2f LUFS  %6.2f dBTP  %5.0f kB  DC %.0f dBFS  seam %.4f / p99.9 %.4f / "
+                            + "largest %.4f  gain %+.1f dB%@  %d round%@  %.1f s render, %.1f s total",
                         recipe.seconds, recipe.channels == 1 ? "mono  " : "stereo",
                         m.integratedLUFS, m.truePeakDBTP, Double(size) / 1000, result.dcDBFS,
                         result.continuity.seamStep, result.continuity.ordinaryLargeStep, result.continuity.largestStep,

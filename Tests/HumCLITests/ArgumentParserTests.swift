@@ -182,7 +182,8 @@ import Testing
         ),
         (
             ["config", "get", "earn.ration"],
-            "hum: KEY \"earn.ration\" is not a setting; did you mean earn.ratio? (see 'hum config list'; profiles are profile.NAME)\n"
+            "hum: KEY \"earn.ration\" is not a setting; did you mean earn.ratio? (see 'hum config list'; profiles are "
+                + "profile.NAME)\n"
         ),
     ])
     func usageErrorsNameTheBadWord(arguments: [String], expected: String) {

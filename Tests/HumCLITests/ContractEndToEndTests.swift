@@ -330,7 +330,8 @@ import Testing
         try "notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
         let tmux = try TerminalEndToEndTests.Tmux(
             command:
-                "sh -c 'cd \(box.root)/work && exec \(humBinary) focus --no-sound --focus 3s --rounds 1 --goal Notes --done-when \"notes.md updated\" --watch notes.md'; echo exit=$?",
+                "sh -c 'cd \(box.root)/work && exec \(humBinary) focus --no-sound --focus 3s --rounds 1 --goal Notes "
+                + "--done-when \"notes.md updated\" --watch notes.md'; echo exit=$?",
             environment: box.environment)
         #expect(waitUntilRunning(box) != nil)
         try "notes\nmore notes, and more\n".write(toFile: notes, atomically: true, encoding: .utf8)

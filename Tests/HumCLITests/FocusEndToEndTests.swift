@@ -12,7 +12,8 @@ import Testing
         let log = box.path("events.log")
         let hook = box.path("hook.sh")
         try
-            "#!/bin/sh\necho \"$HUM_EVENT $HUM_PHASE $HUM_ROUND $HUM_ROUNDS $HUM_SESSION_ID $(date +%s.%N)\" >> \(log)\n"
+            ("#!/bin/sh\necho \"$HUM_EVENT $HUM_PHASE $HUM_ROUND $HUM_ROUNDS $HUM_SESSION_ID $(date +%s.%N)\" >> "
+            + "\(log)\n")
             .write(toFile: hook, atomically: true, encoding: .utf8)
         chmod(hook, 0o755)
         return (hook, log)

@@ -278,7 +278,8 @@ import Testing
         var expected = ""
         for session in sessions {
             expected +=
-                "\(session["id"] as? String ?? "")@hum \(session["start"] as? String ?? "") \(session["end"] as? String ?? "-")\n"
+                "\(session["id"] as? String ?? "")@hum \(session["start"] as? String ?? "") "
+                + "\(session["end"] as? String ?? "-")\n"
         }
         // Python's icalendar (Debian's python3-icalendar), when installed, reads it back.
         let python = "/usr/bin/python3"

@@ -127,7 +127,8 @@ import Testing
         let settles = list.filter { $0["kind"] as? String == "settle" }.count
         #expect(holds == settles)
         print(
-            "crash: 120 kills; \(holds) passes held and settled, \(committedKeys.count + committedRounds.count) writes reported committed, all present"
+            "crash: 120 kills; \(holds) passes held and settled, \(committedKeys.count + committedRounds.count) "
+                + "writes reported committed, all present"
         )
         let check = try runBinary(["ledger", "check"], environment: s.environment)
         #expect(check.code == 0, "\(check.err)")

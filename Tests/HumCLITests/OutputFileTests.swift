@@ -135,7 +135,8 @@ func contents(_ path: String) -> String { (try? String(contentsOfFile: path, enc
             let path = words[0] == "render" ? fifo + ".ogg" : fifo
             if words[0] == "render" { #expect(mkfifo(path, 0o600) == 0) }
             let reader = try shell(
-                "timeout 60 cat '\(path)' > '\(path).read' &\ntimeout 60 \"$HUM\" \(words.map { "'\($0)'" }.joined(separator: " "))\nwait",
+                "timeout 60 cat '\(path)' > '\(path).read' &\ntimeout 60 \"$HUM\" "
+                    + "\(words.map { "'\($0)'" }.joined(separator: " "))\nwait",
                 environment: s.environment)
             #expect(reader.code == 0, "\(words): \(reader.err)")
             #expect(fileInfo(path, follow: false).map { $0.st_mode & S_IFMT } == S_IFIFO, "\(words)")

@@ -84,7 +84,8 @@ import Testing
             // Ends by itself after 1.5 s, or at the 4 s deadline, or when hum's death stops it.
             let natural = ["1.5", uniqueSleep("31.204")][Int(rng.next() % 2)]
             let script =
-                "date +%s.%N > \(start); trap 'date +%s.%N > \(end); exit 0' TERM; sleep \(natural) & wait; date +%s.%N > \(end)"
+                "date +%s.%N > \(start); trap 'date +%s.%N > \(end); exit 0' TERM; sleep \(natural) & wait; date "
+                + "+%s.%N > \(end)"
             let pid = try spawnBinary(
                 ["pass", "4s", "--on", label, "--", "sh", "-c", script], environment: s.environment,
                 stdout: s.root + "/\(label).out", stderr: s.root + "/\(label).err")

@@ -142,7 +142,8 @@ import Testing
         let run = try runBinary(["status", "--template", "{phse} {remaining}"], environment: Sandbox().environment)
         #expect(
             run.err
-                == "hum: --template \"{phse} {remaining}\" names {phse}, which is not a field; did you mean {phase}? see 'hum status --help' for the fields\n"
+                == "hum: --template \"{phse} {remaining}\" names {phse}, which is not a field; did you mean {phase}? "
+                + "see 'hum status --help' for the fields\n"
         )
     }
 

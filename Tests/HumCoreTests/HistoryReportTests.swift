@@ -30,7 +30,8 @@ import Testing
             earnedSeconds: status == .completed && kind == .focus ? active / 3 : 0)
     }
 
-    /// Every day from the 1st to the 31st has rounds that meet a 2h goal, except the 5th and the 20th (missed); the 12th
+    /// Every day from the 1st to the 31st has rounds that meet a 2h goal, except the 5th and the 20th (missed); the
+    /// 12th
     /// (in New York) has exactly the goal (2h = four 30-minute rounds); the 30th (the spring change) has rounds
     /// either side of the jump; the 31st is today, still running.
     static func fixture() -> [RoundRecord] {

@@ -91,7 +91,8 @@ struct ContractCommand: HumCommand {
             let outcome = try db.overrideContract(id: contract.id, reason: reason)
             let amount = outcome.grant?.entry.amount ?? 0
             var line =
-                "contract \(ContractText.short(contract.id)) overridden (\(reason.visible)): earned \(ContractText.f(amount))"
+                "contract \(ContractText.short(contract.id)) overridden (\(reason.visible)): earned "
+                + "\(ContractText.f(amount))"
             if let cut = outcome.grant?.entry.cut, cut > 0 { line += " (\(ContractText.f(cut)) cut by the daily cap)" }
             context.stdout.write(line + "; the override stays in the history\n")
             return ExitCode.success

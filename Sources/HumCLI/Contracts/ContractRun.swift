@@ -81,11 +81,13 @@ final class ContractRun {
         let short = String(id.prefix(8))
         guard finished.status == .completed else {
             return finished.status == .interrupted
-                ? "contract \(short) (\(start.goal.visible)) is interrupted: its rounds stopped early, so it earns nothing"
+                ? "contract \(short) (\(start.goal.visible)) is interrupted: its rounds stopped early, so it "
+                    + "earns nothing"
                 : nil
         }
         let found = evidence.map(ContractText.evidenceLine) ?? "no evidence"
         return
-            "contract \(short) (\(start.goal.visible)) is in proof review: \(found); prove it with 'hum proof \(short) --text … --submit'"
+            "contract \(short) (\(start.goal.visible)) is in proof review: \(found); prove it with 'hum proof "
+            + "\(short) --text … --submit'"
     }
 }

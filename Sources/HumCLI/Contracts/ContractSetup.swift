@@ -92,7 +92,8 @@ enum ContractSetup {
         for (i, criterion) in start.doneWhen.enumerated() { out += "hum:   done when \(i + 1). \(criterion.visible)\n" }
         if let step = start.firstStep { out += "hum:   first step: \(step.visible)\n" }
         out +=
-            "hum:   evidence: \(start.watch.isEmpty ? "nothing is watched (no --watch, and not in a git repository): the review will rest on your word" : "changes and commits under " + start.watch.map(\.visible).joined(separator: ", "))\n"
+            "hum:   evidence: "
+            + "\(start.watch.isEmpty ? "nothing is watched (no --watch, and not in a git repository): the review will rest on your word" : "changes and commits under " + start.watch.map(\.visible).joined(separator: ", "))\n"
         out += "hum:   \(ContractText.terms(terms, strict: start.strict))\n"
         context.stderr.write(out)
     }

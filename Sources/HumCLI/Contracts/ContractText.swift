@@ -25,7 +25,8 @@ enum ContractText {
         } else {
             let shown = e.commits.prefix(2).map { "“\($0.subject.visible)”" }.joined(separator: ", ")
             parts.append(
-                "\(e.commits.count) commit\(e.commits.count == 1 ? "" : "s") (\(shown)\(e.commits.count > 2 ? ", …" : ""))"
+                "\(e.commits.count) commit\(e.commits.count == 1 ? "" : "s") "
+                    + "(\(shown)\(e.commits.count > 2 ? ", …" : ""))"
             )
         }
         return parts.joined(separator: ", ")
@@ -34,10 +35,13 @@ enum ContractText {
     /// What a contract can earn, before it starts.
     static func terms(_ t: ContractTerms, strict: Bool) -> String {
         var out =
-            "\(t.rounds) focus round\(t.rounds == 1 ? "" : "s") of \(f(t.focusSeconds)) can earn up to \(f(t.mostSeconds)) at ratio \(LedgerConfigText.ratio(t.ratioMilli)) (the daily cap is \(f(t.dailyCapSeconds)); \(f(t.capLeftToday)) of it is left today), paid only when the proof is approved (or overridden after a resubmission); stopping early earns nothing"
+            "\(t.rounds) focus round\(t.rounds == 1 ? "" : "s") of \(f(t.focusSeconds)) can earn up to "
+            + "\(f(t.mostSeconds)) at ratio \(LedgerConfigText.ratio(t.ratioMilli)) (the daily cap is "
+            + "\(f(t.dailyCapSeconds)); \(f(t.capLeftToday)) of it is left today), paid only when the proof is approved (or overridden after a resubmission); stopping early earns nothing"
         if strict {
             out +=
-                ". Strict: until its rounds end, settings that loosen the rules, time added by hand and a second contract are refused; the emergency reserve stays, after a wait and a confirmation"
+                ". Strict: until its rounds end, settings that loosen the rules, time added by hand and a second "
+                + "contract are refused; the emergency reserve stays, after a wait and a confirmation"
         }
         return out
     }
@@ -62,14 +66,16 @@ enum ContractText {
         out += "  status       \(c.status.rawValue)"
         if c.status == .completed {
             out +=
-                " (in proof review: \(ContractRules.attempts - c.attempts) submission\(ContractRules.attempts - c.attempts == 1 ? "" : "s") left)"
+                " (in proof review: \(ContractRules.attempts - c.attempts) "
+                + "submission\(ContractRules.attempts - c.attempts == 1 ? "" : "s") left)"
         }
         out += "\n"
         out += "  made         \(c.createdAt.rfc3339)\(c.strict ? ", strict" : "")\n"
         if let ends = c.endsAt, c.status == .running { out += "  rounds end   about \(ends.rfc3339)\n" }
         if let ended = c.endedAt { out += "  ended        \(ended.rfc3339)\n" }
         out +=
-            "  terms        \(c.rounds) round\(c.rounds == 1 ? "" : "s") of \(f(c.focusSeconds)) at ratio \(LedgerConfigText.ratio(c.ratioMilli))\n"
+            "  terms        \(c.rounds) round\(c.rounds == 1 ? "" : "s") of \(f(c.focusSeconds)) at ratio "
+            + "\(LedgerConfigText.ratio(c.ratioMilli))\n"
         if let reward = c.rewardSeconds {
             out += "  earned       \(f(reward)) (ledger entry \(c.rewardEntryID?.visible ?? "?"))\n"
         }
@@ -84,7 +90,8 @@ enum ContractText {
             for change in e.files.prefix(20) { out += "               \(change.path.visible): \(change.summary)\n" }
             for commit in e.commits.prefix(20) {
                 out +=
-                    "               commit \(commit.hash.prefix(7).visible) \(commit.at.localClock) “\(commit.subject.visible)” (+\(commit.insertions) -\(commit.deletions))\n"
+                    "               commit \(commit.hash.prefix(7).visible) \(commit.at.localClock) "
+                    + "“\(commit.subject.visible)” (+\(commit.insertions) -\(commit.deletions))\n"
             }
             for limit in e.limits { out += "               not checked: \(limit.visible)\n" }
         }
@@ -111,7 +118,8 @@ enum ContractText {
     static func review(_ r: ContractReviewRecord) -> String {
         let d = r.decision
         var out =
-            "  review \(r.attempt)     \(d.status.rawValue) (confidence \(confidence(d.confidence)), \(r.reviewer.visible), \(r.at.rfc3339)): \(d.reason.visible)\n"
+            "  review \(r.attempt)     \(d.status.rawValue) (confidence \(confidence(d.confidence)), "
+            + "\(r.reviewer.visible), \(r.at.rfc3339)): \(d.reason.visible)\n"
         for m in d.missing { out += "               missing: \(m.visible)\n" }
         if let q = d.question, !q.isEmpty { out += "               question: \(q.visible)\n" }
         return out
@@ -148,7 +156,8 @@ extension ContractText {
             out += line(c) + "\n"
             for r in c.reviews {
                 out +=
-                    "    review \(r.attempt): \(r.decision.status.rawValue) (confidence \(confidence(r.decision.confidence))): \(r.decision.reason.visible)\n"
+                    "    review \(r.attempt): \(r.decision.status.rawValue) (confidence "
+                    + "\(confidence(r.decision.confidence))): \(r.decision.reason.visible)\n"
             }
             if let o = c.override { out += "    override: \(o.reason.visible)\n" }
             for e in c.events { out += "    \(e.kind.visible)\(detail(e))\n" }

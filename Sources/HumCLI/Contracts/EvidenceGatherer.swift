@@ -169,7 +169,8 @@ struct EvidenceGatherer {
         let uncounted = changes.filter { $0.change != .deleted && $0.linesAfter == nil }.count
         if uncounted > 0 {
             notes.insert(
-                "\(uncounted) changed file\(uncounted == 1 ? " was" : "s were") binary or larger than \(ContractEvidence.countLimit >> 20) MiB: compared by size, lines and words not counted"
+                "\(uncounted) changed file\(uncounted == 1 ? " was" : "s were") binary or larger than "
+                    + "\(ContractEvidence.countLimit >> 20) MiB: compared by size, lines and words not counted"
             )
         }
         let more = max(0, changes.count - ContractEvidence.changeLimit)

@@ -112,7 +112,9 @@ struct ProofCommand: HumCommand {
         switch contract.status {
         case .completed:
             out +=
-                "  the draft is saved; submit it with 'hum proof \(ContractText.short(contract.id)) --submit' (\(ContractRules.attempts - contract.attempts) submission\(ContractRules.attempts - contract.attempts == 1 ? "" : "s") left)\n"
+                "  the draft is saved; submit it with 'hum proof \(ContractText.short(contract.id)) --submit' "
+                + "(\(ContractRules.attempts - contract.attempts) "
+                + "submission\(ContractRules.attempts - contract.attempts == 1 ? "" : "s") left)\n"
         case .running:
             out += "  the draft is saved; it can be submitted when the rounds end\n"
         default:

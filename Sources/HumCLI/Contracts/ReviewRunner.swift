@@ -35,14 +35,17 @@ enum ReviewRunner {
         }
         guard !c.proof.isEmpty else {
             throw ContractError(
-                "the proof of contract \(short) is empty; add --text, --file, --link or --check N, then --submit (no attempt was used)",
+                "the proof of contract \(short) is empty; add --text, --file, --link or --check N, then --submit (no "
+                    + "attempt was used)",
                 kind: .usage)
         }
         let request = request(for: c)
         // The same proof, found the same, would get the same decision: the one resubmission is kept for a changed one.
         if let last = c.reviews.last, last.proof == c.proof, last.checks == request.checks {
             throw ContractError(
-                "the proof of contract \(short) is the one review \(last.attempt) did not approve; change it first (what it found missing, with --text, --file, --link or --check N), then --submit (no attempt was used)",
+                "the proof of contract \(short) is the one review \(last.attempt) did not approve; change it first "
+                    + "(what it found missing, with --text, --file, --link or --check N), then --submit (no attempt "
+                    + "was used)",
                 kind: .refused)
         }
         let config = try db.config()
@@ -69,7 +72,8 @@ enum ReviewRunner {
         guard let review = c.reviews.last else { return "" }
         let d = review.decision
         var out =
-            "review \(review.attempt) of \(ContractRules.attempts): \(d.status.rawValue) (confidence \(ContractText.confidence(d.confidence)), \(review.reviewer.visible)): \(d.reason.visible)\n"
+            "review \(review.attempt) of \(ContractRules.attempts): \(d.status.rawValue) (confidence "
+            + "\(ContractText.confidence(d.confidence)), \(review.reviewer.visible)): \(d.reason.visible)\n"
         for m in d.missing { out += "  missing: \(m.visible)\n" }
         if let q = d.question, !q.isEmpty { out += "  question: \(q.visible)\n" }
         for note in review.cannotCheck { out += "  not checked: \(note.visible)\n" }
@@ -81,10 +85,12 @@ enum ReviewRunner {
             out += line + " (see 'hum bank')\n"
         case .completed:
             out +=
-                "one resubmission is left: change the proof ('hum proof \(short) --text … --file … --check N') and submit it again with --submit\n"
+                "one resubmission is left: change the proof ('hum proof \(short) --text … --file … --check N') and "
+                + "submit it again with --submit\n"
         case .rejected:
             out +=
-                "the review did not approve it twice: 'hum contract override \(short) --reason TEXT' pays it anyway, your reason kept in the history; or 'hum contract abandon \(short)'\n"
+                "the review did not approve it twice: 'hum contract override \(short) --reason TEXT' pays it anyway, "
+                + "your reason kept in the history; or 'hum contract abandon \(short)'\n"
         default:
             break
         }
@@ -109,7 +115,8 @@ struct ExternalReviewer: ContractReviewer {
         let words = argv
         guard let first = words.first else { throw ContractError("review.command is empty") }
         let tail =
-            "; the proof was not submitted and no attempt was used (fix the reviewer, or 'hum config set review.command local')"
+            "; the proof was not submitted and no attempt was used (fix the reviewer, or 'hum config set "
+            + "review.command local')"
         let result: CapturedCommand.Result
         do {
             result = try CapturedCommand.run(words, input: input, timeout: timeout, limit: 1 << 20)
@@ -118,7 +125,8 @@ struct ExternalReviewer: ContractReviewer {
         }
         if result.timedOut {
             throw ContractError(
-                "the reviewer \(first) did not answer within \(DurationText.format(seconds: Int64(timeout))) (review.timeout); it was stopped\(tail)"
+                "the reviewer \(first) did not answer within \(DurationText.format(seconds: Int64(timeout))) "
+                    + "(review.timeout); it was stopped\(tail)"
             )
         }
         if result.tooLong { throw ContractError("the reviewer \(first) answered more than 1 MiB\(tail)") }
@@ -146,7 +154,8 @@ struct ExternalReviewer: ContractReviewer {
         } catch {
             throw Problem(
                 text:
-                    "not the JSON object hum expects ({\"status\": \"approved\", \"needs_more\" or \"rejected\", \"confidence\": 0 to 1, \"reason\", \"missing\": [...], \"question\"})"
+                    "not the JSON object hum expects ({\"status\": \"approved\", \"needs_more\" or \"rejected\", "
+                    + "\"confidence\": 0 to 1, \"reason\", \"missing\": [...], \"question\"})"
             )
         }
         if let problem = decision.validationProblem() { throw Problem(text: problem) }
@@ -161,7 +170,8 @@ struct ExternalReviewer: ContractReviewer {
         if try db.reviewConsent() == command { return }
         let shown = (try? LedgerCLI.json(request)) ?? "{}"
         context.stderr.write(
-            "hum: the reviewer \"\(command.visible)\" has not been used yet. On its stdin it gets this JSON (the contract, the proof, what hum found), and must answer with the decision:\n\(shown)\n"
+            "hum: the reviewer \"\(command.visible)\" has not been used yet. On its stdin it gets this JSON (the "
+                + "contract, the proof, what hum found), and must answer with the decision:\n\(shown)\n"
         )
         var agreed = given
         if !agreed, context.stdinIsTerminal {
@@ -173,7 +183,9 @@ struct ExternalReviewer: ContractReviewer {
             throw ContractError(
                 context.stdinIsTerminal
                     ? "nothing was sent to the reviewer, and the proof was not submitted (no attempt was used)"
-                    : "the reviewer \"\(command)\" needs your consent before its first use: read what it would get (above), then run this again with --consent (or 'hum config set review.command local'); no attempt was used"
+                    : "the reviewer \"\(command)\" needs your consent before its first use: read what it would get "
+                        + "(above), then run this again with --consent (or 'hum config set review.command local'); no "
+                        + "attempt was used"
             )
         }
         try db.setReviewConsent(command)

@@ -17,7 +17,9 @@ enum StrictFriction {
         let wait = try db.config().strictEmergencyWaitSeconds
         let until = contract.endsAt.map { " until about \($0.localClock)" } ?? ""
         context.stderr.write(
-            "hum: strict contract \(ContractText.short(contract.id)) (\(contract.goal.visible)) runs\(until). The emergency reserve stays yours: hum waits \(DurationText.format(seconds: wait)), then asks you to confirm; Ctrl-C gives up and draws nothing.\n"
+            "hum: strict contract \(ContractText.short(contract.id)) (\(contract.goal.visible)) runs\(until). The "
+                + "emergency reserve stays yours: hum waits \(DurationText.format(seconds: wait)), then asks you to "
+                + "confirm; Ctrl-C gives up and draws nothing.\n"
         )
         if wait > 0 { sleepFully(seconds: wait) }
         guard context.stdinIsTerminal else {
@@ -25,7 +27,8 @@ enum StrictFriction {
             return "waited \(DurationText.format(seconds: wait)); off a terminal, so no confirmation could be asked"
         }
         context.stderr.write(
-            "hum: draw \(DurationText.format(seconds: seconds)) from the emergency reserve (\(reason.visible))? Type yes: "
+            "hum: draw \(DurationText.format(seconds: seconds)) from the emergency reserve (\(reason.visible))? "
+                + "Type yes: "
         )
         let answer = (readLine() ?? "").trimmingSpaces.lowercased()
         guard answer == "yes" else {

@@ -321,7 +321,8 @@ extension ValueKind where Value == DateWord {
         }
         return .failure(
             .init(
-                "is not a date; try today, yesterday, monday, \"last week\", 7d, 2025-03-30 or 2025-03-30T09:00:00+01:00"
+                "is not a date; try today, yesterday, monday, \"last week\", 7d, 2025-03-30 or "
+                    + "2025-03-30T09:00:00+01:00"
             ))
     }
 }

@@ -8,7 +8,8 @@ struct BankCommand: HumCommand {
     static let abstract = "show the leisure time banked, today's earnings and the emergency reserve"
     static let examples = [
         "hum bank",
-        "hum bank --json     # balance_seconds, earned_today_seconds, daily_cap_seconds, emergency_left_seconds, open_pass",
+        "hum bank --json     # balance_seconds, earned_today_seconds, daily_cap_seconds, emergency_left_seconds, "
+            + "open_pass",
     ]
     static let format = Option.format([.text, .json])
     static let arguments: [any Declared] = [format]
@@ -52,7 +53,8 @@ struct BankCommand: HumCommand {
         out += "emergency left  \(f(status.emergencyLeft)) of \(f(status.emergencyWeekly)) this week\n"
         if let pass = status.openPass {
             out +=
-                "open pass       \(f(pass.heldSeconds))\(pass.label.map { " on \($0.visible)" } ?? ""), until \(pass.deadline.localClock)"
+                "open pass       \(f(pass.heldSeconds))\(pass.label.map { " on \($0.visible)" } ?? ""), until "
+                + "\(pass.deadline.localClock)"
             out += " (\(f(pass.usedSeconds)) used\(pass.forfeit ? ", unused time forfeited" : ""))\n"
         } else {
             out += "open pass       none\n"
@@ -98,7 +100,8 @@ struct SpendCommand: HumCommand {
             context.stdout.write("spent \(f(seconds)) on \(label.visible); \(f(status.balance)) left in the bank\n")
         case .exists(let e):
             context.stdout.write(
-                "already recorded with key \((key ?? "").visible): \(f(-e.amount)) on \((e.label ?? label).visible) at \(e.at.rfc3339); nothing changed\n"
+                "already recorded with key \((key ?? "").visible): \(f(-e.amount)) on \((e.label ?? label).visible) "
+                    + "at \(e.at.rfc3339); nothing changed\n"
             )
         }
         return ExitCode.success

@@ -188,7 +188,8 @@ struct HistoryCommand: HumCommand {
             let outcome = try db.recordRound(record)
             let f = LedgerCLI.format
             var out =
-                "recorded \(record.kind.rawValue) round \(record.id.visible) by hand: \(record.status.rawValue), \(f(record.activeSeconds)) active"
+                "recorded \(record.kind.rawValue) round \(record.id.visible) by hand: \(record.status.rawValue), "
+                + "\(f(record.activeSeconds)) active"
             if let grant = outcome.grant {
                 let e = grant.entry
                 if case .exists = grant {

@@ -133,7 +133,8 @@ enum ImportReader {
         func tooLong(_ number: Int) -> Failure {
             Failure(
                 message:
-                    "\(name) line \(number) is longer than \(ImportReader.maximumLineBytes >> 20) MiB, more than any entry or session; nothing was imported"
+                    "\(name) line \(number) is longer than \(ImportReader.maximumLineBytes >> 20) MiB, more than any "
+                    + "entry or session; nothing was imported"
             )
         }
     }
@@ -224,7 +225,8 @@ enum ImportReader {
             guard document.count <= maximumDocumentBytes else {
                 throw Failure(
                     message:
-                        "\(name) is larger than \(maximumDocumentBytes >> 20) MiB for one JSON document; export it as JSON lines (hum export --format jsonl); nothing was imported"
+                        "\(name) is larger than \(maximumDocumentBytes >> 20) MiB for one JSON document; export it as "
+                        + "JSON lines (hum export --format jsonl); nothing was imported"
                 )
             }
         } while try source.fill()
@@ -232,7 +234,8 @@ enum ImportReader {
         guard let probe = try? decoder.decode(Probe.self, from: data), let schema = probe.schema else {
             throw Failure(
                 message:
-                    "\(name) line \(max(1, number)) is not a ledger entry, nor the file a hum export document; nothing was imported"
+                    "\(name) line \(max(1, number)) is not a ledger entry, nor the file a hum export document; "
+                    + "nothing was imported"
             )
         }
         guard ExportDocument.readable.contains(schema) else { throw Failure(message: unreadable(name, schema)) }

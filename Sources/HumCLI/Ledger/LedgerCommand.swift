@@ -116,7 +116,9 @@ struct LedgerCommand: HumCommand {
             var out = ""
             if from != nil {
                 out +=
-                    "\("".padding(10)) \("".padding(11))\(LedgerCLI.fit("opening balance", describeWidth)) \(LedgerCLI.rightAligned("", amountWidth)) \(LedgerCLI.rightAligned(LedgerCLI.format(opening), amountWidth))\n"
+                    "\("".padding(10)) \("".padding(11))\(LedgerCLI.fit("opening balance", describeWidth)) "
+                    + "\(LedgerCLI.rightAligned("", amountWidth)) "
+                    + "\(LedgerCLI.rightAligned(LedgerCLI.format(opening), amountWidth))\n"
             }
             for e in entries {
                 balance = balance.adding(saturating: e.amount)
@@ -141,11 +143,13 @@ struct LedgerCommand: HumCommand {
             }
             if correctionCount > 0 {
                 out +=
-                    "* \(correctionCount) correction\(correctionCount == 1 ? "" : "s") by hand, \(LedgerCLI.signed(corrections)) in all\n"
+                    "* \(correctionCount) correction\(correctionCount == 1 ? "" : "s") by hand, "
+                    + "\(LedgerCLI.signed(corrections)) in all\n"
             }
             if balance < 0 {
                 out +=
-                    "the bank is in debt by \(LedgerCLI.format(balance.negatedSaturating)): spending is blocked until earnings cover it\n"
+                    "the bank is in debt by \(LedgerCLI.format(balance.negatedSaturating)): spending is blocked until "
+                    + "earnings cover it\n"
             }
             context.stdout.write(out)
         }
@@ -199,7 +203,8 @@ struct LedgerCommand: HumCommand {
                 context.stdout.write("already recorded with key \((key ?? "").visible); nothing changed\n")
             } else {
                 context.stdout.write(
-                    "recorded correction \(LedgerCLI.signed(seconds)) (\(reason.visible)); \(LedgerCLI.format(status.balance)) in the bank\n"
+                    "recorded correction \(LedgerCLI.signed(seconds)) (\(reason.visible)); "
+                        + "\(LedgerCLI.format(status.balance)) in the bank\n"
                 )
             }
             return ExitCode.success
@@ -273,7 +278,8 @@ struct LedgerCommand: HumCommand {
                 let place = parsed.place(of: failure.subject).map { " \($0)" } ?? ""
                 throw ImportRefusal(
                     message:
-                        "\(file)\(place) would leave the ledger failing its check: \(failure.message); nothing was imported"
+                        "\(file)\(place) would leave the ledger failing its check: \(failure.message); nothing was "
+                        + "imported"
                 )
             } catch let conflict as LedgerMerge.Conflict {
                 let place = parsed.entryPlaces[conflict.id].map { "\(file) \($0): " } ?? ""
@@ -283,11 +289,13 @@ struct LedgerCommand: HumCommand {
                 "imported \(outcome.added) entr\(outcome.added == 1 ? "y" : "ies") (\(outcome.present) already here)"
             if !parsed.sessions.isEmpty {
                 out +=
-                    " and \(outcome.roundsAdded) session\(outcome.roundsAdded == 1 ? "" : "s") (\(outcome.roundsPresent) already here)"
+                    " and \(outcome.roundsAdded) session\(outcome.roundsAdded == 1 ? "" : "s") "
+                    + "(\(outcome.roundsPresent) already here)"
             }
             if !parsed.contracts.isEmpty {
                 out +=
-                    ", \(outcome.contractsAdded) contract\(outcome.contractsAdded == 1 ? "" : "s") (\(outcome.contractsPresent) already here)"
+                    ", \(outcome.contractsAdded) contract\(outcome.contractsAdded == 1 ? "" : "s") "
+                    + "(\(outcome.contractsPresent) already here)"
             }
             let status = try db.bankStatus()
             out += "; \(LedgerCLI.format(status.balance)) in the bank"

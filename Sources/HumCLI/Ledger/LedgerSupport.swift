@@ -59,7 +59,8 @@ enum LedgerHook {
         for pass in report.settledPasses {
             let on = pass.label.map { " on \($0)" } ?? ""
             context.warn(
-                "settled the pass\(on) whose process died: \(LedgerCLI.format(pass.used)) used, \(LedgerCLI.format(pass.returned)) back in the bank"
+                "settled the pass\(on) whose process died: \(LedgerCLI.format(pass.used)) used, "
+                    + "\(LedgerCLI.format(pass.returned)) back in the bank"
             )
         }
         for round in report.interruptedRounds {
@@ -67,7 +68,8 @@ enum LedgerHook {
         }
         for contract in report.interruptedContracts {
             context.warn(
-                "contract \(contract.id.prefix(8)) (\(contract.goal)) is interrupted: its rounds' process died, so it earns nothing"
+                "contract \(contract.id.prefix(8)) (\(contract.goal)) is interrupted: its rounds' process died, so it "
+                    + "earns nothing"
             )
         }
         // The processes of a dead pass: the group its command leads while that leader lives, and every process

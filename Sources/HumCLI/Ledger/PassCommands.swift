@@ -66,7 +66,8 @@ struct PassCommand: HumCommand {
         let deadline = db.calendar.stamp(hold.entry.at.epochSeconds + seconds)
         let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
         context.stderr.write(
-            "hum: pass: \(f(seconds)) held for \(label.visible) until \(deadline.localClock); \(policy); then every process of the command is stopped (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
+            "hum: pass: \(f(seconds)) held for \(label.visible) until \(deadline.localClock); \(policy); then every "
+                + "process of the command is stopped (SIGTERM, then SIGKILL \(Int(PassCommand.grace))s later)\n"
         )
 
         let tag = "\(PassCommand.environmentKey)=\(passID)"
@@ -128,11 +129,13 @@ struct PassCommand: HumCommand {
             if let watchdog {
                 watchdog.couldNotSettle(used: used)
                 throw HumError.failure(
-                    "the pass could not be settled (\(reason)); a watchdog retries for \(Int(Watchdog.retryFor / 60)) minutes to charge \(f(used)), then the next hum command settles it"
+                    "the pass could not be settled (\(reason)); a watchdog retries for \(Int(Watchdog.retryFor / 60)) "
+                        + "minutes to charge \(f(used)), then the next hum command settles it"
                 )
             }
             throw HumError.failure(
-                "the pass could not be settled (\(reason)); the next hum command settles it, charging up to its deadline or until then"
+                "the pass could not be settled (\(reason)); the next hum command settles it, charging up to its "
+                    + "deadline or until then"
             )
         }
         if outcome.reason == .timeUp { return ExitCode.success }
@@ -190,7 +193,8 @@ struct EmergencyCommand: HumCommand {
         )
         let f = LedgerCLI.format
         context.stderr.write(
-            "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); \(f(status.emergencyLeft)) of the reserve left this week\n"
+            "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); "
+                + "\(f(status.emergencyLeft)) of the reserve left this week\n"
         )
         guard let command, let inbox else { return ExitCode.success }
         // The same supervision as a pass: its own process group, the watchdog, SIGTERM then SIGKILL. Nothing is

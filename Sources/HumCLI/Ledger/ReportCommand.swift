@@ -118,7 +118,8 @@ struct ReportText {
         let goal = r.goalSeconds > 0 ? "a daily goal of \(f(r.goalSeconds))" : "no daily goal (any focus counts)"
         row(
             "focused",
-            "\(f(r.focusedSeconds)); \(goal), met on \(r.daysMet) of \(r.daysElapsed) day\(r.daysElapsed == 1 ? "" : "s")"
+            "\(f(r.focusedSeconds)); \(goal), met on \(r.daysMet) of \(r.daysElapsed) "
+                + "day\(r.daysElapsed == 1 ? "" : "s")"
         )
         var rounds = "\(r.completed) completed, \(r.interrupted) stopped, \(r.skipped) skipped"
         if r.running > 0 { rounds += ", \(r.running) running" }
@@ -143,7 +144,8 @@ struct ReportText {
             let tagWidth = min(20, shown.map { $0.tag.visible.count }.max() ?? 0)
             for (i, t) in shown.enumerated() {
                 let text =
-                    "\(LedgerCLI.fit(t.tag.visible, tagWidth)) \(LedgerCLI.rightAligned(f(t.focusedSeconds), 7)) in \(t.rounds) round\(t.rounds == 1 ? "" : "s")"
+                    "\(LedgerCLI.fit(t.tag.visible, tagWidth)) \(LedgerCLI.rightAligned(f(t.focusedSeconds), 7)) in "
+                    + "\(t.rounds) round\(t.rounds == 1 ? "" : "s")"
                 row(i == 0 ? "tags" : "", text)
             }
             if r.tags.count > shown.count { row("", "and \(r.tags.count - shown.count) more") }

@@ -181,7 +181,8 @@ final class Watchdog {
         let used = group != nil || !found.isEmpty ? Int64(min(spec.limit, max(0, now)).rounded()) : 0
         let why = ownerDied ? "died" : "stopped answering"
         context.stderr.write(
-            "hum: watchdog: the hum running \(label) \(why); stopping \(found.count) process\(found.count == 1 ? "" : "es")\n"
+            "hum: watchdog: the hum running \(label) \(why); stopping \(found.count) "
+                + "process\(found.count == 1 ? "" : "es")\n"
         )
         tree.stop(grace: spec.grace)
         guard let passID = spec.passID else { return ExitCode.success }
@@ -197,7 +198,8 @@ final class Watchdog {
                 let db = try HumDatabase(path: context.paths.databasePath)
                 let entry = try db.settlePass(id: passID, usedSeconds: used, settledBy: "watchdog").entry
                 context.stderr.write(
-                    "hum: watchdog: pass settled: \(LedgerCLI.format(entry.used ?? used)) used, \(LedgerCLI.format(entry.amount)) back in the bank\n"
+                    "hum: watchdog: pass settled: \(LedgerCLI.format(entry.used ?? used)) used, "
+                        + "\(LedgerCLI.format(entry.amount)) back in the bank\n"
                 )
                 return ExitCode.success
             } catch is LedgerRefusal {

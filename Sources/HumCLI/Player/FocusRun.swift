@@ -300,7 +300,8 @@ final class FocusRun {
             // On a terminal only: a script reading stdout gets exactly one line per phase change.
             if player.screen != nil, outcome.round.earnedSeconds > 0 {
                 player.say(
-                    "earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see 'hum bank')"
+                    "earned \(DurationText.format(seconds: outcome.round.earnedSeconds)) of leisure time (see "
+                        + "'hum bank')"
                 )
             }
         }
@@ -318,7 +319,8 @@ final class FocusRun {
     func flushEndings() {
         guard !unrecorded.isEmpty, !recordEndings() else { return }
         player.context.warn(
-            "\(unrecorded.count) round\(unrecorded.count == 1 ? "" : "s") could not be recorded; the next hum command records \(unrecorded.count == 1 ? "it" : "them") as interrupted"
+            "\(unrecorded.count) round\(unrecorded.count == 1 ? "" : "s") could not be recorded; the next hum command "
+                + "records \(unrecorded.count == 1 ? "it" : "them") as interrupted"
         )
     }
 
@@ -351,7 +353,8 @@ final class FocusRun {
         if notice.event == .wait, player.screen == nil {
             // No keys here: say how the next phase is started.
             player.context.warn(
-                "\(notice.phaseName) \(notice.round)/\(notice.rounds) waits to start: run 'hum ctl resume' (or 'hum ctl skip')"
+                "\(notice.phaseName) \(notice.round)/\(notice.rounds) waits to start: run 'hum ctl resume' (or 'hum "
+                    + "ctl skip')"
             )
         }
         if let onEvent = request.onEvent {

@@ -127,7 +127,9 @@ final class Player {
         case .focus(let request):
             if let running = focus?.status {
                 throw HumError.failure(
-                    "focus rounds are already running (pid \(getpid()), \(running.phase.rawValue) \(running.round)/\(running.rounds)); end them first with 'hum ctl end-focus' or q in their screen"
+                    "focus rounds are already running (pid \(getpid()), \(running.phase.rawValue) "
+                        + "\(running.round)/\(running.rounds)); end them first with 'hum ctl end-focus' or q in "
+                        + "their screen"
                 )
             }
             if pendingFocus != nil { throw HumError.failure("focus rounds are about to start (pid \(getpid()))") }
@@ -156,7 +158,8 @@ final class Player {
     private func requireAudio() throws -> PlaybackSession {
         guard let audio else {
             throw HumError.failure(
-                "this player runs the timer alone (--no-sound); stop it ('hum ctl stop') and start 'hum play' or 'hum focus' with sounds"
+                "this player runs the timer alone (--no-sound); stop it ('hum ctl stop') and start 'hum play' or 'hum "
+                    + "focus' with sounds"
             )
         }
         return audio
@@ -380,7 +383,8 @@ final class Player {
         let period = Double(sink.periodFrames) / Double(max(sink.sampleRate, 1)) * 1000
         let buffer = Double(sink.bufferFrames) / Double(max(sink.sampleRate, 1)) * 1000
         context.stderr.write(
-            "hum: audio: \"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of \(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer\n"
+            "hum: audio: \"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of "
+                + "\(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer\n"
         )
         context.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
         context.stderr.write("hum: control socket: \(PlayerLink.socketPath(context).socket)\n")
@@ -457,7 +461,8 @@ final class Player {
                 let code = audio.engine.lostErrorCode
                 let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
                 context.warn(
-                    "the audio device \"\(audio.sink.device)\" went away\(reason); the mix is kept and plays again when it returns"
+                    "the audio device \"\(audio.sink.device)\" went away\(reason); the mix is kept and plays again "
+                        + "when it returns"
                 )
                 changed([.note])
             }

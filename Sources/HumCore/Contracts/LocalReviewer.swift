@@ -75,7 +75,8 @@ public struct LocalReviewer: ContractReviewer {
             return ReviewDecision(
                 status: .approved, confidence: ((0.6 + 0.3 * share) * 100).rounded() / 100,
                 reason:
-                    "\(verified.count) of \(n) criteria are backed by changes hum checked; \(claimed.map { quoted[$0] }.joined(separator: ", ")) by your word only"
+                    "\(verified.count) of \(n) criteria are backed by changes hum checked; "
+                    + "\(claimed.map { quoted[$0] }.joined(separator: ", ")) by your word only"
             )
         }
         if open.isEmpty {
@@ -84,10 +85,12 @@ public struct LocalReviewer: ContractReviewer {
             let reason: String
             if let evidence, evidence.hasCheckable {
                 reason =
-                    "hum saw \(evidence.files.count + evidence.moreFiles) changed file(s) and \(evidence.commits.count) commit(s) during the session, but none it could tie to a criterion"
+                    "hum saw \(evidence.files.count + evidence.moreFiles) changed file(s) and "
+                    + "\(evidence.commits.count) commit(s) during the session, but none it could tie to a criterion"
             } else {
                 reason =
-                    "nothing changed under the watch list and no commit was made during the session, so the proof rests on your word alone\(watchNote)"
+                    "nothing changed under the watch list and no commit was made during the session, so the proof "
+                    + "rests on your word alone\(watchNote)"
             }
             return ReviewDecision(
                 status: .needsMore, confidence: 0.7, reason: reason,
@@ -113,7 +116,8 @@ public struct LocalReviewer: ContractReviewer {
         let question: String
         if case .unverifiable = supports[first], !watch.isEmpty {
             question =
-                "Can you show \(quoted[first]) with a file under \(watch.joined(separator: ", ")) that changed during the session, or a commit?"
+                "Can you show \(quoted[first]) with a file under \(watch.joined(separator: ", ")) that changed during "
+                + "the session, or a commit?"
         } else {
             question = "What shows that \(quoted[first]) is done?"
         }

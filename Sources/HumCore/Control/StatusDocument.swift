@@ -60,7 +60,8 @@ public struct WaybarStatus: Encodable, Sendable, Equatable {
             text = template.render(report, escape: escape)
         } else if let focus = report.player?.focus {
             text =
-                "\(focus.phase.rawValue) \(focus.round)/\(focus.rounds) \(DurationText.clock(seconds: focus.remainingSeconds))"
+                "\(focus.phase.rawValue) \(focus.round)/\(focus.rounds) "
+                + "\(DurationText.clock(seconds: focus.remainingSeconds))"
             if focus.paused { text += " paused" } else if focus.waiting { text += " waiting" }
         } else if let left = report.player?.endsInSeconds {
             text = "\(report.state) \(DurationText.clock(seconds: left))"

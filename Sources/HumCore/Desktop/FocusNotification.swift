@@ -49,19 +49,23 @@ public struct FocusNotification: Equatable, Sendable {
         switch (notice.event, notice.phase) {
         case (.start, .focus?):
             summary =
-                "\(FocusNotification.breakName(before: notice.round, plan: plan)) done — focus \(notice.round)/\(notice.rounds), \(FocusNotification.spelled(plan.focus))"
+                "\(FocusNotification.breakName(before: notice.round, plan: plan)) done — focus "
+                + "\(notice.round)/\(notice.rounds), \(FocusNotification.spelled(plan.focus))"
             actions = running
         case (.start, let phase?):
             summary =
-                "Focus \(notice.round)/\(notice.rounds) done — \(FocusNotification.breakText(phase, plan: plan)), then focus \(notice.round + 1)/\(notice.rounds)"
+                "Focus \(notice.round)/\(notice.rounds) done — \(FocusNotification.breakText(phase, plan: plan)), "
+                + "then focus \(notice.round + 1)/\(notice.rounds)"
             actions = running
         case (.wait, .focus?):
             summary =
-                "\(FocusNotification.breakName(before: notice.round, plan: plan)) done — focus \(notice.round)/\(notice.rounds) waits for you"
+                "\(FocusNotification.breakName(before: notice.round, plan: plan)) done — focus "
+                + "\(notice.round)/\(notice.rounds) waits for you"
             actions = [Action(key: .skip, label: "Start")]
         case (.wait, let phase?):
             summary =
-                "Focus \(notice.round)/\(notice.rounds) done — the \(FocusNotification.breakText(phase, plan: plan)) waits for you"
+                "Focus \(notice.round)/\(notice.rounds) done — the \(FocusNotification.breakText(phase, plan: plan)) "
+                + "waits for you"
             actions = [Action(key: .skip, label: "Start")]
         case (.finish, _):
             summary = "Focus \(notice.rounds)/\(notice.rounds) done — the session is complete"

@@ -81,7 +81,8 @@ public enum ICalendar {
     static func description(_ r: RoundRecord) -> String {
         let f = DurationText.format
         var parts = [
-            "\(r.status.rawValue): \(f(r.activeSeconds)) active, \(f(r.pausedSeconds)) paused, \(f(r.plannedSeconds)) planned"
+            "\(r.status.rawValue): \(f(r.activeSeconds)) active, \(f(r.pausedSeconds)) paused, "
+                + "\(f(r.plannedSeconds)) planned"
         ]
         if r.kind == .focus { parts.append("earned \(f(r.earnedSeconds))") }
         if !r.tags.isEmpty { parts.append("tags " + r.tags.joined(separator: " ")) }

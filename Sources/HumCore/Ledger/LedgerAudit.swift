@@ -141,7 +141,8 @@ public enum LedgerAudit {
                 if local, balance < e.amount.negatedSaturating {
                     fail(
                         .entry(e.id),
-                        "\(e.kind.rawValue) \(e.id) of \(e.amount.negatedSaturating)s was taken with only \(balance)s in the bank"
+                        "\(e.kind.rawValue) \(e.id) of \(e.amount.negatedSaturating)s was taken with only \(balance)s "
+                            + "in the bank"
                     )
                 }
             case .settle:
@@ -221,7 +222,8 @@ public enum LedgerAudit {
                         {
                             fail(
                                 .round(round.id),
-                                "round \(round.id) was granted \(requested)s for \(active)s active, more than any ratio gives"
+                                "round \(round.id) was granted \(requested)s for \(active)s active, more than any "
+                                    + "ratio gives"
                             )
                         }
                     } else {
@@ -267,7 +269,8 @@ public enum LedgerAudit {
                     failures.append(
                         Failure(
                             subject,
-                            "contract \(contract.id) is \(contract.status.rawValue), yet grant \(grant.id) paid it: a contract is paid only on approval or override"
+                            "contract \(contract.id) is \(contract.status.rawValue), yet grant \(grant.id) paid it: a "
+                                + "contract is paid only on approval or override"
                         ))
                 }
                 continue
@@ -294,7 +297,8 @@ public enum LedgerAudit {
                 failures.append(
                     Failure(
                         subject,
-                        "contract \(contract.id) was granted \(requested)s, more than any ratio gives for its active time"
+                        "contract \(contract.id) was granted \(requested)s, more than any ratio gives for its "
+                            + "active time"
                     ))
             }
         }

@@ -111,7 +111,8 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
                 (roundID == nil) != (contractID == nil)
             else {
                 return
-                    "entry \(id): a grant needs round_id or contract_id (one of them), requested and cut, with amount = requested - cut"
+                    "entry \(id): a grant needs round_id or contract_id (one of them), requested and cut, with amount "
+                    + "= requested - cut"
             }
         case .spend:
             guard amount < 0 else { return "entry \(id): a spend must be negative" }

@@ -57,13 +57,16 @@ public enum LedgerRefusal: Error, Equatable, Sendable {
         switch self {
         case .notEnough(let balance, let asked):
             return
-                "not enough banked: \(f(max(0, balance))) in the bank, \(f(asked)) asked; nothing was taken (see 'hum bank')"
+                "not enough banked: \(f(max(0, balance))) in the bank, \(f(asked)) asked; nothing was taken (see "
+                + "'hum bank')"
         case .inDebt(let debt):
             return
-                "the bank is in debt by \(f(debt)) after a merge; spending is blocked until earnings cover it (see 'hum ledger')"
+                "the bank is in debt by \(f(debt)) after a merge; spending is blocked until earnings cover it (see "
+                + "'hum ledger')"
         case .passAlreadyOpen(let pass):
             return
-                "another pass is open (\(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until \(pass.deadline.localClock)); one pass at a time"
+                "another pass is open (\(f(pass.heldSeconds))\(pass.label.map { " on \($0)" } ?? ""), until "
+                + "\(pass.deadline.localClock)); one pass at a time"
         case .reserveExhausted(let left, let asked):
             return "only \(f(left)) of this week's emergency reserve is left, \(f(asked)) asked; it refills on monday"
         case .keyConflict(let key, let existing):

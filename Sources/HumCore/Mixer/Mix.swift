@@ -102,7 +102,8 @@ public struct Mix: Equatable, Sendable, Codable {
             case .full: return "a mix holds at most \(Mix.maximumTracks) sounds; remove one first"
             case .badName(let name):
                 return
-                    "\"\(name)\" cannot name a mix: use 1 to 64 letters, digits, '-', '_' or '.', like night or deep-work"
+                    "\"\(name)\" cannot name a mix: use 1 to 64 letters, digits, '-', '_' or '.', like night or "
+                    + "deep-work"
             }
         }
     }

@@ -9,7 +9,8 @@ public struct MixToken: Equatable, Sendable, Codable {
     }
 }
 
-/// Parses mix words: `rain=40`, `brown` (volume 75, `Volume.default`), `./my=file.wav=30` (the last `=` splits name and volume).
+/// Parses mix words: `rain=40`, `brown` (volume 75, `Volume.default`), `./my=file.wav=30` (the last `=` splits name and
+/// volume).
 public enum MixSpec {
     public enum ParseError: Error, Equatable, Sendable {
         case emptyName(String)
@@ -22,7 +23,8 @@ public enum MixSpec {
             case .emptyName(let w): return "\"\(w)\" names no sound; write SOUND=VOLUME, for example rain=40"
             case .badVolume(let w):
                 return
-                    "\"\(w)\" has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for example rain=40"
+                    "\"\(w)\" has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for "
+                    + "example rain=40"
             case .volumeOutOfRange(let w): return "the volume in \"\(w)\" is outside 0–100; for example rain=40"
             }
         }

@@ -60,7 +60,8 @@ public struct FocusProfile: Sendable, Equatable {
             let name = String(word.dropFirst(2))
             guard FocusProfile.options.contains(name) else {
                 throw Problem(
-                    "hum focus options like \"--focus 50m --short-break 10m --rounds 3\"; \(SettingError.shown(word)) is not one a profile takes"
+                    "hum focus options like \"--focus 50m --short-break 10m --rounds 3\"; \(SettingError.shown(word)) "
+                        + "is not one a profile takes"
                 )
             }
             if name == "no-sound" {

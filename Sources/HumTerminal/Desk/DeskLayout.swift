@@ -329,7 +329,8 @@ public enum DeskLayout {
                 } else if let bank = state.bank {
                     let f = DurationText.format(seconds:)
                     var text =
-                        "bank \(f(bank.balanceSeconds)) · today \(f(bank.earnedTodaySeconds))/\(f(bank.dailyCapSeconds))"
+                        "bank \(f(bank.balanceSeconds)) · today "
+                        + "\(f(bank.earnedTodaySeconds))/\(f(bank.dailyCapSeconds))"
                     if let pass = bank.pass { text += " · pass \(f(state.secondsLeft(pass)))" }
                     frame.put(bottom, 1, text, .dim)
                 }

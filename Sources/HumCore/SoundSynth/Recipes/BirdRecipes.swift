@@ -158,7 +158,9 @@ enum BirdRecipes {
         description: "Birds waking a wood at dawn: a robin, a blackbird, a wren and others singing near and far.",
         seconds: 90, channels: 2, seed: 0x4249_5244_5301,
         recipe:
-            "birds/1: 10 birds of 7 modelled species (robin, blackbird, chiffchaff, wren, great tit, wood pigeon, sparrow), each with 3 song types repeated at its own pace (4-22 s apart on average, gamma-spaced), two near (6-14 m), the rest at 15-80 m (1/r, highs absorbed with distance), panned; songs of near whistles 1.3-7.5 kHz with sweeps, slurs and trills; a wood reverb (1.8 s); soft air in the leaves below 2.5 kHz"
+            "birds/1: 10 birds of 7 modelled species (robin, blackbird, chiffchaff, wren, great tit, wood pigeon, "
+            + "sparrow), each with 3 song types repeated at its own pace (4-22 s apart on average, gamma-spaced), "
+            + "two near (6-14 m), the rest at 15-80 m (1/r, highs absorbed with distance), panned; songs of near whistles 1.3-7.5 kHz with sweeps, slurs and trills; a wood reverb (1.8 s); soft air in the leaves below 2.5 kHz"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

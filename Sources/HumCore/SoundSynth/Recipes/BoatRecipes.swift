@@ -35,7 +35,9 @@ enum BoatRecipes {
         description: "A wooden boat moored in a calm harbour: water lapping and slapping at the hull, the odd creak.",
         seconds: 60, channels: 2, seed: 0x424F_4154_01,
         recipe:
-            "boat/1: slaps 1.2-6 s apart (gamma, mean 2.6 s), some doubled 0.2-0.5 s later: splashes (noise 300 Hz-7 kHz, +8 dB at 0.7-2 kHz, 20-60 ms rise, 0.12-0.4 s fall) with 2-6 bubbles (600 Hz-3 kHz) and falling drops, each knocking the hull (90-170 Hz, 0.12 s); slosh (noise < 900 Hz following the swell, 3-5 s); trickle (40 bubbles/s); a creak (40-110 Hz slips through 500-800 Hz and 1.3-2 kHz resonances) every 12 s or so; harbour wash 150 Hz-2 kHz; a rumble < 150 Hz rolling with the swell; peaks held 20 dB over the loudness"
+            "boat/1: slaps 1.2-6 s apart (gamma, mean 2.6 s), some doubled 0.2-0.5 s later: splashes (noise 300 Hz-7 "
+            + "kHz, +8 dB at 0.7-2 kHz, 20-60 ms rise, 0.12-0.4 s fall) with 2-6 bubbles (600 Hz-3 kHz) and "
+            + "falling drops, each knocking the hull (90-170 Hz, 0.12 s); slosh (noise < 900 Hz following the swell, 3-5 s); trickle (40 bubbles/s); a creak (40-110 Hz slips through 500-800 Hz and 1.3-2 kHz resonances) every 12 s or so; harbour wash 150 Hz-2 kHz; a rumble < 150 Hz rolling with the swell; peaks held 20 dB over the loudness"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -26,7 +26,9 @@ enum CreatureRecipes {
         description: "A summer night: crickets chirping near and far over a soft, still background.",
         seconds: 40, channels: 2, seed: 0x4352_4943_4B01,
         recipe:
-            "crickets/1: 7 crickets (carriers 4.2-5.2 kHz, chirps of 3-5 pulses of 12-18 ms every 28-40 ms, a chirp every 0.4-0.9 s with ±6% jitter, levels over 16 dB, panned) + a distant 3.2 kHz trill at 45 pulses/s + pink night air < 900 Hz"
+            "crickets/1: 7 crickets (carriers 4.2-5.2 kHz, chirps of 3-5 pulses of 12-18 ms every 28-40 ms, a chirp "
+            + "every 0.4-0.9 s with ±6% jitter, levels over 16 dB, panned) + a distant 3.2 kHz trill at 45 "
+            + "pulses/s + pink night air < 900 Hz"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -13,7 +13,8 @@ enum MachineRecipes {
         description: "A desk fan or air conditioner: a steady airy whoosh over a faint motor hum.",
         seconds: 30, channels: 1, seed: 0x4641_4E02,
         recipe:
-            "fan/2: pink noise through a 100 Hz high-pass (24 dB/octave), +5 dB at 600 Hz and a 5 kHz low-pass, pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
+            "fan/2: pink noise through a 100 Hz high-pass (24 dB/octave), +5 dB at 600 Hz and a 5 kHz low-pass, "
+            + "pulsing 6% at the 95 Hz blade rate; hum at 95, 190 and 100 Hz; level wobbling ±0.3 dB"
     ) { ctx in
         let sr = ctx.sampleRate
         let shape = FilterChain([
@@ -36,7 +37,9 @@ enum MachineRecipes {
         description: "Riding a train: a rumbling carriage and the steady da-dum, da-dum of the rail joints.",
         seconds: 40, channels: 2, seed: 0x5452_4149_4E01,
         recipe:
-            "train/1: 36 rail joints a loop (1.11 s apart), each heard by the front and rear bogie's axle pairs (0.11 s apart, rear 0.78 s later): 55-75 Hz thumps with a 350 Hz knock and a 2.2 kHz tick; brown rumble with body modes at 70 and 140 Hz under 600 Hz, rail roar around 1.2 kHz, swaying ±1.5 dB"
+            "train/1: 36 rail joints a loop (1.11 s apart), each heard by the front and rear bogie's axle pairs (0.11 "
+            + "s apart, rear 0.78 s later): 55-75 Hz thumps with a 350 Hz knock and a 2.2 kHz tick; brown rumble "
+            + "with body modes at 70 and 140 Hz under 600 Hz, rail roar around 1.2 kHz, swaying ±1.5 dB"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
@@ -90,10 +93,13 @@ enum MachineRecipes {
     static let plane = SoundRecipe(
         id: "plane", title: "Aeroplane cabin", category: "machine",
         description:
-            "Cruising in an airliner: an even, muffled cabin roar, the drone of the engines and the hiss of the air vents.",
+            "Cruising in an airliner: an even, muffled cabin roar, the drone of the engines and the hiss of the "
+            + "air vents.",
         seconds: 40, channels: 2, seed: 0x504C_414E_4502,
         recipe:
-            "plane/2: pink noise through a 70 Hz high-pass (24 dB/octave), +4 dB at 200 Hz and one-pole low-passes at 350 and 600 Hz (L/R 60% correlated), swaying ±0.5 dB; engine tones at 63 and 63.25 Hz (a 4 s beat) with harmonics at 126 and 189 Hz; vent hiss 1-8 kHz 36 dB down"
+            "plane/2: pink noise through a 70 Hz high-pass (24 dB/octave), +4 dB at 200 Hz and one-pole low-passes at "
+            + "350 and 600 Hz (L/R 60% correlated), swaying ±0.5 dB; engine tones at 63 and 63.25 Hz (a 4 s beat) "
+            + "with harmonics at 126 and 189 Hz; vent hiss 1-8 kHz 36 dB down"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

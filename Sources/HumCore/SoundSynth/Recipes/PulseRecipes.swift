@@ -22,7 +22,9 @@ enum PulseRecipes {
         description: "An old wall clock in a quiet room: a steady, gentle tick, tock, once a second.",
         seconds: 30, channels: 2, seed: 0x434C_4F43_4B01,
         recipe:
-            "clock/1: a beat a second (tick 0.988 s, tock 1.012 s), each a 60 µs click exciting 5 metal modes 2-9 kHz (1.5-6 ms) and 3 case modes 300-900 Hz (8-25 ms), a drop click 10-25 ms later at -9 dB, tick and tock modes apart; ±1 dB per beat; a living-room reverb (0.4 s) and a faint room tone 45 dB down; peaks held 19 dB over the loudness"
+            "clock/1: a beat a second (tick 0.988 s, tock 1.012 s), each a 60 µs click exciting 5 metal modes 2-9 kHz "
+            + "(1.5-6 ms) and 3 case modes 300-900 Hz (8-25 ms), a drop click 10-25 ms later at -9 dB, tick and "
+            + "tock modes apart; ±1 dB per beat; a living-room reverb (0.4 s) and a faint room tone 45 dB down; peaks held 19 dB over the loudness"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
@@ -79,7 +81,9 @@ enum PulseRecipes {
         description: "A calm heart at rest, about 55 beats a minute: a soft, muffled lub-dub to settle into.",
         seconds: 60, channels: 1, seed: 0x4845_4152_5401,
         recipe:
-            "heartbeat/1: 55 beats a minute (±3% with a 5 s breath), lub: 40-260 Hz modes over 90 ms, dub 0.31 s later: 55-330 Hz over 60 ms at -3 dB, 12 ms soft onsets; a whoosh (noise < 250 Hz) after each lub; low-passed at 400 Hz, a faint body noise 40 dB down; peaks held 18 dB over the loudness"
+            "heartbeat/1: 55 beats a minute (±3% with a 5 s breath), lub: 40-260 Hz modes over 90 ms, dub 0.31 s "
+            + "later: 55-330 Hz over 60 ms at -3 dB, 12 ms soft onsets; a whoosh (noise < 250 Hz) after each lub; "
+            + "low-passed at 400 Hz, a faint body noise 40 dB down; peaks held 18 dB over the loudness"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -10,7 +10,9 @@ enum WaterRecipes {
             "Surf on a sandy beach: waves breaking every few seconds, each a bright crash and a long hiss of wash.",
         seconds: 60, channels: 2, seed: 0x5741_5645_02,
         recipe:
-            "waves/2: breaks 1.2-5 s apart (gamma, mean 2.2 s), sizes in groups over 6 dB; each rises in 0.3-0.9 s, breaks (noise, -9 dB above 800 Hz, through a low-pass opening to 5-11 kHz, 0.3-0.6 s fall) and washes out (2-4 s, darker); grainy foam fizz > 3 kHz after each break; a thump < 150 Hz at the impact; distant surf 150-1500 Hz underneath"
+            "waves/2: breaks 1.2-5 s apart (gamma, mean 2.2 s), sizes in groups over 6 dB; each rises in 0.3-0.9 s, "
+            + "breaks (noise, -9 dB above 800 Hz, through a low-pass opening to 5-11 kHz, 0.3-0.6 s fall) and "
+            + "washes out (2-4 s, darker); grainy foam fizz > 3 kHz after each break; a thump < 150 Hz at the impact; distant surf 150-1500 Hz underneath"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
@@ -118,7 +120,9 @@ enum WaterRecipes {
         description: "A brook tumbling over stones: bright bubbling and the splash of running water close by.",
         seconds: 40, channels: 2, seed: 0x5354_5245_414E,
         recipe:
-            "stream/2: 1400 bubbles/s (Minnaert resonances 500 Hz-8 kHz, most 1-3 kHz, Q 8-25, rising 5-40%), gurgling in bursts; surface hiss (noise > 400 Hz, -2 dB/octave above 1.5 kHz to 16 kHz) swelling 2-10 times a second; 50 splashes/s (1-6 ms bursts 2-14 kHz); a faint 150-500 Hz burble"
+            "stream/2: 1400 bubbles/s (Minnaert resonances 500 Hz-8 kHz, most 1-3 kHz, Q 8-25, rising 5-40%), "
+            + "gurgling in bursts; surface hiss (noise > 400 Hz, -2 dB/octave above 1.5 kHz to 16 kHz) swelling "
+            + "2-10 times a second; 50 splashes/s (1-6 ms bursts 2-14 kHz); a faint 150-500 Hz burble"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

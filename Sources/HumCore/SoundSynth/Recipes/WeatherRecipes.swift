@@ -53,7 +53,8 @@ enum WeatherRecipes {
         description: "Gentle rain: a soft wash with single drops ticking and plinking all around.",
         seconds: 45, channels: 2, seed: 0x5241_494E_01,
         recipe:
-            "rain/1: pink-noise bed 500 Hz-9 kHz (L/R 30% correlated, intensity drifting ±1.6 dB) + 110 drops/s (band-passed noise ticks 1.8-7 kHz, 30% rising sine plinks 1.4-4.5 kHz), panned at random"
+            "rain/1: pink-noise bed 500 Hz-9 kHz (L/R 30% correlated, intensity drifting ±1.6 dB) + 110 drops/s "
+            + "(band-passed noise ticks 1.8-7 kHz, 30% rising sine plinks 1.4-4.5 kHz), panned at random"
     ) { ctx in
         let bed = rainBed(&ctx, low: 500, high: 9_000, body: 3_000)
         let drops = drops(&ctx, rate: 110, plinkChance: 0.3, tickDecay: 0.0006...0.0025)
@@ -71,7 +72,8 @@ enum WeatherRecipes {
         description: "Heavy rain pouring down in gusts, with thunder rolling in the distance now and then.",
         seconds: 60, channels: 2, seed: 0x5354_4F52_4D02,
         recipe:
-            "storm/2: pink-noise hiss 1.2-7 kHz with 3.5 kHz body + brown-noise roar < 300 Hz swelling ±3 dB with gusts (4-12 a minute) + 400 drops/s + 2 thunder strokes 3-6 km away (thunder/1's model)"
+            "storm/2: pink-noise hiss 1.2-7 kHz with 3.5 kHz body + brown-noise roar < 300 Hz swelling ±3 dB with "
+            + "gusts (4-12 a minute) + 400 drops/s + 2 thunder strokes 3-6 km away (thunder/1's model)"
     ) { ctx in
         let sr = ctx.sampleRate
         let bed = rainBed(&ctx, low: 1_200, high: 7_000, body: 3_500)
@@ -116,7 +118,9 @@ enum WeatherRecipes {
         description: "Wind in gusts: swelling and easing, a low rush with the odd whistle at its height.",
         seconds: 60, channels: 2, seed: 0x5749_4E44_01,
         recipe:
-            "wind/1: pink noise through a band-pass swept 220-900 Hz by gusts (3-12 a minute), level following the gusts over 14 dB, brown rumble < 120 Hz, a Q-14 whistle 700-1400 Hz in the strongest gusts, leaf rustle > 3 kHz"
+            "wind/1: pink noise through a band-pass swept 220-900 Hz by gusts (3-12 a minute), level following the "
+            + "gusts over 14 dB, brown rumble < 120 Hz, a Q-14 whistle 700-1400 Hz in the strongest gusts, leaf "
+            + "rustle > 3 kHz"
     ) { ctx in
         let sr = ctx.sampleRate
         let gust = ctx.wander(perMinute: 3...12)
