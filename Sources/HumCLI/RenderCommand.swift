@@ -64,7 +64,7 @@ struct RenderCommand: HumCommand {
         // Vorbis and Opus choose their own sample format: a format asked for would be silently ignored.
         if let format, ext == "ogg" || ext == "opus" {
             throw HumError.usage(
-                "--format \(format.rawValue) applies to .wav and .flac only; .\(ext) chooses its own, so leave --format out"
+                "--sample-format \(format.rawValue) applies to .wav and .flac only; .\(ext) chooses its own, so leave it out"
             )
         }
         sampleFormat = format ?? .s16

@@ -176,14 +176,16 @@ import Testing
     }
 
     /// Checks one file. As it loops (as it is, or through its seam): no click, at the seam's ends or the wrap (the
-    /// loop played twice has no second difference beyond the file's own largest, with 25 % to spare). And the seam
-    /// it would get if it needed one (made whatever the file): no 10 ms window dips over 2 dB, no click.
+    /// loop played twice has no second difference beyond 1.45 times the file's own largest: an equal-power blend
+    /// of two independent stretches of white noise reaches up to √2 of their extremes; a click on a tone is many
+    /// times its own). And the seam it would get if it needed one (made whatever the file): no 10 ms window dips
+    /// over 2 dB, no click.
     static func check(_ file: [Float], channels: Int, _ label: String, strictLevel: Bool = true) {
         let own = largestCurvature(file, channels: channels)
         let plan = LoopSeam.plan(file, channels: channels, sampleRate: rate)
         let loop = LoopSeam.makeLoop(file, channels: channels, plan: plan)
         let played = largestCurvature(loop + loop, channels: channels)
-        #expect(played <= own * 1.25, "\(label): curvature \(played) against the file's own \(own)")
+        #expect(played <= own * 1.45, "\(label): curvature \(played) against the file's own \(own)")
         let seamPlan = file.withUnsafeBufferPointer {
             LoopSeam.seamPlan(of: $0, channels: channels, sampleRate: rate)
         }
@@ -196,7 +198,7 @@ import Testing
         }
         let seamed = LoopSeam.makeLoop(file, channels: channels, plan: seamPlan)
         let through = largestCurvature(seamed + seamed, channels: channels)
-        #expect(through <= own * 1.25, "\(label): curvature through the seam \(through) against \(own)")
+        #expect(through <= own * 1.45, "\(label): curvature through the seam \(through) against \(own)")
     }
 
     /// The material where an equal-power crossfade cancels: a 440 Hz sine 0.70075 s long ends half a period
