@@ -7,15 +7,21 @@
 /// rounds to nearest (halves away from zero) and clamps, as `LoopBuffer.quantize` does, for tests that compare
 /// samples. Full scale is 32768 (the float 1.0 is just over the largest sample, as libsndfile and ALSA take it).
 ///
-/// The noise comes from a fixed seed, so a render is the same file every time; one 64-bit step of the generator
-/// serves two samples (four 16-bit uniform values). Nothing allocates: the audio thread may use it.
-public struct SixteenBit: Sendable {
+/// The noise is read from a table of 65,536 TPDF values made once from a fixed seed, at a place in it drawn anew
+/// for each call (a 64-bit linear congruential step): the pattern never repeats from one block to the next, a
+/// render is the same file every time, and the loop is a plain pass over three arrays, which vectorizes. Nothing
+/// allocates: the audio thread may use it.
+public struct SixteenBit: @unchecked Sendable {
+    // @unchecked: `noise` points at the shared table, which is never written after it is made.
     public let dither: Bool
     private var state: UInt64
+    /// The shared table (scaled to float full scale: ±1 step is ±1/32768), made once and never freed.
+    private let noise: UnsafePointer<Float>
 
     public init(dither: Bool, seed: UInt64 = 0x6875_6D5F_6469_7468) {
         self.dither = dither
         state = seed
+        noise = UnsafePointer(DitherNoise.table.pointer)
     }
 
     /// Converts `count` samples.
@@ -26,28 +32,39 @@ public struct SixteenBit: Sendable {
             for i in 0..<count { destination[i] = LoopBuffer.quantize(source[i]) }
             return
         }
-        var s = state
-        var i = 0
-        let unit: Float = 1 / 65536
-        while i < count {
-            // A 64-bit linear congruential step (Knuth's MMIX constants); its upper bits are the good ones, and
-            // each 16-bit quarter is uniform enough for dither.
-            s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let bits = s ^ (s >> 29)
-            let a = Float(UInt16(truncatingIfNeeded: bits >> 48)) - Float(UInt16(truncatingIfNeeded: bits >> 32))
-            destination[i] = SixteenBit.round(source[i] * 32768 + a * unit)
-            if i + 1 < count {
-                let b = Float(UInt16(truncatingIfNeeded: bits >> 16)) - Float(UInt16(truncatingIfNeeded: bits))
-                destination[i + 1] = SixteenBit.round(source[i + 1] * 32768 + b * unit)
-            }
-            i += 2
+        // Knuth's MMIX constants; the upper bits are the good ones.
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        var position = Int(truncatingIfNeeded: state >> 48)
+        var done = 0
+        while done < count {
+            let run = min(count - done, DitherNoise.size - position)
+            let s = source + done
+            let d = destination + done
+            let n = noise + position
+            for i in 0..<run { d[i] = LoopBuffer.quantize(s[i] + n[i]) }
+            done += run
+            position = 0
         }
-        state = s
     }
+}
 
-    /// To the nearest integer (ties away from zero), clamped to 16 bits, NaN to 0, on an already scaled value.
-    @inline(__always)
-    static func round(_ v: Float) -> Int16 {
-        LoopBuffer.quantize(v * (1 / 32768))
+/// The dither's noise: 65,536 values, each the difference of two uniform values in [0, 1) steps of 16 bits
+/// (triangular over ±1 step), scaled to float full scale.
+final class DitherNoise: @unchecked Sendable {
+    // @unchecked: written once in init, only read afterwards.
+    static let size = 65536
+    static let table = DitherNoise()
+    let pointer: UnsafeMutablePointer<Float>
+
+    private init() {
+        pointer = .allocate(capacity: DitherNoise.size)
+        var state: UInt64 = 0x7470_6466_5F68_756D
+        for i in 0..<DitherNoise.size {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let bits = state >> 16
+            let a = Float(UInt32(truncatingIfNeeded: bits >> 24) & 0xFFFFFF) / 16_777_216
+            let b = Float(UInt32(truncatingIfNeeded: bits) & 0xFFFFFF) / 16_777_216
+            pointer[i] = (a - b) / 32768
+        }
     }
 }
