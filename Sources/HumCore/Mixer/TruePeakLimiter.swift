@@ -130,7 +130,7 @@ public struct TruePeakLimiter {
                 line + from, count: 2 * (n + delay) - from, limit: t / TruePeakLimiter.interpolationBound)
                 || measure(frames: n) <= t
             {
-                out.update(from: line, count: 2 * n)
+                UnsafeMutableRawPointer(out).copyMemory(from: line, byteCount: 2 * n * MemoryLayout<Float>.size)
                 measured += n
                 gain = 1
                 shift(n)
@@ -191,10 +191,10 @@ public struct TruePeakLimiter {
         shift(n)
     }
 
-    /// Moves the frames not yet out to the front of the line.
+    /// Moves the frames not yet out to the front of the line (a memmove: the two may overlap).
     @inline(__always)
     private func shift(_ n: Int) {
-        (line).update(from: line + 2 * n, count: 2 * delay)
+        UnsafeMutableRawPointer(line).copyMemory(from: line + 2 * n, byteCount: 2 * delay * MemoryLayout<Float>.size)
     }
 
     /// Measures the peak of each point the block's input makes measurable (frame `measured + i` for each i: its
@@ -229,7 +229,7 @@ public struct TruePeakLimiter {
                         p3 += c[24 + k] * v
                     }
                     let sample = abs(x[2 * TruePeakLimiter.interpolatorLag + ch])
-                    peak = max(peak, sample, abs(p1), abs(p2), abs(p3))
+                    peak = max(max(peak, sample), max(abs(p1), max(abs(p2), abs(p3))))
                 }
                 peaks[i] = peak
                 largest = largest.isNaN || peak.isNaN ? .nan : max(largest, peak)
