@@ -11,13 +11,14 @@
 /// 0.70075 s long lost 39 dB there).
 ///
 /// How it blends: equal power (cos θ, sin θ) scaled at each frame by k so that the seam's power follows the
-/// equal-power path between the tail's and the head's *measured* local power: with Ptt, Phh and the cross
-/// term Pth summed over 40 ms around the frame, k = √((c²Ptt + s²Phh) / (c²Ptt + s²Phh + 2cs·Pth)). For
-/// uncorrelated material (rain, noise: Pth ≈ 0) that is plain equal power; for identical material (a drone) it
-/// is equal gain (k = 1/√(1 + sin 2θ), a = b = ½ at the middle); anything in between, or correlation that
-/// changes along the seam (speech, a chord drifting in phase), gets what keeps its level. k is bounded to
-/// [½, 2] so near-silence or true cancellation never turns into a boost of noise. The window is 40 ms (±20 ms)
-/// so that low-passed noise, whose local correlation wanders over shorter spans, is not pumped by k.
+/// equal-power path between the tail's and the head's measured power: with Ptt, Phh and the cross term Pth
+/// summed over the seam, k = √((c²Ptt + s²Phh) / (c²Ptt + s²Phh + 2cs·Pth)). For uncorrelated material (rain,
+/// noise: Pth ≈ 0) that is plain equal power; for identical material (a drone) it is equal gain
+/// (k = 1/√(1 + sin 2θ), a = b = ½ at the middle); anything in between gets what keeps its level. k is bounded to
+/// [½, 2] so near-silence or true cancellation never turns into a boost of noise. (The sums can be taken over a
+/// window around each frame, `Plan.windowHalfFrames`, to follow correlation that changes along the seam; over
+/// 10–40 ms windows low-passed noise, whose correlation wanders by chance at that scale, was pumped by k, so the
+/// plan sums over the whole seam.)
 public enum LoopSeam {
     public struct Plan: Equatable, Sendable {
         /// Crossfade length in frames; 0 when the file loops as it is.
@@ -26,7 +27,8 @@ public enum LoopSeam {
         public var correlation: Float
         /// Frames left out at the end of the file: the loop ends at L − trim, where its tail matches the head best.
         public var trimFrames: Int
-        /// Half the window the blend measures local power over (20 ms of the file's rate; 0: a tenth of C).
+        /// Half the window the blend measures power over around each frame (the plan uses C: the whole seam;
+        /// 0: a tenth of C).
         public var windowHalfFrames: Int
 
         public init(crossfadeFrames: Int, correlation: Float, trimFrames: Int = 0, windowHalfFrames: Int = 0) {
@@ -75,7 +77,7 @@ public enum LoopSeam {
         let (trim, r) = bestEnd(
             samples, channels: channels, length: length, search: max(0, search), window: sampleRate / 10)
         return Plan(
-            crossfadeFrames: length, correlation: r, trimFrames: trim, windowHalfFrames: max(1, sampleRate / 50))
+            crossfadeFrames: length, correlation: r, trimFrames: trim, windowHalfFrames: length)
     }
 
     /// The trim in [0, search] whose tail [E − C, E) (E = L − trim) correlates best with the head [0, C), and that
