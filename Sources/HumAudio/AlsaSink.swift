@@ -34,6 +34,8 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     /// Conversion buffer for s16 devices, allocated once at open.
     private var s16: UnsafeMutablePointer<Int16>?
     private var s16Capacity = 0
+    /// The 16-bit conversion for s16 devices: the same as a 16-bit file's (dithered unless `HUM_DITHER=off`).
+    private var sixteen = SixteenBit(dither: OutputDither.enabled)
     /// The PCM's poll descriptors followed by the wake-up pipe's read end, allocated at open.
     private var pollSet: UnsafeMutablePointer<pollfd>?
     private var pollCapacity = 0
@@ -224,11 +226,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
                 written = snd_pcm_writei(pcm, frames + 2 * offset, snd_pcm_uframes_t(chunk))
             } else {
                 let s16 = self.s16!
-                let src = frames + 2 * offset
-                for i in 0..<(2 * chunk) {
-                    let v = (src[i] * 32767).rounded()
-                    s16[i] = Int16(max(-32768, min(32767, v)))
-                }
+                sixteen.convert(frames + 2 * offset, count: 2 * chunk, into: s16)
                 written = snd_pcm_writei(pcm, s16, snd_pcm_uframes_t(chunk))
             }
             if written > 0 {

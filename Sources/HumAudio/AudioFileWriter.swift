@@ -21,29 +21,31 @@ public final class AudioFileWriter {
     ///   - formatName: the name whose extension picks the container (default: `path`), so a temporary file can be
     ///     written in the format of the name it will be renamed to.
     ///   - quality: for Ogg Vorbis and Opus, 0…1 (libsndfile's VBR quality); ignored otherwise.
+    ///   - dither: whether 16-bit samples (s16 .wav and .flac) are dithered (`SixteenBit`); by default unless
+    ///     `HUM_DITHER=off` (`OutputDither`).
     public convenience init(
         path: String, formatName: String? = nil, sampleRate: Int, channels: Int,
-        sampleFormat: SampleFormat = .s16, quality: Double? = nil
+        sampleFormat: SampleFormat = .s16, quality: Double? = nil, dither: Bool = OutputDither.enabled
     ) throws(AudioFileError) {
         try self.init(
             path: path, descriptor: nil, formatName: formatName ?? path, sampleRate: sampleRate, channels: channels,
-            sampleFormat: sampleFormat, quality: quality)
+            sampleFormat: sampleFormat, quality: quality, dither: dither)
     }
 
     /// Writes to an open descriptor (a temporary file, a device, a pipe), which is left open; `name`'s extension
     /// picks the container and names the file in messages. A .wav file needs a descriptor that can seek.
     public convenience init(
         descriptor: Int32, name: String, sampleRate: Int, channels: Int, sampleFormat: SampleFormat = .s16,
-        quality: Double? = nil
+        quality: Double? = nil, dither: Bool = OutputDither.enabled
     ) throws(AudioFileError) {
         try self.init(
             path: name, descriptor: descriptor, formatName: name, sampleRate: sampleRate, channels: channels,
-            sampleFormat: sampleFormat, quality: quality)
+            sampleFormat: sampleFormat, quality: quality, dither: dither)
     }
 
     private init(
         path: String, descriptor: Int32?, formatName: String, sampleRate: Int, channels: Int,
-        sampleFormat: SampleFormat, quality: Double?
+        sampleFormat: SampleFormat, quality: Double?, dither: Bool
     ) throws(AudioFileError) {
         let ext = AudioFileWriter.containerExtension(formatName)
         if let problem = AudioFileWriter.problem(
@@ -75,8 +77,13 @@ public final class AudioFileWriter {
             sf_command(file.handle, Int32(SFC_SET_VBR_ENCODING_QUALITY), &q, Int32(MemoryLayout<Double>.size))
         }
         let file = self.file
+        // 16-bit samples are made here, once, the same for every container (libsndfile's own conversion
+        // truncated for WAV and rounded for FLAC); the other formats go to libsndfile as float.
+        let sixteen =
+            sampleFormat == .s16 && (ext == "wav" || ext == "flac")
+            ? SixteenBitBuffer(capacity: AudioFileWriter.block * channels, dither: dither) : nil
         pipeline = WritePipeline(capacity: 32768 * channels) { base, count in
-            AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels)
+            AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels, sixteen: sixteen)
         }
     }
 
@@ -166,21 +173,31 @@ public final class AudioFileWriter {
     deinit { _ = pipeline.finish() }
 
     /// Writes frames through libsndfile now (on the writer's thread).
-    static func writeNow(_ file: SoundFile, _ base: UnsafePointer<Float>, frames: Int, channels: Int) -> AudioFileError?
-    {
-        // In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in vorbis_analysis_wrote when one call
-        // hands it a whole minute of audio.
-        let block = 8192
+    /// Frames handed to libsndfile at once. In blocks: libvorbis (1.3.7, through libsndfile 1.2.0) crashes in
+    /// vorbis_analysis_wrote when one call hands it a whole minute of audio.
+    static let block = 8192
+
+    static func writeNow(
+        _ file: SoundFile, _ base: UnsafePointer<Float>, frames: Int, channels: Int, sixteen: SixteenBitBuffer?
+    ) -> AudioFileError? {
         var done = 0
         while done < frames {
             let n = min(block, frames - done)
-            let written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
+            let written: sf_count_t
+            let call: String
+            if let sixteen {
+                sixteen.convert(base + done * channels, count: n * channels)
+                written = sf_writef_short(file.handle, sixteen.samples, sf_count_t(n))
+                call = "sf_writef_short"
+            } else {
+                written = sf_writef_float(file.handle, base + done * channels, sf_count_t(n))
+                call = "sf_writef_float"
+            }
             if written != n {
                 return AudioFileError(
                     path: file.path,
                     reason:
-                        "write failed (sf_writef_float: \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))"
-                )
+                        "write failed (\(call): \(String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod))")
             }
             done += n
         }

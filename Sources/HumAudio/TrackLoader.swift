@@ -48,10 +48,10 @@ public enum TrackLoader {
             : LoopSeam.plan(UnsafeBufferPointer(decoded.samples), channels: channels, sampleRate: decoded.sampleRate)
         if decoded.sampleRate == outputRate {
             let start = LoopSeam.makeLoopInPlace(decoded.samples, channels: channels, plan: plan)
-            let storage = decoded.memory.finish(count: decoded.frames * channels)
+            let end = plan.end(frames: decoded.frames)  // the frames after it (the trim) are not played
+            let storage = decoded.memory.finish(count: end * channels)
             SampleMemory.discard(storage, from: 0, to: start * channels)  // the head now lives in the seam
-            let loop = LoopBuffer(
-                storage: storage, startFrame: start, frames: decoded.frames - start, channels: channels)
+            let loop = LoopBuffer(storage: storage, startFrame: start, frames: end - start, channels: channels)
             return Mixer.Track(loop: loop, normalization: normalization)
         }
         let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
@@ -78,7 +78,7 @@ public enum TrackLoader {
         let channels = decoded.channels
         let inputRate = decoded.sampleRate
         let c = plan.crossfadeFrames
-        let body = decoded.frames - 2 * c  // frames [C, L−C) of the file
+        let body = plan.end(frames: decoded.frames) - 2 * c  // frames [C, E−C) of the file
         let frames = body + c
         let outFrames = Resampler.loopFrames(frames, from: inputRate, to: outputRate)
         var seam = [Float]()

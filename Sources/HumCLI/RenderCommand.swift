@@ -60,7 +60,14 @@ struct RenderCommand: HumCommand {
             throw HumError.usage("cannot tell the format of \"\(output)\"; name it .wav, .flac, .ogg or .opus")
         }
         rate = try arguments.value(Self.rate) ?? 48000
-        sampleFormat = try arguments.value(Self.sampleFormat) ?? .s16
+        let format = try arguments.value(Self.sampleFormat)
+        // Vorbis and Opus choose their own sample format: a format asked for would be silently ignored.
+        if let format, ext == "ogg" || ext == "opus" {
+            throw HumError.usage(
+                "--sample-format \(format.rawValue) applies to .wav and .flac only; .\(ext) chooses its own, so leave it out"
+            )
+        }
+        sampleFormat = format ?? .s16
         master = try arguments.value(Self.master)
         fade = try arguments.value(Self.fade) ?? 1
         raw = arguments.flag(MixSetup.raw)

@@ -22,7 +22,9 @@ func sine(frequency: Double, rate: Int, frames: Int, channels: Int = 1, amplitud
 }
 
 func writeFile(_ path: String, _ samples: [Float], rate: Int, channels: Int, format: SampleFormat = .f32) throws {
-    let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, sampleFormat: format)
+    // Test inputs hold exactly the samples given (rounded), not dithered ones.
+    let writer = try AudioFileWriter(
+        path: path, sampleRate: rate, channels: channels, sampleFormat: format, dither: false)
     try writer.write(samples)
     try writer.finish()
 }

@@ -15,6 +15,8 @@ import Testing
             ("a.opus", ["--rate", "44100"], "Opus encodes only"),
             ("a.ogg", ["--rate", "250000"], "at most 200000 Hz"),
             ("a.flac", ["--rate", "65537"], "multiples of 10"),
+            ("a.ogg", ["--format", "s24"], "applies to .wav and .flac only"),
+            ("a.opus", ["--format", "s16"], "applies to .wav and .flac only"),
         ] {
             let started = Date()
             let r = try runBinary(

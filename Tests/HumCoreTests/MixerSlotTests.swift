@@ -71,12 +71,15 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
         let before = left(renderFrames(mixer, 1000))
         let slot = try mixer.slots.add(memory.track(0.25), volume: 100, fadeFrames: 4800)
         #expect(slot == 1)
-        let after = left(renderFrames(mixer, 6000))
+        // Heard after the limiter's look-ahead: the mix runs that far ahead of what comes out.
+        let l = mixer.latencyFrames
+        let after = left(renderFrames(mixer, 6000 + l))
+        #expect(after[..<l].allSatisfy { $0 == 0.5 })
         for k in [0, 100, 479, 2400, 4000, 4798] {
             let expected = 0.5 + 0.25 * quarterSine(Double(k + 1) / 4800)
-            #expect(abs(Double(after[k]) - expected) < 1e-4, "frame \(k): \(after[k]) vs \(expected)")
+            #expect(abs(Double(after[l + k]) - expected) < 1e-4, "frame \(k): \(after[l + k]) vs \(expected)")
         }
-        #expect(after[4799...].allSatisfy { abs($0 - 0.75) < 1e-4 })
+        #expect(after[(4799 + l)...].allSatisfy { abs($0 - 0.75) < 1e-4 })
         // The steepest step of a 4800-frame quarter sine of 0.25 is 0.25 · (π/2) / 4800.
         #expect(largestStep(before + after) <= 0.25 * (Float.pi / 2) / 4800 + 2 * q)
         #expect(mixer.slots.playing == [0, 1])
@@ -97,7 +100,8 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
         #expect(mixer.slots.reclaim() == 0)  // midway through the fade: still read
         #expect(memory.released == 0)
         #expect(controls.releases == releasesBefore)
-        let rest = left(renderFrames(mixer, 3000))
+        let l = mixer.latencyFrames  // heard after the limiter's look-ahead
+        let rest = left(renderFrames(mixer, 3000 + l))
         #expect(controls.releases == releasesBefore &+ 1)
         #expect(memory.released == 0)  // let go of, but still held by the owner until it reclaims
         #expect(mixer.slots.reclaim() == 1)
@@ -106,9 +110,9 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
         let out = first + rest
         for k in [0, 1200, 2400, 4000] {
             let expected = 0.5 + 0.25 * quarterSine(1 - Double(k + 1) / 4800)
-            #expect(abs(Double(out[k]) - expected) < 1e-4, "frame \(k)")
+            #expect(abs(Double(out[l + k]) - expected) < 1e-4, "frame \(k)")
         }
-        #expect(out[4799...].allSatisfy { abs($0 - 0.5) < 1e-4 })
+        #expect(out[(4799 + l)...].allSatisfy { abs($0 - 0.5) < 1e-4 })
         #expect(largestStep(out) <= 0.25 * (Float.pi / 2) / 4800 + 2 * q)
         // The freed slot takes a new sound.
         #expect(try mixer.slots.add(memory.track(0.125), volume: 100, fadeFrames: 480) == slot)
@@ -125,14 +129,15 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
             fadeFrames: 4800)
         #expect(added == [2])
         #expect(mixer.slots.state(of: 0) == .leaving)
-        let out = left(renderFrames(mixer, 7000, chunk: 960))
+        let l = mixer.latencyFrames  // heard after the limiter's look-ahead
+        let out = left(renderFrames(mixer, 7000 + l, chunk: 960))
         for k in [0, 1000, 2400, 3600, 4798] {
             let x = Double(k + 1) / 4800
             let kept = 0.25 + (0.25 * 0.125 - 0.25) * x  // volume 50 is a gain of 1/8, reached linearly
             let expected = 0.5 * quarterSine(1 - x) + kept + 0.125 * quarterSine(x)
-            #expect(abs(Double(out[k]) - expected) < 2e-4, "frame \(k): \(out[k]) vs \(expected)")
+            #expect(abs(Double(out[l + k]) - expected) < 2e-4, "frame \(k): \(out[l + k]) vs \(expected)")
         }
-        #expect(out[4800...].allSatisfy { abs($0 - (0.25 * 0.125 + 0.125)) < 1e-4 })
+        #expect(out[(4800 + l)...].allSatisfy { abs($0 - (0.25 * 0.125 + 0.125)) < 1e-4 })
         #expect(mixer.slots.reclaim() == 1)
         #expect(memory.released == 1)
         #expect(mixer.slots.playing == [1, 2])
@@ -161,11 +166,14 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
         let controls = MixerControls(volumes: [])
         let mixer = Mixer(sampleRate: 48000, tracks: [], controls: controls)
         let slot = try mixer.slots.add(memory.track(0.5), volume: 100, fadeFrames: 4800)
-        var out = left(renderFrames(mixer, 1200))
+        // The mix runs the limiter's look-ahead ahead of what comes out: changes asked for after 1200 − l frames
+        // out are mixed from frame 1200 on.
+        let l = mixer.latencyFrames
+        var out = left(renderFrames(mixer, 1200 - l))
         mixer.slots.remove(slot, fadeFrames: 4800)
         out += left(renderFrames(mixer, 600))
         try mixer.slots.bringBack(slot, volume: 100, fadeFrames: 2400)
-        out += left(renderFrames(mixer, 3000))
+        out += left(renderFrames(mixer, 3000 + l))
         // Up a quarter of the swing, down an eighth, then up the rest on a swing half as long.
         #expect(abs(Double(out[1199]) - 0.5 * quarterSine(0.25)) < 1e-4)
         #expect(abs(Double(out[1799]) - 0.5 * quarterSine(0.125)) < 1e-4)
@@ -208,7 +216,7 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
         out += left(renderFrames(mixer, 3000))
         let ramp = Int(48000 * Mixer.rampSeconds)
         #expect(abs(out[ramp - 1] - 0.5) < 1e-4)
-        #expect(out.suffix(3000 - ramp).allSatisfy { $0 == 0 })
+        #expect(out.suffix(3000 - ramp - mixer.latencyFrames).allSatisfy { $0 == 0 })
         #expect(largestStep([0] + out) <= 0.5 * (Float.pi / 2) / Float(ramp) + 2 * q)
         #expect(mixer.slots.reclaim() == 1)
     }

@@ -65,8 +65,17 @@ public final class Mixer: @unchecked Sendable {
     private let fadeGains: UnsafeMutablePointer<Float>
     private var master: GainRamp
     private var fade: FadeEnvelope
-    private var limiter: SoftLimiter
+    private var limiter: TruePeakLimiter
+    /// Frames mixed so far (the limiter's look-ahead ahead of what went out).
     private var frame: Int64 = 0
+    /// Frames handed out so far.
+    private var output: Int64 = 0
+    /// Whether the limiter's delay line has been filled with the mix's first frames.
+    private var primed = false
+    /// Mixed frames in the limiter's delay line not yet handed out.
+    private var pending = 0
+    /// The mix itself has ended (its last frames may still be in the limiter's delay line).
+    private var mixFinished = false
     private var lastFadeSequence: UInt16 = 0
     private var finishWhenSilent = false
     private var endFadeStarted = false
@@ -124,7 +133,8 @@ public final class Mixer: @unchecked Sendable {
         master = GainRamp(gain: controls.targetMasterGain().gain, rampFrames: rampFrames)
         fade = FadeEnvelope(silent: fadeInFrames > 0 || startSilent)
         if fadeInFrames > 0 { fade.start(toSilence: false, frames: fadeInFrames) }
-        limiter = SoftLimiter(sampleRate: sampleRate)
+        limiter = TruePeakLimiter(sampleRate: sampleRate, maximumBlock: Mixer.maximumBlock)
+        precondition(2 * limiter.delay <= Mixer.maximumBlock, "the limiter's first output fits the scratch block")
         lastFadeSequence = controls.latestFade().sequence
         lastChime = controls.chimeCount()
     }
@@ -135,10 +145,16 @@ public final class Mixer: @unchecked Sendable {
         nothing.deallocate()
         voiceGains.deallocate()
         fadeGains.deallocate()
+        limiter.deallocate()
     }
 
-    /// Frames rendered so far.
-    public var framesRendered: Int64 { frame }
+    /// Frames rendered (handed out) so far.
+    public var framesRendered: Int64 { output }
+
+    /// How long a sample takes from being mixed to being handed out: the limiter's look-ahead (2.3 ms at 48 kHz).
+    /// The first `render` mixes this much ahead, so frame k handed out is still frame k of the mix: a render's
+    /// timing is unchanged, but a control change is heard this much later.
+    public var latencyFrames: Int { limiter.delay }
 
     /// `controls.releases`, read without retaining the controls (for the audio thread, after `render`).
     @inline(__always)
@@ -150,8 +166,38 @@ public final class Mixer: @unchecked Sendable {
     /// Nothing here, or in what it calls, may allocate, lock or touch a reference count: bench/kernel.sh builds
     /// it with `@_noAllocation`, and the compiler refuses anything that could.
     public func render(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        if !primed {
+            // Fill the delay line with the mix's first frames; what comes out meanwhile (silence) is dropped.
+            primed = true
+            let delay = limiter.delay
+            let got = mix(into: limiter.input, frames: delay)
+            (limiter.input + 2 * got).update(repeating: 0, count: 2 * (delay - got))
+            limiter.process(into: fadeGains, frames: delay)  // fadeGains is scratch here: 2·delay ≤ maximumBlock
+            pending = got
+        }
         var done = 0
         while done < frames, !finished {
+            let n = min(frames - done, Mixer.maximumBlock)
+            let got = mixFinished ? 0 : mix(into: limiter.input, frames: n)
+            // Once the mix has ended, the line plays out with silence coming in behind it.
+            if got < n { (limiter.input + 2 * got).update(repeating: 0, count: 2 * (n - got)) }
+            limiter.process(into: out + 2 * done, frames: n)
+            let real = min(n, pending + got)
+            pending = pending + got - real
+            done += real
+            if real < n { finished = true }
+        }
+        output += Int64(done)
+        let (rendered, gain, isFinished) = (output, fade.gain, finished)
+        live._withUnsafeGuaranteedRef { $0.report(frames: rendered, fade: gain, finished: isFinished) }
+        return done
+    }
+
+    /// Mixes up to `frames` frames (at most `maximumBlock`) into `out`, before the limiter; fewer when the mix
+    /// ends (a stop faded out, or a scheduled end was reached).
+    private func mix(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        var done = 0
+        while done < frames, !mixFinished {
             var n = min(frames - done, Mixer.maximumBlock)
             applyControls()
             let end = live._withUnsafeGuaranteedRef { $0.scheduledEnd() }
@@ -170,17 +216,15 @@ public final class Mixer: @unchecked Sendable {
                 }
                 n = min(n, Int(max(0, end.frame - frame)))
                 if n == 0 {
-                    finished = true
+                    mixFinished = true
                     break
                 }
             }
             renderBlock(out + 2 * done, frames: n)
             frame += Int64(n)
             done += n
-            if finishWhenSilent, fade.isSilent, chimePosition == nil { finished = true }
+            if finishWhenSilent, fade.isSilent, chimePosition == nil { mixFinished = true }
         }
-        let (rendered, gain, isFinished) = (frame, fade.gain, finished)
-        live._withUnsafeGuaranteedRef { $0.report(frames: rendered, fade: gain, finished: isFinished) }
         return done
     }
 
@@ -342,7 +386,6 @@ public final class Mixer: @unchecked Sendable {
         } else {
             applyMaster(out, frames: n, fadeVaries: fadeVaries)
         }
-        limiter.process(out, frames: n)
     }
 
     @inline(__always)

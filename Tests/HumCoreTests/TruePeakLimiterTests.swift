@@ -1,0 +1,94 @@
+import Testing
+
+@testable import HumCore
+
+/// The look-ahead limiter: transparent below full scale, its gain already down when a peak arrives, and no step in
+/// its gain (its true-peak result is measured with libebur128 in HumAudioTests).
+@Suite struct TruePeakLimiterTests {
+    /// Runs interleaved stereo through a limiter in blocks of `block` frames; returns the output (the input
+    /// delayed by `delay` frames, limited), with `delay` frames of silence fed after the input to play it out.
+    static func limit(_ input: [Float], block: Int = 1000) -> (out: [Float], delay: Int, lookahead: Int) {
+        var limiter = TruePeakLimiter(sampleRate: 48000, maximumBlock: 2048)
+        defer { limiter.deallocate() }
+        let padded = input + [Float](repeating: 0, count: 2 * limiter.delay)
+        var out = [Float](repeating: .nan, count: padded.count)
+        var done = 0
+        while done < padded.count / 2 {
+            let n = min(block, padded.count / 2 - done)
+            padded.withUnsafeBufferPointer { limiter.input.update(from: $0.baseAddress! + 2 * done, count: 2 * n) }
+            out.withUnsafeMutableBufferPointer { limiter.process(into: $0.baseAddress! + 2 * done, frames: n) }
+            done += n
+        }
+        return (Array(out[(2 * limiter.delay)...]), limiter.delay, limiter.lookahead)
+    }
+
+    @Test func belowFullScaleTheOutputIsTheInputBitForBit() {
+        var rng = SplitMix64(seed: 1)
+        // Noise peaking at 0.45 (no point between samples can reach the threshold), then a low tone peaking at
+        // 0.85 (its samples are near the threshold, its true peak is not over it: measured, left alone).
+        var input = (0..<(2 * 30_000)).map { _ in rng.nextSignedUnit() * 0.45 }
+        for i in 0..<30_000 {
+            let v = Float(0.85 * sinApprox(2 * Double.pi * 100 * Double(i) / 48000))
+            input += [v, -v]
+        }
+        let (out, delay, _) = Self.limit(input)
+        #expect(delay == 96 + 8 + 5)
+        #expect(out == input)
+    }
+
+    /// The gain, read off a quiet constant in the left channel while loud noise bursts in the right: never above
+    /// what a peak needs when it leaves, and never moving by more than 1/lookahead between two samples.
+    @Test func theGainIsDownBeforeAPeakAndMovesSmoothly() {
+        var rng = SplitMix64(seed: 2)
+        var input = [Float]()
+        for burst in 0..<6 {
+            for i in 0..<9600 {
+                let loud = i >= 4000 && i < 4000 + 200 * (burst + 1)
+                input += [0.01, loud ? rng.nextSignedUnit() * Float(1 + burst) : rng.nextSignedUnit() * 0.2]
+            }
+        }
+        // A quiet second (the gain recovers), and in it one isolated spike far over full scale.
+        for _ in 0..<48_000 { input += [0.01, rng.nextSignedUnit() * 0.2] }
+        let spike = 57_600 + 40_000
+        input[2 * spike + 1] = 4
+        let (out, _, lookahead) = Self.limit(input)
+        let gains = stride(from: 0, to: out.count, by: 2).map { out[$0] / 0.01 }
+        var largestStep: Float = 0
+        for i in 1..<gains.count { largestStep = max(largestStep, abs(gains[i] - gains[i - 1])) }
+        #expect(largestStep <= 1 / Float(lookahead) + 1e-5)
+        #expect(gains.min()! < 0.3)  // it did limit
+        #expect(out.enumerated().allSatisfy { $0.offset % 2 == 0 || abs($0.element) <= TruePeakLimiter.threshold })
+        // The spike: the gain is already down to what it needs (threshold / 4) as it passes.
+        #expect(abs(out[2 * spike + 1]) <= TruePeakLimiter.threshold + 1e-6)
+        #expect(gains[spike] <= TruePeakLimiter.threshold / 4 + 1e-5)
+        #expect(gains[spike - lookahead - 20] > 0.99)  // and only just before
+    }
+
+    /// The true peak between samples: a tone at a quarter of the rate, phased so its samples miss its crests
+    /// (sample peak 0.707 of the true one), at a true peak of +3 dBFS, comes out at the threshold or below,
+    /// measured on the waveform rebuilt 16 times finer.
+    @Test func peaksBetweenSamplesAreLimited() {
+        var input = [Float]()
+        for i in 0..<24_000 {
+            let v = Float(1.41 * sinApprox(2 * Double.pi * 12_000 * Double(i) / 48000 + Double.pi / 4))
+            input += [v, v]
+        }
+        let (out, _, _) = Self.limit(input)
+        let left = stride(from: 0, to: out.count, by: 2).map { out[$0] }
+        // The steady part (after the attack and before the end): a sinc interpolation over ±32 samples.
+        var truePeak: Float = 0
+        for i in stride(from: 4000, to: 20_000, by: 7) {
+            for step in 0..<16 {
+                let t = Double(i) + Double(step) / 16
+                var v = 0.0
+                for k in (i - 32)...(i + 32) {
+                    let x = Double.pi * (t - Double(k))
+                    v += Double(left[k]) * (x == 0 ? 1 : sinApprox(x) / x)
+                }
+                truePeak = max(truePeak, Float(abs(v)))
+            }
+        }
+        #expect(truePeak <= TruePeakLimiter.threshold * 1.02)
+        #expect(truePeak > TruePeakLimiter.threshold * 0.9)
+    }
+}
