@@ -104,13 +104,16 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         switch -code {
         case EBUSY:
             return
-                "the audio device \"\(device)\" is busy (another program holds it; \(call)); close that program, or play through the sound server with --device default"
+                "the audio device \"\(device)\" is busy (another program holds it; \(call)); close that program, or "
+                + "play through the sound server with --device default"
         case ENOENT, ENODEV, ENXIO, EINVAL:
             return
-                "no audio device \"\(device)\" (\(call): \(reason)); list devices with 'aplay -L' and pick one with --device, or set HUM_DEVICE"
+                "no audio device \"\(device)\" (\(call): \(reason)); list devices with 'aplay -L' and pick one with "
+                + "--device, or set HUM_DEVICE"
         default:
             return
-                "cannot use the audio device \"\(device)\" (\(call): \(reason)); try --device default, or another device from 'aplay -L'"
+                "cannot use the audio device \"\(device)\" (\(call): \(reason)); try --device default, or another "
+                + "device from 'aplay -L'"
         }
     }
 

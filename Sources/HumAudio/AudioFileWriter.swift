@@ -112,7 +112,8 @@ public final class AudioFileWriter {
         case "wav":
             if !seekable {
                 return
-                    "a .wav file cannot be written to a pipe or a FIFO (its header is written last, at the start); write .flac, .ogg or .opus there, or a .wav to a file"
+                    "a .wav file cannot be written to a pipe or a FIFO (its header is written last, at the start); "
+                    + "write .flac, .ogg or .opus there, or a .wav to a file"
             }
         case "flac":
             if sampleFormat == .f32 {
@@ -120,7 +121,8 @@ public final class AudioFileWriter {
             }
             if sampleRate > 65535 && sampleRate % 10 != 0 {
                 return
-                    "FLAC cannot hold \(sampleRate) Hz: above 65535 Hz it takes only multiples of 10 (such as 88200 or 96000)"
+                    "FLAC cannot hold \(sampleRate) Hz: above 65535 Hz it takes only multiples of 10 (such as 88200 "
+                    + "or 96000)"
             }
         case "ogg":
             if sampleRate > 200_000 {

@@ -64,7 +64,8 @@ struct RenderCommand: HumCommand {
         // Vorbis and Opus choose their own sample format: a format asked for would be silently ignored.
         if let format, ext == "ogg" || ext == "opus" {
             throw HumError.usage(
-                "--sample-format \(format.rawValue) applies to .wav and .flac only; .\(ext) chooses its own, so leave it out"
+                "--sample-format \(format.rawValue) applies to .wav and .flac only; .\(ext) chooses its own, so "
+                    + "leave it out"
             )
         }
         sampleFormat = format ?? .s16

@@ -179,7 +179,8 @@ extension HumDatabase {
                         throw StoreError.roundConflict(
                             "this round (\(record.start.rfc3339) to \(end.rfc3339)) overlaps round \(other.id) "
                                 + "(\(other.kind.rawValue), \(other.status.rawValue), \(other.start.rfc3339) to "
-                                + "\(other.end?.rfc3339 ?? "now")); two rounds cannot run at once, so nothing was recorded"
+                                + "\(other.end?.rfc3339 ?? "now")); two rounds cannot run at once, so nothing was "
+                                + "recorded"
                         )
                     }
                     if record.kind == .focus, record.status == .completed,

@@ -108,7 +108,8 @@ import Testing
         print(
             "hum ctl volume: from starting hum ctl, silent after \(Int(toSilence * 1000)) ms and back after "
                 + "\(Int(toSound * 1000)) ms; from the reply (\(Int(quietApplied.timeIntervalSince(quiet) * 1000)) ms "
-                + "and \(Int(loudApplied.timeIntervalSince(loud) * 1000)) ms after starting), down 6 dB after \(Int(toHeard * 1000)) ms"
+                + "and \(Int(loudApplied.timeIntervalSince(loud) * 1000)) ms after starting), down 6 dB after "
+                + "\(Int(toHeard * 1000)) ms"
         )
     }
 

@@ -37,7 +37,8 @@ enum ContractText {
         var out =
             "\(t.rounds) focus round\(t.rounds == 1 ? "" : "s") of \(f(t.focusSeconds)) can earn up to "
             + "\(f(t.mostSeconds)) at ratio \(LedgerConfigText.ratio(t.ratioMilli)) (the daily cap is "
-            + "\(f(t.dailyCapSeconds)); \(f(t.capLeftToday)) of it is left today), paid only when the proof is approved (or overridden after a resubmission); stopping early earns nothing"
+            + "\(f(t.dailyCapSeconds)); \(f(t.capLeftToday)) of it is left today), paid only when the proof is "
+            + "approved (or overridden after a resubmission); stopping early earns nothing"
         if strict {
             out +=
                 ". Strict: until its rounds end, settings that loosen the rules, time added by hand and a second "

@@ -160,7 +160,9 @@ enum BirdRecipes {
         recipe:
             "birds/1: 10 birds of 7 modelled species (robin, blackbird, chiffchaff, wren, great tit, wood pigeon, "
             + "sparrow), each with 3 song types repeated at its own pace (4-22 s apart on average, gamma-spaced), "
-            + "two near (6-14 m), the rest at 15-80 m (1/r, highs absorbed with distance), panned; songs of near whistles 1.3-7.5 kHz with sweeps, slurs and trills; a wood reverb (1.8 s); soft air in the leaves below 2.5 kHz"
+            + "two near (6-14 m), the rest at 15-80 m (1/r, highs absorbed with distance), panned; songs of near "
+            + "whistles 1.3-7.5 kHz with sweeps, slurs and trills; a wood reverb (1.8 s); soft air in the leaves "
+            + "below 2.5 kHz"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

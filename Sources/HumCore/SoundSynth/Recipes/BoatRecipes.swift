@@ -37,7 +37,9 @@ enum BoatRecipes {
         recipe:
             "boat/1: slaps 1.2-6 s apart (gamma, mean 2.6 s), some doubled 0.2-0.5 s later: splashes (noise 300 Hz-7 "
             + "kHz, +8 dB at 0.7-2 kHz, 20-60 ms rise, 0.12-0.4 s fall) with 2-6 bubbles (600 Hz-3 kHz) and "
-            + "falling drops, each knocking the hull (90-170 Hz, 0.12 s); slosh (noise < 900 Hz following the swell, 3-5 s); trickle (40 bubbles/s); a creak (40-110 Hz slips through 500-800 Hz and 1.3-2 kHz resonances) every 12 s or so; harbour wash 150 Hz-2 kHz; a rumble < 150 Hz rolling with the swell; peaks held 20 dB over the loudness"
+            + "falling drops, each knocking the hull (90-170 Hz, 0.12 s); slosh (noise < 900 Hz following the swell, "
+            + "3-5 s); trickle (40 bubbles/s); a creak (40-110 Hz slips through 500-800 Hz and 1.3-2 kHz "
+            + "resonances) every 12 s or so; harbour wash 150 Hz-2 kHz; a rumble < 150 Hz rolling with the swell; peaks held 20 dB over the loudness"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -123,7 +123,9 @@ enum CafeRecipes {
         recipe:
             "cafe/1: 12 talkers at 5 tables (2-14 m) taking turns, each a glottal pulse train (men 95-135 Hz, women "
             + "175-235 Hz, falling over the phrase, lifted on stresses) through 3 formant resonators in cascade "
-            + "set by a random vowel per syllable (0.12-0.3 s), hisses and bursts for consonants; cups and saucers (ceramic modes 1.2-2.8 kHz ×1, 2.32, 3.86, 5.6) and spoons (metal 2.5-4.5 kHz) about every 2 s, some stirring; a grinder and a steam wand once a loop; a café's echo (0.8 s); air handling and chairs 90-250 Hz"
+            + "set by a random vowel per syllable (0.12-0.3 s), hisses and bursts for consonants; cups and saucers "
+            + "(ceramic modes 1.2-2.8 kHz ×1, 2.32, 3.86, 5.6) and spoons (metal 2.5-4.5 kHz) about every 2 s, "
+            + "some stirring; a grinder and a steam wand once a loop; a café's echo (0.8 s); air handling and chairs 90-250 Hz"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -72,7 +72,9 @@ enum CityRecipes {
         recipe:
             "city/1: traffic roar (pink noise, humps at 80 and 900 Hz, low-passed at 1.1 kHz, density drifting ±2 "
             + "dB); 7 cars a minute passing at 12-40 m and 8-15 m/s (tyre noise around 500-800 Hz, engine firing "
-            + "at 25-45 Hz with harmonics, 1/r, highs absorbed when far, Doppler, panned), a bus or lorry (firing 15-22 Hz) every 40 s; a horn (two tones near 400 and 500 Hz) far off every 45 s; sparrow chirps 3.5-7 kHz; street reverb 1.2 s"
+            + "at 25-45 Hz with harmonics, 1/r, highs absorbed when far, Doppler, panned), a bus or lorry (firing "
+            + "15-22 Hz) every 40 s; a horn (two tones near 400 and 500 Hz) far off every 45 s; sparrow chirps "
+            + "3.5-7 kHz; street reverb 1.2 s"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

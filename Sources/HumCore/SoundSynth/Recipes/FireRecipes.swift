@@ -37,7 +37,8 @@ enum FireRecipes {
         recipe:
             "fire/2: crackles (1-4 clicks of 30-200 µs noise through 4-14 kHz resonances) at 40/s in bursts, sizes "
             + "exponential in dB (mean 6 dB, up to 30), big ones spraying small ones; a pop every 4 s (a 150-400 "
-            + "Hz knock, a snap, a sizzle); 1500/s sap ticks > 4 kHz; flickering roar 35-150 Hz 1 dB under the crackles; peaks soft-clipped 20 dB over the loudness"
+            + "Hz knock, a snap, a sizzle); 1500/s sap ticks > 4 kHz; flickering roar 35-150 Hz 1 dB under the "
+            + "crackles; peaks soft-clipped 20 dB over the loudness"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -24,7 +24,8 @@ enum PulseRecipes {
         recipe:
             "clock/1: a beat a second (tick 0.988 s, tock 1.012 s), each a 60 µs click exciting 5 metal modes 2-9 kHz "
             + "(1.5-6 ms) and 3 case modes 300-900 Hz (8-25 ms), a drop click 10-25 ms later at -9 dB, tick and "
-            + "tock modes apart; ±1 dB per beat; a living-room reverb (0.4 s) and a faint room tone 45 dB down; peaks held 19 dB over the loudness"
+            + "tock modes apart; ±1 dB per beat; a living-room reverb (0.4 s) and a faint room tone 45 dB down; peaks "
+            + "held 19 dB over the loudness"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

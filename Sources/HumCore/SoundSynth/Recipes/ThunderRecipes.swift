@@ -100,7 +100,9 @@ enum ThunderRecipes {
         recipe:
             "thunder/1: 3 strokes a loop (2.5, 5 and 9 km away), each a crooked 4-6 km channel of 6-12 m pieces with "
             + "1-3 branches, every piece an N-wave arriving at r/343 m/s (1/r, 4-60 ms long), low-passed by "
-            + "distance, echoed by noise falling 6 dB/octave above 120 Hz (< 700 Hz) following the arrivals over 2.5-4 s; far rain underneath (pink noise 300 Hz-5 kHz, 32 dB under the loudest roll) and a whisper of wind"
+            + "distance, echoed by noise falling 6 dB/octave above 120 Hz (< 700 Hz) following the arrivals over "
+            + "2.5-4 s; far rain underneath (pink noise 300 Hz-5 kHz, 32 dB under the loudest roll) and a "
+            + "whisper of wind"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames

@@ -12,7 +12,8 @@ enum WaterRecipes {
         recipe:
             "waves/2: breaks 1.2-5 s apart (gamma, mean 2.2 s), sizes in groups over 6 dB; each rises in 0.3-0.9 s, "
             + "breaks (noise, -9 dB above 800 Hz, through a low-pass opening to 5-11 kHz, 0.3-0.6 s fall) and "
-            + "washes out (2-4 s, darker); grainy foam fizz > 3 kHz after each break; a thump < 150 Hz at the impact; distant surf 150-1500 Hz underneath"
+            + "washes out (2-4 s, darker); grainy foam fizz > 3 kHz after each break; a thump < 150 Hz at the impact; "
+            + "distant surf 150-1500 Hz underneath"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
