@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "HumStoreTests", dependencies: ["HumTestSupport", "HumStore", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumSystemTests", dependencies: ["HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(
-            name: "HumControlTests", dependencies: ["HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
+            name: "HumControlTests", dependencies: ["HumTestSupport", "HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
         .testTarget(
             name: "HumCLITests",

@@ -13,6 +13,19 @@ struct HumRun {
 /// What the audio tests add to the shared `Sandbox` (Support.swift): a work folder, sound files, and the built
 /// binary run with the real environment (so it reaches the test's PulseAudio daemon) but the sandbox's XDG folders.
 extension Sandbox {
+    /// What a hum started in tmux needs of `audioEnvironment` (tmux passes on only what it is given), sending its
+    /// sound to `sink`, without colour.
+    func terminalEnvironment(_ sink: IsolatedSink) -> [String: String] {
+        let wanted: Set = [
+            "XDG_RUNTIME_DIR", "PULSE_SERVER", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "HUM_SOUNDS_DIR",
+            "LLVM_PROFILE_FILE",
+        ]
+        var env = audioEnvironment.filter { wanted.contains($0.key) }
+        env.merge(sink.environment) { $1 }
+        env["NO_COLOR"] = "1"
+        return env
+    }
+
     var audioEnvironment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = "\(root)/data"

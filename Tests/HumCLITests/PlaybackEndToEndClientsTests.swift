@@ -1,6 +1,7 @@
 import Foundation
 import HumControl
 import HumCore
+import HumTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,23 +11,6 @@ import Testing
 /// Bad clients of the control socket cannot harm what plays: garbage, an oversized line and a subscriber that
 /// never reads meet a real player while it plays, and the recording has no gap.
 @Suite struct PlaybackEndToEndClientsTests {
-    /// A raw connection to the socket, for clients that break the protocol.
-    func connect(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            Array(path.utf8).withUnsafeBytes { raw.copyMemory(from: $0) }
-        }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
-        return fd
-    }
-
     func send(_ fd: Int32, _ text: String) {
         _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     }
@@ -50,12 +34,12 @@ import Testing
         usleep(1_000_000)
         let badFrom = Date()
         // Garbage, a wrong version, an unknown command, a line over the limit.
-        let garbage = try connect(path.socket)
+        let garbage = try rawConnect(path.socket)
         defer { close(garbage) }
         send(garbage, "{not json\n\u{0}\u{1}\u{2}\n{\"v\":9,\"cmd\":\"status\"}\n{\"v\":1,\"cmd\":\"dance\"}\n")
         send(garbage, String(repeating: "x", count: ControlProtocol.maximumMessageBytes + 10))
         // A subscriber that never reads, with a small buffer, while the events pile up for it.
-        let sleeper = try connect(path.socket)
+        let sleeper = try rawConnect(path.socket)
         defer { close(sleeper) }
         var size: Int32 = 4096
         setsockopt(sleeper, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

@@ -14,14 +14,7 @@ import Testing
         let started = try box.hum(["play", "\(tone)=40", "--detach"], environment: sink.environment)
         #expect(started.status == 0, "\(started.stderr)")
         defer { _ = try? box.hum(["ctl", "stop", "--quiet"], environment: sink.environment) }
-        var env = box.audioEnvironment.filter {
-            [
-                "XDG_RUNTIME_DIR", "PULSE_SERVER", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
-                "HUM_SOUNDS_DIR",
-            ].contains($0.key)
-        }
-        env.merge(sink.environment) { $1 }
-        env["NO_COLOR"] = "1"
+        let env = box.terminalEnvironment(sink)
         let tmux = try TerminalEndToEndTests.Tmux(command: "\(humBinary) play; echo exit=$?", environment: env)
         var screen = try tmux.waitUntil(shows: "master 100")
         #expect(screen.contains("›tone 40‹"), "\(screen)")

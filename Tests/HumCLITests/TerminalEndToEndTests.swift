@@ -47,14 +47,7 @@ import Testing
         let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
         let other = try box.writeSound("other.wav", sine(frequency: 330, frames: 48000))
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
-        var env = box.audioEnvironment.filter {
-            [
-                "XDG_RUNTIME_DIR", "PULSE_SERVER", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
-                "HUM_SOUNDS_DIR",
-            ].contains($0.key)
-        }
-        env.merge(sink.environment) { $1 }
-        env["NO_COLOR"] = "1"
+        let env = box.terminalEnvironment(sink)
         let tmux = try Tmux(command: "\(humBinary) play \(tone)=40 \(other)=20; echo exit=$?", environment: env)
         var screen = try tmux.waitUntil(shows: "master 100")
         #expect(screen.contains("♪ ›tone 40‹ · other 20 │ master 100 │ 00:0"), "\(screen)")

@@ -2,6 +2,7 @@ import Foundation
 import HumControl
 import HumCore
 import HumSystem
+import HumTestSupport
 import Synchronization
 import Testing
 
@@ -218,22 +219,6 @@ final class TestPlayer: @unchecked Sendable {
         chmod(player.directory, 0o700)
         #expect(try ControlClient.connect(to: player.path)?.request(.status).ok == true)
     }
-}
-
-func rawConnect(_ path: String) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        Array(path.utf8).withUnsafeBytes { raw.copyMemory(from: $0) }
-    }
-    let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
-    return fd
 }
 
 func spawn(_ argv: [String], stdout: String) throws -> pid_t {
