@@ -34,8 +34,8 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     /// Conversion buffer for s16 devices, allocated once at open.
     private var s16: UnsafeMutablePointer<Int16>?
     private var s16Capacity = 0
-    /// The 16-bit conversion for s16 devices: the same as a 16-bit file's (dithered unless `HUM_DITHER=off`).
-    private var sixteen = SixteenBit(dither: OutputDither.enabled)
+    /// The 16-bit conversion for s16 devices: the same as a 16-bit file's (dithered unless told not to).
+    private var sixteen: SixteenBit
     /// The PCM's poll descriptors followed by the wake-up pipe's read end, allocated at open.
     private var pollSet: UnsafeMutablePointer<pollfd>?
     private var pollCapacity = 0
@@ -58,8 +58,9 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     public static let stallSecondsBeforeStart = 3.0
     public static let stallSeconds = 1.5
 
-    public init(device: String, preferredRate: Int = 48000) {
+    public init(device: String, preferredRate: Int = 48000, dither: Bool = true) {
         self.device = device
+        sixteen = SixteenBit(dither: dither)
         self.preferredRate = preferredRate
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {

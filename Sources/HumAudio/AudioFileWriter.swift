@@ -21,11 +21,11 @@ public final class AudioFileWriter {
     ///   - formatName: the name whose extension picks the container (default: `path`), so a temporary file can be
     ///     written in the format of the name it will be renamed to.
     ///   - quality: for Ogg Vorbis and Opus, 0…1 (libsndfile's VBR quality); ignored otherwise.
-    ///   - dither: whether 16-bit samples (s16 .wav and .flac) are dithered (`SixteenBit`); by default unless
-    ///     `HUM_DITHER=off` (`OutputDither`).
+    ///   - dither: whether 16-bit samples (s16 .wav and .flac) are dithered (`SixteenBit`); by default yes (the
+    ///     frontend says no for `render --no-dither` and `HUM_DITHER=off`, `OutputDither`).
     public convenience init(
         path: String, formatName: String? = nil, sampleRate: Int, channels: Int,
-        sampleFormat: SampleFormat = .s16, quality: Double? = nil, dither: Bool = OutputDither.enabled
+        sampleFormat: SampleFormat = .s16, quality: Double? = nil, dither: Bool = true
     ) throws(AudioFileError) {
         try self.init(
             path: path, descriptor: nil, formatName: formatName ?? path, sampleRate: sampleRate, channels: channels,
@@ -36,7 +36,7 @@ public final class AudioFileWriter {
     /// picks the container and names the file in messages. A .wav file needs a descriptor that can seek.
     public convenience init(
         descriptor: Int32, name: String, sampleRate: Int, channels: Int, sampleFormat: SampleFormat = .s16,
-        quality: Double? = nil, dither: Bool = OutputDither.enabled
+        quality: Double? = nil, dither: Bool = true
     ) throws(AudioFileError) {
         try self.init(
             path: name, descriptor: descriptor, formatName: name, sampleRate: sampleRate, channels: channels,

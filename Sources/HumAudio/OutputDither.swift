@@ -4,12 +4,13 @@ import HumCore
     import Glibc
 #endif
 
-/// Whether 16-bit output is dithered: yes, unless the environment says `HUM_DITHER=off` (or `0`, `no`), which
-/// tests that compare rendered samples with expected ones use. Read once per writer or device.
+/// Whether 16-bit output is dithered: yes, unless `HUM_DITHER` says `off` (or `0`, `no`, `false`), which tests
+/// that compare rendered samples with expected ones use. The frontend reads it from the command's environment and
+/// hands the answer to the writer or the device.
 public enum OutputDither {
-    public static var enabled: Bool {
-        guard let value = getenv("HUM_DITHER") else { return true }
-        return !["off", "0", "no", "false"].contains(String(cString: value).lowercased())
+    public static func enabled(environment: [String: String]) -> Bool {
+        guard let value = environment["HUM_DITHER"] else { return true }
+        return !["off", "0", "no", "false"].contains(value.lowercased())
     }
 }
 

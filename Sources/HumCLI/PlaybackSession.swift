@@ -74,7 +74,7 @@ final class PlaybackSession {
         onEngineChange: (@Sendable () -> Void)? = nil, onReleased: (@Sendable () -> Void)? = nil
     ) throws(HumError) {
         let entries = try MixSetup.checkHeaders(entries, context: context)
-        sink = AlsaSink(device: device)
+        sink = AlsaSink(device: device, dither: OutputDither.enabled(environment: context.environment))
         do throws(AudioSinkError) {
             try sink.open()
         } catch {

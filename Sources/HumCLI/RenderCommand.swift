@@ -40,7 +40,12 @@ struct RenderCommand: HumCommand {
         help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)")
     static let master = PlayCommand.master
     static let fade = PlayCommand.fade
-    static let arguments: [any Declared] = [sounds, duration, output, rate, sampleFormat, master, fade, MixSetup.raw]
+    static let noDither = Flag(
+        "no-dither",
+        help: "round 16-bit samples instead of dithering them, to compare renders sample by sample (or HUM_DITHER=off)")
+    static let arguments: [any Declared] = [
+        sounds, duration, output, rate, sampleFormat, master, fade, MixSetup.raw, noDither,
+    ]
 
     var words: [String]
     var seconds: Double
@@ -50,6 +55,7 @@ struct RenderCommand: HumCommand {
     var master: Double?
     var fade: Double
     var raw: Bool
+    var dither: Bool
 
     init(_ arguments: ParsedArguments) throws {
         words = try arguments.positionals(Self.sounds)
@@ -72,6 +78,7 @@ struct RenderCommand: HumCommand {
         master = try arguments.value(Self.master)
         fade = try arguments.value(Self.fade) ?? 1
         raw = arguments.flag(MixSetup.raw)
+        dither = !arguments.flag(Self.noDither)
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -103,7 +110,8 @@ struct RenderCommand: HumCommand {
 
         do throws(AudioFileError) {
             let writer = try AudioFileWriter(
-                descriptor: file.descriptor, name: output, sampleRate: rate, channels: 2, sampleFormat: sampleFormat)
+                descriptor: file.descriptor, name: output, sampleRate: rate, channels: 2, sampleFormat: sampleFormat,
+                dither: dither && OutputDither.enabled(environment: context.environment))
             try Self.renderAll(mixer, into: writer)
         } catch {
             file.discard()

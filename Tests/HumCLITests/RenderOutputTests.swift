@@ -35,6 +35,27 @@ import Testing
         }
     }
 
+    /// 16-bit renders are dithered; `--no-dither` and `HUM_DITHER=off` (read from the command's environment) both
+    /// round instead, to the same file.
+    @Test func ditherIsTurnedOffByTheFlagOrTheEnvironment() throws {
+        let s = Sandbox()
+        let tone = try s.writeSound("tone.wav", sine(frequency: 330, frames: 24000, amplitude: 0.3))
+        func render(_ name: String, _ extra: [String], _ environment: [String: String] = [:]) throws -> Data? {
+            let path = s.root + "/" + name
+            let r = try runBinary(
+                ["render", "\(tone)=60", "--for", "0.5s", "-o", path] + extra,
+                environment: s.environment.merging(environment) { $1 })
+            #expect(r.code == 0, "\(r.err)")
+            return FileManager.default.contents(atPath: path)
+        }
+        let dithered = try render("a.wav", [])
+        let flag = try render("b.wav", ["--no-dither"])
+        let environment = try render("c.wav", [], ["HUM_DITHER": "off"])
+        #expect(flag != nil && flag == environment)
+        #expect(dithered != nil && dithered != flag && dithered?.count == flag?.count)
+        #expect(try render("d.wav", []) == dithered, "the dither's seed is fixed: the same render, the same file")
+    }
+
     /// `-o` onto a pipe (here a link to /dev/stdout, so the name has an extension): FLAC streams into it; a .wav
     /// is refused at once, as a usage error; the same link onto a regular file takes the .wav.
     @Test func aPipeTakesStreamsButNotWav() throws {
