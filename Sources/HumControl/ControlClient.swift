@@ -181,12 +181,28 @@ public final class ControlClient {
 
     /// Sends a request and waits for its reply (events that arrive first are kept for later).
     public func request(_ command: PlayerCommand, timeoutMilliseconds: Int32 = 5000) throws(Problem) -> ControlReply {
+        let (earlier, reply) = try exchange(command, timeoutMilliseconds: timeoutMilliseconds)
+        inbox = earlier + inbox
+        return reply
+    }
+
+    /// Sends a request and waits for its reply; returns it with the messages that arrived before it, which are
+    /// older than the reply. What arrived after it, which is newer, stays for `readAvailable()`: a screen shows the
+    /// reply's status and then those, never the other way round.
+    public func exchange(_ command: PlayerCommand, timeoutMilliseconds: Int32 = 5000) throws(Problem) -> (
+        earlier: [ServerMessage], reply: ControlReply
+    ) {
         let id = try send(command)
         var held: [ServerMessage] = []
-        defer { inbox = held + inbox }
         while true {
-            let message = try receive(timeoutMilliseconds: timeoutMilliseconds)
-            if case .reply(let reply) = message, reply.id == id || reply.id == nil { return reply }
+            let message: ServerMessage
+            do {
+                message = try receive(timeoutMilliseconds: timeoutMilliseconds)
+            } catch {
+                inbox = held + inbox
+                throw error
+            }
+            if case .reply(let reply) = message, reply.id == id || reply.id == nil { return (held, reply) }
             held.append(message)
         }
     }

@@ -6,21 +6,33 @@
 /// lines, a reader that never reads) where `ControlClient` would keep to it.
 public func rawConnect(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard withAddress(path, { connect(fd, $0, $1) }) == 0 else {
+        close(fd)
+        throw RawSocketError(path: path)
+    }
+    return fd
+}
+
+/// A bare listening Unix socket at `path`, for tests that play the player's part with scripted bytes (messages in
+/// an order or a grouping a real player produces only by chance). The caller accepts and closes.
+public func rawListen(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard withAddress(path, { bind(fd, $0, $1) }) == 0, listen(fd, 1) == 0 else {
+        close(fd)
+        throw RawSocketError(path: path)
+    }
+    return fd
+}
+
+private func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
         Array(path.utf8.prefix(raw.count - 1)).withUnsafeBytes { raw.copyMemory(from: $0) }
     }
-    let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
-    guard rc == 0 else {
-        close(fd)
-        throw RawSocketError(path: path)
-    }
-    return fd
 }
 
 public struct RawSocketError: Error, CustomStringConvertible {

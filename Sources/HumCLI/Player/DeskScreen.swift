@@ -86,8 +86,7 @@ final class DeskScreen {
         }
         defer { curses?.close() }
         remote.onEvents = { [unowned self] in self.take($0) }
-        apply(try PlayerLink.send(.subscribe, to: client))
-        take(try client.readAvailable())
+        apply(try remote.send(.subscribe))
         state.clock = Self.clockText()
         readBank(force: true)
         loop.watch(client.fd) { [unowned self] _ in

@@ -16,7 +16,11 @@ enum PlayerLink {
 
     /// Sends one command to the running player and returns its status, or the player's error as this process's.
     static func send(_ command: PlayerCommand, to client: ControlClient) throws -> PlayerStatus {
-        let reply = try client.request(command)
+        try status(of: try client.request(command))
+    }
+
+    /// The status a reply carries, or the player's error as this process's.
+    static func status(of reply: ControlReply) throws -> PlayerStatus {
         if reply.ok, let status = reply.status { return status }
         let message = reply.error ?? "the player refused the request"
         throw reply.kind == "usage" ? HumError.usage(message) : HumError.failure(message)

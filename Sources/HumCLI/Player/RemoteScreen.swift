@@ -14,10 +14,17 @@ final class RemotePlayer: PlayerHandle {
 
     init(client: ControlClient) { self.client = client }
 
+    /// Sends a command; returns the newest status known once its reply came. Events older than the reply go to
+    /// `onEvents` first; those that came with or after it (a sound that finished loading) are newer than the
+    /// reply's status, so they go to `onEvents` too and the last of them is returned: the caller, which shows what
+    /// this returns, never puts an older status over a newer one.
     func send(_ command: PlayerCommand) throws -> PlayerStatus {
-        let status = try PlayerLink.send(command, to: client)
-        let waiting = try client.readAvailable()
-        if !waiting.isEmpty { onEvents(waiting) }
+        let (earlier, reply) = try client.exchange(command)
+        if !earlier.isEmpty { onEvents(earlier) }
+        let later = try client.readAvailable()
+        if !later.isEmpty { onEvents(later) }
+        var status = try PlayerLink.status(of: reply)
+        for case .event(let event) in later { status = event.status }
         return status
     }
 }
@@ -39,8 +46,7 @@ enum RemoteScreen {
             }
         }
         remote.onEvents = take
-        screen.show(try PlayerLink.send(.subscribe, to: client))
-        take(try client.readAvailable())
+        screen.show(try remote.send(.subscribe))
         var ended = false
         loop.watch(client.fd) { _ in
             do {
