@@ -49,6 +49,11 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     /// Frames written since open without ever waiting for room: a device that takes more than its buffer this way
     /// is not paced (the `file` and `null` plugins), and has begun.
     private var writtenWithoutWaiting = 0
+    /// For a device that is not paced, the sink paces itself as a device would: it keeps at most a buffer ahead
+    /// of the monotonic clock counted from `pacedSince`, so a live player on `null` or the `file` plugin wakes
+    /// once a period instead of spinning a core. nil for a paced device (and until a device is known not to be).
+    private var pacedSince: Double?
+    private var pacedFrames = 0
 
     static let bufferMicroseconds: UInt32 = 80_000
     static let periodMicroseconds: UInt32 = 20_000
@@ -140,6 +145,8 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         }
         begun.store(false, ordering: .relaxed)
         writtenWithoutWaiting = 0
+        pacedSince = nil
+        pacedFrames = 0
     }
 
     /// Fetches the PCM's poll descriptors (once per open: they change only when it is reopened) and puts the wake-up
@@ -238,7 +245,14 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
                 recoveries = 0
                 if !begun.load(ordering: .relaxed) {
                     writtenWithoutWaiting += written
-                    if writtenWithoutWaiting > bufferFrames + periodFrames { begun.store(true, ordering: .releasing) }
+                    if writtenWithoutWaiting > bufferFrames + periodFrames {
+                        begun.store(true, ordering: .releasing)
+                        pacedSince = AlsaSink.now()
+                        pacedFrames = writtenWithoutWaiting
+                    }
+                } else if pacedSince != nil {
+                    pacedFrames += written
+                    if !pace() { return .interrupted }
                 }
                 continue
             }
@@ -313,6 +327,28 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
             idleWakeups += 1
             if idleWakeups >= 2 { usleep(UInt32(max(1, periodFrames) * 1_000_000 / max(sampleRate, 1))) }
         }
+    }
+
+    /// For a device that is not paced: sleeps until what was written is no more than a buffer ahead of the clock
+    /// (woken at once by `interrupt()`; false then). Behind the clock (the process was stopped), the count starts
+    /// again from now, as a device recovering from an underrun would.
+    private func pace() -> Bool {
+        guard let since = pacedSince, sampleRate > 0 else { return true }
+        let now = AlsaSink.now()
+        let ahead = Double(pacedFrames - bufferFrames) / Double(sampleRate) - (now - since)
+        if ahead < -Double(bufferFrames) / Double(sampleRate) {
+            pacedSince = now
+            pacedFrames = bufferFrames
+            return true
+        }
+        guard ahead > 0 else { return true }
+        var wake = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        if poll(&wake, 1, Int32((ahead * 1000).rounded(.up))) > 0 {
+            var byte: UInt8 = 0
+            while Glibc.read(wakeRead, &byte, 1) == 1 {}
+            return false
+        }
+        return true
     }
 
     /// Monotonic seconds.

@@ -305,7 +305,7 @@ import Testing
     @Test func withoutABusThePlayerPlaysAsBefore() throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
-        let raw = box.path("out.raw")  // the ALSA file plugin: what hum played, faster than real time
+        let raw = box.path("out.raw")  // the ALSA file plugin: what hum played
         let nowhere = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(box.root)/no-bus-here"]
         let run = try box.hum(
             ["play", "\(tone)=100", "--for", "1s", "--device", "file:FILE=\(raw),FORMAT=raw"], environment: nowhere)

@@ -6,7 +6,7 @@ import Testing
 @testable import HumCore
 
 /// The sounds of a playing session change (add, remove, replace) through the API the player calls, on ALSA's
-/// `null` device (not paced: fades are over in an instant, so the engine's releases come at once).
+/// `null` device (which hum paces by the clock as a device would: the engine's releases come once a fade is over).
 @Suite(.serialized) struct PlaybackSessionTests {
     final class Setup {
         let box = Sandbox()

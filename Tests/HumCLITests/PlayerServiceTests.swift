@@ -106,6 +106,32 @@ import Testing
         #expect((rounds.first?["mix"] as? [[String: Any]])?.first?["sound"] as? String == tone)
     }
 
+    /// A device that takes whatever it is given (ALSA's `null`, the `file` plugin over it) is paced by hum as a
+    /// device would pace it: the player does not spin a core (before: 95 % of one), and `--for 2s` plays for 2 s.
+    @Test func aDeviceThatIsNotPacedIsPacedByTheClock() throws {
+        let box = Sandbox()
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let player = try box.startHum(["play", "\(tone)=40", "--device", "null"])
+        #expect(eventually { (try? client(box)?.request(.status).status?.state) == .playing })
+        usleep(500_000)
+        let before = cpuSeconds(player.pid)
+        usleep(2_000_000)
+        let after = cpuSeconds(player.pid)
+        player.signal(SIGKILL)
+        player.wait()
+        let used = (after ?? 99) - (before ?? 0)
+        #expect(used < 0.3, "hum used \(used) s of CPU in 2 s")
+
+        // Alone (a second hum would hand its mix to a running player).
+        let raw = box.path("played.raw")
+        let started = Date()
+        let played = try box.hum(["play", "\(tone)=40", "--for", "2s", "--device", "file:FILE=\(raw),FORMAT=raw"])
+        let took = Date().timeIntervalSince(started)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(took >= 1.9, "2 s of sound took \(took) s")
+        #expect(try readRawFloat(raw).count == 48000 * 2 * 2)  // every frame still written, none dropped
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to take CAP_SYS_NICE away"))
     func verboseSaysHowTheEngineThreadRuns() throws {
         let box = Sandbox()
