@@ -190,6 +190,28 @@ final class IsolatedSink: @unchecked Sendable {
     /// Environment entries that send hum's `default` PCM here.
     var environment: [String: String] { ["PULSE_SINK": name] }
 
+    /// Waits until the last 50 ms recorded hold sound (RMS of the left channel over `threshold`), up to `timeout`
+    /// seconds: a player started in the background plays only once it has loaded and its stream has started,
+    /// which a busy machine makes later than any fixed wait.
+    func waitForSound(threshold: Float = 0.001, timeout: Double = 15) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        let tail = 2400 * 2 * 4  // 50 ms of stereo float
+        while Date() < end {
+            if let file = FileHandle(forReadingAtPath: recording) {
+                let size = (try? file.seekToEnd()) ?? 0
+                let start = size >= UInt64(tail) ? (size - UInt64(tail)) / 8 * 8 : 0
+                try? file.seek(toOffset: start)
+                let data = (try? file.readToEnd()) ?? Data()
+                try? file.close()
+                let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+                let left = channel(samples, 0)
+                if !left.isEmpty, rms(left[...]) > threshold { return true }
+            }
+            usleep(50_000)
+        }
+        return false
+    }
+
     /// Stops recording (parec does not always quit on SIGTERM; its raw file is written as it goes) and returns
     /// the left channel.
     func stop() throws -> [Float] {

@@ -115,6 +115,7 @@ import Testing
         let socket = ControlSocketPath(environment: box.audioEnvironment.merging(env) { $1 })
         let started = Date()
         while (try? ControlClient.connect(to: socket)) == nil, Date().timeIntervalSince(started) < 10 { usleep(20_000) }
+        #expect(sink.waitForSound(), "the player was not heard")
         usleep(1_000_000)
         let focus = try box.hum(["focus", "--focus", "3s", "--rounds", "1", "--fade", "1s"], environment: env)
         #expect(focus.status == 0, "\(focus.stderr)")

@@ -14,7 +14,8 @@ import Testing
         let player = try box.startHum(
             ["play", "\(tone)=100", "--fade", "0.2s"], environment: sink.environment.merging(bus.environment) { $1 })
         #expect(try eventually(10) { try playerctl("-p", "hum", "status", bus: bus) == "Playing" }, "\(player.stderr)")
-        usleep(1_500_000)
+        #expect(sink.waitForSound(), "the player was not heard")
+        usleep(1_000_000)
         let paused = Date().timeIntervalSince(sink.recordingStarted)
         try steer("-p", "hum", "play-pause", bus: bus)
         #expect(try playerctl("-p", "hum", "status", bus: bus) == "Paused")

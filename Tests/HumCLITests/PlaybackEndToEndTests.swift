@@ -74,7 +74,8 @@ import Testing
         let env = sink.environment
         let started = try box.hum(["play", "\(tone)=50", "--detach"], environment: env)
         #expect(started.status == 0, "\(started.stderr)")
-        usleep(1_000_000)
+        #expect(sink.waitForSound(), "the detached player was not heard")
+        usleep(700_000)  // a steady level before the request, to compare with
         let quiet = Date()
         #expect(try box.hum(["ctl", "volume", "tone", "0", "--quiet"], environment: env).status == 0)
         let quietApplied = Date()  // the reply comes once the player has applied the change
