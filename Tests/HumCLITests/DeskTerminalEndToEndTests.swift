@@ -1,4 +1,5 @@
 import Foundation
+import HumControl
 import HumCore
 import Testing
 
@@ -130,7 +131,8 @@ import Testing
         try shell.keys("a")
         _ = try shell.waitUntil(shows: "add a sound")
         try shell.type("bir")
-        screen = try shell.waitUntil(shows: "› birds")
+        // The whole filter drawn (after "b" alone the list also holds stream, "A brook over stones.").
+        screen = try shell.waitUntil { $0.contains("add a sound: bir▏") && $0.contains("› birds") }
         #expect(!screen.contains("stream"), "\(screen)")
         try shell.keys("Enter")
         _ = try shell.waitUntil { Self.volume($0, "birds") == "75" || $0.contains("birds 75 │") }
@@ -216,12 +218,16 @@ import Testing
             usleep(100_000)
             status = box.run("status")
         }
-        usleep(300_000)  // the follower's subscription reaches the player
+        // The follower's subscription has reached the player: it counts two watchers, this screen and the follower.
+        let socket = ControlSocketPath(environment: env)
+        func watchers() -> Int? { try? ControlClient.connect(to: socket)?.request(.status).status?.subscribers }
+        for _ in 0..<100 where watchers() != 2 { usleep(100_000) }
+        #expect(watchers() == 2)
         try shell.keys("q")
         _ = try shell.waitUntil(shows: "PROMPT> ")
         usleep(500_000)
         status = box.run("status")
-        #expect(!status.out.hasPrefix("idle"), "\(status)")
+        #expect(!status.out.hasPrefix("idle") && !status.out.contains("stopping"), "\(status)")  // nor fading out
         follower.signal(SIGTERM)
         follower.wait()
 
@@ -234,7 +240,8 @@ import Testing
         try shell.keys("q")
         _ = try shell.waitUntil(shows: "PROMPT> ")
         usleep(300_000)
-        #expect(!box.run("status").out.hasPrefix("idle"))
+        let after = box.run("status").out
+        #expect(!after.hasPrefix("idle") && !after.contains("stopping"), "\(after)")
         try shell.type("\(humBinary)")
         try shell.keys("Enter")
         _ = try shell.waitUntil { $0.contains("break · next: focus 2/4") && $0.contains("master") }
