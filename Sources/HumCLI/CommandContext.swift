@@ -24,6 +24,10 @@ public struct CommandContext: Sendable {
     /// The standard descriptors that were closed when hum started (`>&-`): they hold /dev/null now, and writing
     /// "to" them (`-o /dev/stdout`) fails as it would have.
     public var closedDescriptors: Set<Int32>
+    /// Descriptor 2 may be pointed at /dev/null while decoder libraries open files (they print notes of their
+    /// own): true only in hum's own process (the frontend sets it), never where hum runs inside another program,
+    /// whose stderr is not hum's to move.
+    public var silencesLibraryNoise = false
 
     public init(
         environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,

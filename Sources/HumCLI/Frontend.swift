@@ -22,12 +22,13 @@ public enum Frontend {
         let stdout = DescriptorOutput(
             STDOUT_FILENO, closedAtStart: closed.contains(STDOUT_FILENO))
         let stderr = DescriptorOutput(STDERR_FILENO)
-        let context = CommandContext(
+        var context = CommandContext(
             environment: environment, stdout: stdout, stderr: stderr,
             stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
             stdinIsTerminal: isatty(STDIN_FILENO) == 1,
             accountHome: environment["HOME"]?.hasPrefix("/") == true ? nil : AccountHome.lookup(),
             closedDescriptors: closed)
+        context.silencesLibraryNoise = true
         let code = HumMain.run(arguments: CommandLine.arguments, context: context)
         exit(StandardStreams.exitCode(code, stdout: stdout, stderr: stderr))
     }

@@ -207,7 +207,7 @@ enum MixSetup {
         tracks: [Mixer.Track], playing: [MixEntry]
     ) {
         let matching = loudnessMatching(raw: raw, context: context)
-        let results = LibraryNoise.silenced {
+        let results = LibraryNoise.silenced(if: context.silencesLibraryNoise) {
             TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching)
         }
         let playable = try keepPlayable(entries, results, context: context)
@@ -225,7 +225,7 @@ enum MixSetup {
 
     /// Reads only the headers, so a bad file is reported before the audio device is opened.
     static func checkHeaders(_ entries: [MixEntry], context: CommandContext) throws(HumError) -> [MixEntry] {
-        let results = LibraryNoise.silenced {
+        let results = LibraryNoise.silenced(if: context.silencesLibraryNoise) {
             entries.map { entry -> Result<Void, AudioFileError> in
                 do throws(AudioFileError) {
                     _ = try AudioFileReader.info(path: entry.sound.path)

@@ -63,7 +63,7 @@ struct SoundsCommand: HumCommand {
             )
         }
         let folder = catalog.userFolder
-        var listings = LibraryNoise.silenced {
+        var listings = LibraryNoise.silenced(if: context.silencesLibraryNoise) {
             (catalog.builtins + folder.sounds).map { sound -> Listing in
                 do throws(AudioFileError) {
                     let info = try AudioFileReader.inspect(path: sound.path)
