@@ -126,7 +126,7 @@ import Testing
         let hum = try startHum(
             box,
             [
-                "focus", "--no-sound", "--focus", "2s", "--rounds", "1", "--goal", "Results", "--done-when",
+                "focus", "--no-sound", "--focus", "3s", "--rounds", "1", "--goal", "Results", "--done-when",
                 "results.md has the table",
             ], in: repo)
         let id = try #require(waitUntilRunning(box))
@@ -147,9 +147,9 @@ import Testing
         #expect(bank(box) == 0)
 
         let override = box.run("contract", "override", String(id.prefix(8)), "--reason", "the table is on paper")
-        #expect(override.code == 0 && override.out.contains("earned 20s"), "\(override.out) \(override.err)")
+        #expect(override.code == 0 && override.out.contains("earned 30s"), "\(override.out) \(override.err)")
         #expect(box.run("contract", "override", id, "--reason", "twice").code == 3)
-        #expect(bank(box) == 20)
+        #expect(bank(box) == 30)
         #expect(box.run("ledger", "check").code == 0)
 
         // The override in the history, as JSON and as text.
@@ -188,8 +188,8 @@ import Testing
             "\(imported.out) \(imported.err)")
         #expect(restored.run("ledger", "check").code == 0)
         let shown = try #require(json(restored.run("contract", "show", id, "--json").out) as? [String: Any])
-        #expect(shown["status"] as? String == "overridden" && shown["reward_seconds"] as? Int == 20)
-        #expect(bank(restored) == 20)
+        #expect(shown["status"] as? String == "overridden" && shown["reward_seconds"] as? Int == 30)
+        #expect(bank(restored) == 30)
         #expect(restored.run("ledger", "import", file).out.contains("0 contracts (1 already here)"))
     }
 
@@ -391,7 +391,7 @@ import Testing
         let repo = try repository(box, files: ["a.md": "a\n"])
         let hum = try startHum(
             box,
-            ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", "g", "--done-when", "b.md is written"],
+            ["focus", "--no-sound", "--focus", "3s", "--rounds", "1", "--goal", "g", "--done-when", "b.md is written"],
             in: repo)
         #expect(try #require(waitUntilRunning(box)).count > 8)
         try "a\nb\n".write(toFile: repo + "/a.md", atomically: true, encoding: .utf8)
@@ -421,7 +421,7 @@ import Testing
         let waited = Date().addingTimeInterval(5)
         while Date() < waited, (try? ControlClient.connect(to: socket)) == nil { usleep(20_000) }
         let focus = try box.hum([
-            "focus", "--focus", "2s", "--rounds", "1", "--goal", "grow a", "--done-when", "a.md grows", "--watch", repo,
+            "focus", "--focus", "3s", "--rounds", "1", "--goal", "grow a", "--done-when", "a.md grows", "--watch", repo,
         ])
         #expect(focus.status == 0, "\(focus.stderr)")
         #expect(focus.stderr.contains("hum: contract "), "the terms are shown by the command that asks")
