@@ -12,7 +12,7 @@ import Testing
     /// A one-round contract of `focus` in `repo`, with `change` made while it runs; returns its id once it is in
     /// proof review.
     func completedContract(
-        _ box: Sandbox, in repo: String, focus: String = "1s", goal: String, doneWhen: [String],
+        _ box: Sandbox, in repo: String, focus: String = "3s", goal: String, doneWhen: [String],
         change: () throws -> Void = {}
     ) throws -> String {
         let hum = try e2e.startHum(
@@ -148,7 +148,7 @@ import Testing
         shown = lines(show.out)
         #expect(shown.first == "contract \(id): Notes")
         #expect(shown.contains { $0.hasPrefix("  status       \(status)") }, "\(show.out)")
-        #expect(shown.contains("  terms        1 round of 1s at ratio 3"), "\(show.out)")
+        #expect(shown.contains("  terms        1 round of 3s at ratio 3"), "\(show.out)")
         #expect(shown.contains("  [x] 1. notes.md is longer") && shown.contains("  [ ] 2. sources listed"))
         #expect(shown.contains("  watch        \(repo)"), "\(show.out)")
         #expect(
@@ -167,7 +167,7 @@ import Testing
         let repo = try e2e.repository(box, files: ["results.md": "results\n", "notes.txt": "notes\n"])
         #expect(box.run("config", "set", "earn.ratio", "0.1").code == 0)
         let id = try completedContract(
-            box, in: repo, focus: "2s", goal: "Results", doneWhen: ["results.md has the table"]
+            box, in: repo, goal: "Results", doneWhen: ["results.md has the table"]
         ) { try "notes\nmore notes\n".write(toFile: repo + "/notes.txt", atomically: true, encoding: .utf8) }
         let short = String(id.prefix(8))
         func attempts() -> Int? { e2e.contracts(box).first?["attempts"] as? Int }
@@ -202,8 +202,8 @@ import Testing
         #expect(e2e.bank(box) == 0)
 
         let override = box.run("contract", "override", short, "--reason", "the table is on the wiki")
-        #expect(override.code == 0 && override.out.contains("earned 20s"), "\(override.out) \(override.err)")
-        #expect(e2e.bank(box) == 20)
+        #expect(override.code == 0 && override.out.contains("earned 30s"), "\(override.out) \(override.err)")
+        #expect(e2e.bank(box) == 30)
         let history = try #require(json(box.run("history", "--json").out) as? [String: Any])
         let entry = try #require((history["contracts"] as? [[String: Any]])?.first)
         #expect(entry["status"] as? String == "overridden")

@@ -93,10 +93,10 @@ import Testing
             player.wait()
         }
         #expect(eventually { (try? client(box)) != nil })
-        let focus = try box.hum(["focus", "--focus", "1s", "--short-break", "1s", "--rounds", "1", "--goal", "g"])
+        let focus = try box.hum(["focus", "--focus", "2s", "--short-break", "1s", "--rounds", "1", "--goal", "g"])
         #expect(focus.status == 0, "\(focus.stderr)")
         #expect(try client(box)?.request(.status).status?.focus?.goal == "g")
-        #expect(eventually(6) { (try? client(box)?.request(.status).status?.focus) == nil }, "the rounds ended")
+        #expect(eventually(8) { (try? client(box)?.request(.status).status?.focus) == nil }, "the rounds ended")
         let state = try #require(try client(box)).request(.status).status
         #expect(state?.state == .playing && state?.pid == player.pid, "the mix plays on")
         let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
