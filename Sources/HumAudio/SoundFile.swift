@@ -54,9 +54,20 @@ final class SoundFile {
                 path: path,
                 reason: "libsndfile cannot write this format at \(info.samplerate) Hz with \(info.channels) channels")
         }
-        let opened =
-            descriptor.map { sf_open_fd($0, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
-            ?? sf_open(path, Int32(SFM_WRITE), &info)
+        let opened: OpaquePointer?
+        if let descriptor {
+            // libsndfile closes the descriptor it was given when the open fails, even when told not to close it:
+            // it gets a copy of its own, which it always closes (on failure, or at sf_close), so the caller's
+            // descriptor is never closed behind its back and then closed again (by then perhaps someone else's).
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            guard copy >= 0 else {
+                throw AudioFileError(
+                    path: path, reason: "cannot write to its descriptor (dup: \(String(cString: strerror(errno))))")
+            }
+            opened = sf_open_fd(copy, Int32(SFM_WRITE), &info, Int32(SF_TRUE))
+        } else {
+            opened = sf_open(path, Int32(SFM_WRITE), &info)
+        }
         guard let handle = opened else {
             throw AudioFileError(
                 path: path, reason: "cannot create the file (sf_open: \(String(cString: sf_strerror(nil))))")

@@ -31,12 +31,8 @@ public final class AppearanceWatch {
         (parent, directoryName) = AppearanceWatch.split(directory)
         fd = hum_inotify_init()
         guard fd >= 0 else { throw EventLoopError(call: "inotify_init1", code: errno) }
-        do {
-            try arm()
-        } catch {
-            close(fd)
-            throw error
-        }
+        // A failed arm leaves the closing to deinit (which runs for an object whose properties were all set).
+        try arm()
         token = loop.watch(fd) { [unowned self] _ in self.readEvents() }
     }
 

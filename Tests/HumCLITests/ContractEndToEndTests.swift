@@ -52,10 +52,14 @@ import Testing
     /// Waits until the contract is written and running (its first look at the watched paths is taken).
     func waitUntilRunning(_ box: Sandbox, timeout: Double = 10) -> String? {
         let end = Date().addingTimeInterval(timeout)
+        var last = box.run("contract", "list", "--json")
         while Date() < end {
-            if let c = contracts(box).last, c["status"] as? String == "running" { return c["id"] as? String }
+            last = box.run("contract", "list", "--json")
+            let list = (json(last.out) as? [[String: Any]]) ?? []
+            if let c = list.last, c["status"] as? String == "running" { return c["id"] as? String }
             usleep(50_000)
         }
+        Issue.record("no contract running after \(timeout) s; 'hum contract list' said: \(last)")
         return nil
     }
 
