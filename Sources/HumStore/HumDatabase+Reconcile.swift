@@ -12,9 +12,34 @@ extension HumDatabase {
                     SELECT (SELECT count(*) FROM passes WHERE state = 'open') + (SELECT count(*) FROM rounds WHERE status = 'running')
                         + (SELECT count(*) FROM contracts WHERE status = 'running')
                     """) ?? 0
-            guard pending > 0 else { return ReconcileReport() }
+            guard pending > 0, try db.reading({ try anOwnerIsDead() }) else { return ReconcileReport() }
             return try db.immediate { try reconcileLocked() }
         }
+    }
+
+    /// Whether an open pass, a running round or a running contract has lost its process: only then is there
+    /// something to settle, and the write lock taken. Every command opens the ledger through `reconcile`, and
+    /// while rounds run (a status bar asking every second, a script polling) taking it each time would keep
+    /// the round's own writes waiting.
+    func anOwnerIsDead() throws -> Bool {
+        var dead = false
+        try db.query(
+            """
+            SELECT owner_pid, owner_start, owner_boot FROM passes WHERE state = 'open'
+            UNION ALL SELECT owner_pid, owner_start, owner_boot FROM rounds WHERE status = 'running'
+            UNION ALL SELECT owner_pid, owner_start, owner_boot FROM contracts WHERE status = 'running'
+            """
+        ) { row in
+            guard !dead else { return }
+            guard let pid = try row.optionalInt("owner_pid"), let boot = try row.optionalText("owner_boot") else {
+                dead = true  // a contract written with no owner: reconcileLocked interrupts it
+                return
+            }
+            let owner = ProcessOwner(
+                pid: Int32(clamping: pid), startTicks: try row.optionalInt("owner_start") ?? 0, bootID: boot)
+            if !probe.isAlive(owner) { dead = true }
+        }
+        return dead
     }
 
     /// What a pass whose owner died is charged. Nobody saw its command end: the owner died (and its watchdog with

@@ -57,6 +57,21 @@ import Testing
         }
     }
 
+    /// A screen's link to the scripted player, keeping the masters of the events it was handed, in order.
+    final class Watched {
+        let client: ControlClient
+        let remote: RemotePlayer
+        var seen: [Double] = []
+
+        init(_ player: ScriptedPlayer) throws {
+            client = try #require(try ControlClient.connect(to: player.path))
+            remote = RemotePlayer(client: client)
+            remote.onEvents = { [unowned self] messages in
+                for case .event(let event) in messages { self.seen.append(event.status.mix.master) }
+            }
+        }
+    }
+
     static func encoded(_ value: some Encodable) -> Data { (try? JSONEncoder().encode(value)) ?? Data() }
 
     @Test func aStatusThatCameAfterTheReplyIsTheOneShown() throws {
@@ -68,16 +83,11 @@ import Testing
             ]
         }
         defer { player.done() }
-        let client = try #require(try ControlClient.connect(to: player.path))
-        let remote = RemotePlayer(client: client)
-        var seen: [Double] = []
-        remote.onEvents = { messages in
-            for case .event(let event) in messages { seen.append(event.status.mix.master) }
-        }
-        let shown = try remote.send(.master(volume: 20))
+        let watched = try Watched(player)
+        let shown = try watched.remote.send(.master(volume: 20))
         #expect(shown.mix.master == 30)
-        #expect(seen == [10, 30])
-        #expect(try client.readAvailable().isEmpty)  // nothing left behind for a poll that will not wake
+        #expect(watched.seen == [10, 30])
+        #expect(try watched.client.readAvailable().isEmpty)  // nothing left behind for a poll that will not wake
     }
 
     @Test func aRefusalStillHandsOnTheEventsThatCameWithIt() throws {
@@ -88,13 +98,8 @@ import Testing
             ]
         }
         defer { player.done() }
-        let client = try #require(try ControlClient.connect(to: player.path))
-        let remote = RemotePlayer(client: client)
-        var seen: [Double] = []
-        remote.onEvents = { messages in
-            for case .event(let event) in messages { seen.append(event.status.mix.master) }
-        }
-        #expect(throws: HumError.usage("no such sound")) { try remote.send(.remove(sound: "x")) }
-        #expect(seen == [40])
+        let watched = try Watched(player)
+        #expect(throws: HumError.usage("no such sound")) { try watched.remote.send(.remove(sound: "x")) }
+        #expect(watched.seen == [40])
     }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import HumCore
 import HumTestSupport
@@ -121,6 +122,23 @@ func open(
             try db.finishRound(id: "i", status: .interrupted, activeSeconds: 1400, pausedSeconds: 0).round.earnedSeconds
                 == 0)
         #expect(try db.check().isEmpty)
+    }
+
+    /// While every owner lives there is nothing to settle, and the write lock is not taken: a command run while
+    /// rounds run (a status bar, a script polling) never makes the rounds' own writes wait.
+    @Test func reconcileWithEveryOwnerAliveTakesNoWriteLock() throws {
+        let dir = TempDirectory()
+        let clock = ManualClock(1_700_000_000)
+        let db = try open(dir, clock: clock)
+        _ = try db.record(.adjust(seconds: 3600, reason: "seed", key: nil))
+        try db.startRound(RoundStart(id: "r", kind: .focus, start: clock.stampNow(), plannedSeconds: 1500))
+        _ = try db.openPass(id: "p", seconds: 600, label: "games", forfeit: false, command: ["game"])
+        let writer = try Connection(path: dir.database, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
+        try writer.execute("BEGIN IMMEDIATE")
+        defer { try? writer.execute("ROLLBACK") }
+        let started = Date()
+        #expect(try open(dir, clock: clock).reconcile().isEmpty)
+        #expect(Date().timeIntervalSince(started) < 5, "it waited for the write lock")
     }
 
     @Test func reconcileInterruptsDeadRoundsAndSettlesDeadPasses() throws {
