@@ -49,8 +49,10 @@ import Testing
         (json(box.run("contract", "list", "--json").out) as? [[String: Any]]) ?? []
     }
 
-    /// Waits until the contract is written and running (its first look at the watched paths is taken).
-    func waitUntilRunning(_ box: Sandbox, timeout: Double = 10) -> String? {
+    /// Waits until the contract is written and running (its first look at the watched paths is taken). Up to 30 s:
+    /// beside the ledger's many-process tests, each syncing to disk, the new hum's first writes were seen to take
+    /// over 10 s on this 2-core machine (its terms were printed, the contract not yet there).
+    func waitUntilRunning(_ box: Sandbox, timeout: Double = 30) -> String? {
         let end = Date().addingTimeInterval(timeout)
         var last = box.run("contract", "list", "--json")
         while Date() < end {
