@@ -38,13 +38,7 @@ extension HumDatabase {
                     throw ContractError("no contract \(id)", kind: .usage)
                 }
                 let short = String(id.prefix(8))
-                guard c.status == .completed else {
-                    throw ContractError(
-                        c.status == .running
-                            ? "contract \(short) is still running: its proof is reviewed when its rounds end"
-                            : "contract \(short) is \(c.status.rawValue): there is nothing left to review",
-                        kind: .refused)
-                }
+                guard c.status == .completed else { throw ContractError.notInReview(c) }
                 guard review.attempt == c.attempts + 1, review.attempt <= ContractRules.attempts else {
                     throw ContractError(
                         "contract \(short) was reviewed meanwhile (attempt \(c.attempts) of "

@@ -9,6 +9,16 @@ public struct ContractError: UserFacingError, Equatable {
         self.message = message
         self.kind = kind
     }
+
+    /// The refusal of a review for a contract that is not waiting for one (running still, or ended otherwise).
+    public static func notInReview(_ c: ContractRecord) -> ContractError {
+        let short = String(c.id.prefix(8))
+        return ContractError(
+            c.status == .running
+                ? "contract \(short) is still running: its proof is reviewed when its rounds end"
+                : "contract \(short) is \(c.status.rawValue): there is nothing left to review",
+            kind: .refused)
+    }
 }
 
 /// A review or an override, as it was written: the contract after it, and its grant when it paid.

@@ -26,13 +26,8 @@ enum ReviewRunner {
         -> ContractOutcome
     {
         let short = ContractText.short(c.id)
-        guard c.status == .completed else {
-            throw ContractError(
-                c.status == .running
-                    ? "contract \(short) is still running: its proof is reviewed when its rounds end"
-                    : "contract \(short) is \(c.status.rawValue): there is nothing left to review",
-                kind: .refused)
-        }
+        // Checked here before the reviewer runs, and again by the store in the transaction that records it.
+        guard c.status == .completed else { throw ContractError.notInReview(c) }
         guard !c.proof.isEmpty else {
             throw ContractError(
                 "the proof of contract \(short) is empty; add --text, --file, --link or --check N, then --submit (no "
