@@ -328,6 +328,40 @@ import Testing
         #expect(box.run("ledger", "check").code == 0)
     }
 
+    /// A reviewer that prints its verdict and exits, leaving a process in the background that holds its stdout: the
+    /// verdict counts when the reviewer exits (not when its stdout closes, which would be a timeout), and what it
+    /// left is stopped with its process group.
+    @Test func aReviewersVerdictCountsAtItsExitAndWhatItLeftBehindIsStopped() throws {
+        let box = Sandbox()
+        let pidFile = box.path("background.pid")
+        let reviewer = box.path("reviewer.sh")
+        try """
+        #!/bin/sh
+        cat > /dev/null
+        sleep 100 &
+        echo $! > '\(pidFile)'
+        echo '{"status":"approved","confidence":0.7,"reason":"read it","missing":[],"question":null}'
+        """.write(toFile: reviewer, atomically: true, encoding: .utf8)
+        chmod(reviewer, 0o755)
+        let hum = try startHum(
+            box, ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", "g", "--done-when", "done"],
+            in: box.root)
+        #expect(hum.wait() == 0, "\(hum.stderr)")
+        let id = try #require(contracts(box).first?["id"] as? String)
+        #expect(box.run("config", "set", "review.command", reviewer).code == 0)
+        #expect(box.run("config", "set", "review.timeout", "30s").code == 0)
+        #expect(box.run("proof", id, "--text", "done it", "--check", "1").code == 0)
+        let started = Date()
+        let r = try runBinary(["proof", id, "--submit", "--consent"], environment: box.environment)
+        #expect(r.code == 0 && r.out.hasPrefix("review 1 of 2: approved"), "\(r.out) \(r.err)")
+        #expect(Date().timeIntervalSince(started) < 15, "counted at the reviewer's exit, not at the timeout")
+        let pid = try #require(
+            Int32(
+                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(
+                    in: .whitespacesAndNewlines) ?? ""))
+        #expect(processIsGone(pid), "the reviewer's background process was stopped")
+    }
+
     /// On a terminal, hum asks for the proof when the rounds end, and submits it.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
     func onATerminalTheProofIsAskedThereAndThen() throws {
