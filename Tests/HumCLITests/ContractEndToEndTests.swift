@@ -35,12 +35,15 @@ import Testing
     }
 
     /// `hum ARGS` started in `directory` (its working directory matters: the default watch is its git repository).
-    func startHum(_ box: Sandbox, _ arguments: [String], in directory: String) throws -> Child {
+    func startHum(
+        _ box: Sandbox, _ arguments: [String], in directory: String, environment: [String: String]? = nil
+    ) throws -> Child {
         let id = UUID().uuidString
         let child = Child(stdoutPath: box.path("\(id).out"), stderrPath: box.path("\(id).err"))
         let quoted = ([humBinary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         child.pid = try spawnBinary(
-            ["-c", "cd '\(directory)' && exec \(quoted.joined(separator: " "))"], environment: box.environment,
+            ["-c", "cd '\(directory)' && exec \(quoted.joined(separator: " "))"],
+            environment: environment ?? box.environment,
             stdout: child.stdoutPath, stderr: child.stderrPath, program: "/bin/sh")
         return child
     }
@@ -422,6 +425,28 @@ import Testing
             events.count == 1 && (events.first?["detail"] as? String)?.contains("confirmed on the terminal") == true)
         let bank = try #require(json(box.run("bank", "--json").out) as? [String: Any])
         #expect(bank["emergency_left_seconds"] as? Int == 480)
+    }
+
+    /// A contract in a repository armed with everything a repository can make git run (see `TrappedRepository`),
+    /// with a signed commit made during its rounds: hum's looks at the start and the end, and its reading of the
+    /// commits, run none of it; nor the `git` at its top, with the current folder (`.`) first in PATH.
+    @Test func aContractInAnArmedRepositoryRunsNothingItConfigures() throws {
+        let box = Sandbox()
+        let trapped = try TrappedRepository(box)
+        var environment = box.environment
+        environment["PATH"] = ".:" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let hum = try startHum(
+            box, ["focus", "--no-sound", "--goal", "g", "--done-when", "f.md done", "--focus", "3s", "--rounds", "1"],
+            in: trapped.repo, environment: environment)
+        _ = try #require(waitUntilRunning(box))
+        try trapped.commitSigned(subject: "Signed change to f.md")
+        #expect(hum.wait() == 0, "\(hum.stderr)")
+        #expect(hum.stderr.contains("changes and commits under \(trapped.repo)"), "the repository is watched")
+        let contract = try #require(contracts(box).first)
+        let evidence = try #require(contract["evidence"] as? [String: Any])
+        let commits = (evidence["commits"] as? [[String: Any]]) ?? []
+        #expect(commits.map { $0["subject"] as? String } == ["Signed change to f.md"], "\(evidence)")
+        #expect(trapped.sprung == [], "hum ran what the repository configures")
     }
 
     /// Mutated exports holding contracts (their evidence, reviews, an override): every import exits 0, 1 or 3 with
