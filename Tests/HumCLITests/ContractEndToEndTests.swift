@@ -35,12 +35,15 @@ import Testing
     }
 
     /// `hum ARGS` started in `directory` (its working directory matters: the default watch is its git repository).
-    func startHum(_ box: Sandbox, _ arguments: [String], in directory: String) throws -> Child {
+    func startHum(
+        _ box: Sandbox, _ arguments: [String], in directory: String, environment: [String: String]? = nil
+    ) throws -> Child {
         let id = UUID().uuidString
         let child = Child(stdoutPath: box.path("\(id).out"), stderrPath: box.path("\(id).err"))
         let quoted = ([humBinary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         child.pid = try spawnBinary(
-            ["-c", "cd '\(directory)' && exec \(quoted.joined(separator: " "))"], environment: box.environment,
+            ["-c", "cd '\(directory)' && exec \(quoted.joined(separator: " "))"],
+            environment: environment ?? box.environment,
             stdout: child.stdoutPath, stderr: child.stderrPath, program: "/bin/sh")
         return child
     }
@@ -328,6 +331,40 @@ import Testing
         #expect(box.run("ledger", "check").code == 0)
     }
 
+    /// A reviewer that prints its verdict and exits, leaving a process in the background that holds its stdout: the
+    /// verdict counts when the reviewer exits (not when its stdout closes, which would be a timeout), and what it
+    /// left is stopped with its process group.
+    @Test func aReviewersVerdictCountsAtItsExitAndWhatItLeftBehindIsStopped() throws {
+        let box = Sandbox()
+        let pidFile = box.path("background.pid")
+        let reviewer = box.path("reviewer.sh")
+        try """
+        #!/bin/sh
+        cat > /dev/null
+        sleep 100 &
+        echo $! > '\(pidFile)'
+        echo '{"status":"approved","confidence":0.7,"reason":"read it","missing":[],"question":null}'
+        """.write(toFile: reviewer, atomically: true, encoding: .utf8)
+        chmod(reviewer, 0o755)
+        let hum = try startHum(
+            box, ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--goal", "g", "--done-when", "done"],
+            in: box.root)
+        #expect(hum.wait() == 0, "\(hum.stderr)")
+        let id = try #require(contracts(box).first?["id"] as? String)
+        #expect(box.run("config", "set", "review.command", reviewer).code == 0)
+        #expect(box.run("config", "set", "review.timeout", "30s").code == 0)
+        #expect(box.run("proof", id, "--text", "done it", "--check", "1").code == 0)
+        let started = Date()
+        let r = try runBinary(["proof", id, "--submit", "--consent"], environment: box.environment)
+        #expect(r.code == 0 && r.out.hasPrefix("review 1 of 2: approved"), "\(r.out) \(r.err)")
+        #expect(Date().timeIntervalSince(started) < 15, "counted at the reviewer's exit, not at the timeout")
+        let pid = try #require(
+            Int32(
+                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(
+                    in: .whitespacesAndNewlines) ?? ""))
+        #expect(processIsGone(pid), "the reviewer's background process was stopped")
+    }
+
     /// On a terminal, hum asks for the proof when the rounds end, and submits it.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux"))
     func onATerminalTheProofIsAskedThereAndThen() throws {
@@ -388,6 +425,28 @@ import Testing
             events.count == 1 && (events.first?["detail"] as? String)?.contains("confirmed on the terminal") == true)
         let bank = try #require(json(box.run("bank", "--json").out) as? [String: Any])
         #expect(bank["emergency_left_seconds"] as? Int == 480)
+    }
+
+    /// A contract in a repository armed with everything a repository can make git run (see `TrappedRepository`),
+    /// with a signed commit made during its rounds: hum's looks at the start and the end, and its reading of the
+    /// commits, run none of it; nor the `git` at its top, with the current folder (`.`) first in PATH.
+    @Test func aContractInAnArmedRepositoryRunsNothingItConfigures() throws {
+        let box = Sandbox()
+        let trapped = try TrappedRepository(box)
+        var environment = box.environment
+        environment["PATH"] = ".:" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let hum = try startHum(
+            box, ["focus", "--no-sound", "--goal", "g", "--done-when", "f.md done", "--focus", "3s", "--rounds", "1"],
+            in: trapped.repo, environment: environment)
+        _ = try #require(waitUntilRunning(box))
+        try trapped.commitSigned(subject: "Signed change to f.md")
+        #expect(hum.wait() == 0, "\(hum.stderr)")
+        #expect(hum.stderr.contains("changes and commits under \(trapped.repo)"), "the repository is watched")
+        let contract = try #require(contracts(box).first)
+        let evidence = try #require(contract["evidence"] as? [String: Any])
+        let commits = (evidence["commits"] as? [[String: Any]]) ?? []
+        #expect(commits.map { $0["subject"] as? String } == ["Signed change to f.md"], "\(evidence)")
+        #expect(trapped.sprung == [], "hum ran what the repository configures")
     }
 
     /// Mutated exports holding contracts (their evidence, reviews, an override): every import exits 0, 1 or 3 with

@@ -7,8 +7,9 @@ import HumCore
 
 /// The evidence hum gathers itself for a contract: a look at every watched path when the rounds start and again when
 /// they end (files with their sizes, times, lines and words), and the commits made in between. Git is read through
-/// the `git` command (run directly, in a process group of its own, 10 s at most per call); without git, plain folders
-/// are still watched and the evidence says commits could not be read.
+/// the `git` command, every call built by `GitCommand` (a fixed configuration that runs nothing the repository names,
+/// run directly, in a process group of its own, 10 s at most per call); without git, plain folders are still watched
+/// and the evidence says commits could not be read.
 struct EvidenceGatherer {
     /// PATH, to find git.
     var searchPath: String?
@@ -18,7 +19,7 @@ struct EvidenceGatherer {
 
     init(searchPath: String?) { self.searchPath = searchPath }
 
-    var git: String? { ChildProcess.resolve("git", path: searchPath) }
+    var git: GitCommand? { GitCommand.find(searchPath: searchPath) }
 
     /// The top of the git work tree that holds `path` (a folder, or the folder of a file), if any.
     func repository(of path: String) -> String? {
@@ -26,8 +27,7 @@ struct EvidenceGatherer {
         var info = stat()
         let directory = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? path : parent(path)
         guard
-            let result = try? CapturedCommand.run(
-                [git, "-C", directory, "rev-parse", "--show-toplevel"], timeout: 10, limit: 1 << 16, quiet: true),
+            let result = git.run(["rev-parse", "--show-toplevel"], in: directory, limit: 1 << 16),
             !result.timedOut, result.exitCode == 0
         else { return nil }
         var top = String(decoding: result.output, as: UTF8.self)
@@ -57,9 +57,9 @@ struct EvidenceGatherer {
         if let git, let repository = repository(of: path) {
             kind = .git
             top = repository
-            let listing = try? CapturedCommand.run(
-                [git, "-C", repository, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", path],
-                timeout: 10, limit: 64 << 20, quiet: true)
+            let listing = git.run(
+                ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", path], in: repository,
+                limit: 64 << 20)
             if let listing, !listing.timedOut, !listing.tooLong, listing.exitCode == 0 {
                 var seen = Set<String>()
                 for name in listing.output.split(separator: 0) {
@@ -90,8 +90,7 @@ struct EvidenceGatherer {
     /// The commits the branches of a repository point to now.
     private func heads(of repository: String) -> [String]? {
         guard let git,
-            let result = try? CapturedCommand.run(
-                [git, "-C", repository, "rev-parse", "--branches"], timeout: 10, limit: 1 << 20, quiet: true),
+            let result = git.run(["rev-parse", "--branches"], in: repository, limit: 1 << 20),
             !result.timedOut, !result.tooLong, result.exitCode == 0
         else { return nil }
         return result.output.split(separator: 10).map { String(decoding: $0, as: UTF8.self) }.filter {
@@ -211,12 +210,11 @@ struct EvidenceGatherer {
     ) -> [CommitRecord] {
         guard let git else { return [] }
         let whole = paths.contains(repository)
-        let result = try? CapturedCommand.run(
+        let result = git.run(
             [
-                git, "-C", repository, "log", "--branches", "--since=@\(from.epochSeconds - 1)",
-                "--until=@\(to.epochSeconds + 1)", "--format=%x1e%H%x1f%ct%x1f%s", "--numstat", "--no-renames",
-            ] + heads.prefix(1000).map { "^" + $0 } + (whole ? [] : ["--"] + paths), timeout: 10, limit: 16 << 20,
-            quiet: true)
+                "log", "--branches", "--since=@\(from.epochSeconds - 1)", "--until=@\(to.epochSeconds + 1)",
+                "--format=%x1e%H%x1f%ct%x1f%s", "--numstat", "--no-renames",
+            ] + heads.prefix(1000).map { "^" + $0 } + (whole ? [] : ["--"] + paths), in: repository, limit: 16 << 20)
         guard let result, !result.timedOut, !result.tooLong, result.exitCode == 0 else {
             notes.insert("git could not read the commits of \(repository)")
             return []

@@ -95,7 +95,8 @@ enum ReviewRunner {
 
 /// A reviewer the user configured (`hum config set review.command "CMD ARGS"`): run directly (split on spaces, no
 /// shell) in a process group of its own, the request as JSON on its stdin; its stdout must be the decision, one JSON
-/// object, within `review.timeout`. Anything else is refused and no attempt is used.
+/// object, and it must exit within `review.timeout` (its answer is what it printed by then; what it leaves in its
+/// group is stopped). Anything else is refused and no attempt is used.
 struct ExternalReviewer: ContractReviewer {
     let command: String
     let timeout: Double

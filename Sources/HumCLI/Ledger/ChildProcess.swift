@@ -7,7 +7,8 @@ import HumSystem
 
 /// A command started directly (posix_spawnp, no shell) as the leader of a process group of its own, so that the
 /// command and everything it starts are signalled as one: `kill(-group, …)`. Used for the commands of passes and
-/// emergencies, for `focus --on-event` hooks, and for the pass watchdog.
+/// emergencies, for `focus --on-event` hooks, for the pass watchdog, and for the commands run for their output
+/// (`CapturedCommand`: git, an external reviewer).
 ///
 /// The leader is not reaped until the caller is done with its group: while it is a zombie its pid, and so the
 /// group's id, cannot be given to another process, so signalling the group can never reach a stranger.
@@ -192,9 +193,12 @@ final class ChildProcess {
 
     /// Gives a child at most `limit` seconds more, then stops its group: SIGTERM, and SIGKILL `grace` seconds
     /// later; returns when the leader and its group are gone (or the SIGKILL had a second). It sleeps in poll on a
-    /// pidfd of the leader: it wakes when the leader exits or a step is due, never to look.
+    /// pidfd of the leader: it wakes when the leader exits or a step is due. Stragglers of an exited leader are
+    /// looked for again after 10 ms, then twice as long each time up to a second, so that a group gone at SIGTERM is
+    /// not waited for until the SIGKILL is due.
     func finish(within limit: Double, grace: Double) {
         let start = monotonicSeconds()
+        var look = 0.01
         let pidfd = reaped ? -1 : hum_pidfd_open(pid)
         defer { if pidfd >= 0 { close(pidfd) } }
         /// True as soon as the leader and its group are gone; false when `moment` comes first.
@@ -207,8 +211,9 @@ final class ChildProcess {
                     _ = SystemCall.tolerate { poll(&fd, 1, Int32((left * 1000).rounded(.up))) }
                 } else {
                     // Stragglers of an exited leader (not hum's children: nothing tells when they go), or no
-                    // pidfd (Linux before 5.3): sleep to the next step.
-                    usleep(UInt32(min(left, 60) * 1_000_000))
+                    // pidfd (Linux before 5.3): look again a little later.
+                    usleep(UInt32(min(left, look) * 1_000_000))
+                    look = min(look * 2, 1)
                 }
             }
             return true
