@@ -1,6 +1,7 @@
 // Linux interfaces that Swift's Glibc module leaves out (it is built without _GNU_SOURCE): the descriptors one
 // poll(2) loop waits on, the calls of a private Unix socket, and what process supervision needs (signalfd, prctl,
-// the GNU parts of posix_spawn, pipe2, pidfd_open), and inotify (a client waits for the player's socket to appear).
+// the GNU parts of posix_spawn, pipe2, pidfd_open), inotify (a client waits for the player's socket to appear), and
+// open file description locks (the claim to be the player).
 #ifndef HUM_CLINUX_SHIM_H
 #define HUM_CLINUX_SHIM_H
 #include <sys/eventfd.h>
@@ -64,4 +65,29 @@ static inline int hum_peer_uid(int fd, uid_t *uid) {
 /* An inotify descriptor, non-blocking and close-on-exec (IN_NONBLOCK and IN_CLOEXEC are enum-based macros that Swift
    does not import). */
 static inline int hum_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
+
+/* Open file description locks (Linux 3.15), whose commands glibc declares only with _GNU_SOURCE. Like flock(2) a lock
+   belongs to the open file (two opens in one process conflict, it goes with the last descriptor closed); unlike it,
+   another process can look at it without taking it (F_OFD_GETLK), so looking never makes a taker fail. */
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#endif
+
+/* Takes an exclusive lock on the whole file without waiting: 0, or -1 with errno (EAGAIN or EACCES: held). */
+static inline int hum_ofd_trylock(int fd) {
+    struct flock lock = {0};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
+/* Whether another open file holds a lock on the file: 1 held, 0 free, -1 with errno. */
+static inline int hum_ofd_held(int fd) {
+    struct flock lock = {0};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
+    return lock.l_type != F_UNLCK;
+}
 #endif

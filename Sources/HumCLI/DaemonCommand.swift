@@ -1,3 +1,4 @@
+import HumControl
 import HumCore
 import HumSystem
 
@@ -35,19 +36,34 @@ struct DaemonCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let ready = context.environment[Self.readyVariable].flatMap { Int32($0) }
+        var told = false
         do {
-            if try PlayerLink.connect(context) != nil {
+            // The claim first, before the audio opens: of hums started together, one plays.
+            guard try PlayerLink.connect(context) == nil, let claim = try Self.claim(context) else {
+                // `hum play --detach` sends its request to that player instead.
+                if let ready { Self.say(Detached.anotherPlayerAnswer, on: ready) }
+                told = true
                 throw HumError.failure("another hum player is running; stop it first ('hum ctl stop')")
             }
-            let player = try play.makePlayer(context: context)
+            let player = try play.makePlayer(context: context, claim: claim)
             player.onReady = {
-                if let ready { Self.say("ready\n", on: ready) }
+                if let ready, !told { Self.say("ready\n", on: ready) }
+                told = true  // the descriptor is closed: an error after this goes to the log alone
                 ServiceManager.notify("READY=1", environment: context.environment)
             }
             return player.run()
         } catch let error as any UserFacingError {
-            if let ready { Self.say("hum: \(error.message)\n", on: ready) }
+            if let ready, !told { Self.say("hum: \(error.message)\n", on: ready) }
             throw error
+        }
+    }
+
+    /// The claim to be the player; nil when another process holds it.
+    static func claim(_ context: CommandContext) throws -> PlayerClaim? {
+        do {
+            return try PlayerClaim(PlayerLink.socketPath(context))
+        } catch .alreadyRunning {
+            return nil
         }
     }
 

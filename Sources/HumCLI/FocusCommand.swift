@@ -1,5 +1,6 @@
 import Foundation
 import HumAudio
+import HumControl
 import HumCore
 import HumStore
 import HumTerminal
@@ -211,8 +212,12 @@ struct FocusCommand: HumCommand {
         let words = resolved.words
         let noSound = resolved.noSound
         let catalog = MixSetup.catalog(context)
-        // A player already runs: the rounds start on it (on the sounds given, if any).
-        if let client = try PlayerLink.connect(context) {
+        // A player already runs (or another hum is starting one): the rounds start on it (on the sounds given, if
+        // any). Else this process holds the claim to be the player, before it opens anything.
+        let claim: PlayerClaim
+        switch try PlayerLink.seat(context) {
+        case .mine(let mine): claim = mine
+        case .theirs(let client):
             if !words.isEmpty {
                 let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
                 let mix = Mix(
@@ -239,7 +244,7 @@ struct FocusCommand: HumCommand {
                 device: PlaybackSession.device(
                     option: device ?? settings.text(SettingCatalog.playDevice), context: context),
                 raw: raw, fadeSeconds: 1, endAfter: nil, silent: noSound, startSilent: true))
-        try player.listen()
+        try player.listen(claim: claim)
         if verbose { player.describeAudio() }
         if !noSound { MixSetup.remember(player.mix.tokens, context: context) }
         if context.stdinIsTerminal && context.stdoutIsTerminal {

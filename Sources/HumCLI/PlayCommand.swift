@@ -1,4 +1,5 @@
 import HumAudio
+import HumControl
 import HumCore
 import HumTerminal
 
@@ -62,37 +63,53 @@ struct PlayCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        if detach {
+            if let client = try PlayerLink.connect(context) { return try join(client, context: context) }
+            do {
+                return try Detached.start(self, context: context)
+            } catch is Detached.AnotherPlayerStarting {
+                // Another hum took the claim a moment before this one's player could: its player gets the request.
+                return try join(try PlayerLink.awaitStarting(context), context: context)
+            }
+        }
+        switch try PlayerLink.seat(context) {
+        case .theirs(let client):
+            return try join(client, context: context)
+        case .mine(let claim):
+            let player = try makePlayer(context: context, claim: claim)
+            if context.stdinIsTerminal && context.stdoutIsTerminal {
+                player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
+                    player.stop()
+                }
+            }
+            player.changed([.state])
+            return player.run()
+        }
+    }
+
+    /// A player already runs (or another hum is starting one): the request goes to it, in the order requests
+    /// arrive, and on a terminal this hum shows its screen.
+    func join(_ client: ControlClient, context: CommandContext) throws -> Int32 {
         let catalog = MixSetup.catalog(context)
-        // A player already runs: the request goes to it, and on a terminal this hum shows its screen.
-        if let client = try PlayerLink.connect(context) {
-            if !words.isEmpty {
-                let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
-                // What cannot be opened is said here, by this hum, and never sent (nothing at all: exit 1).
-                let playable = try MixSetup.checkHeaders(requested.entries, context: context)
-                let mix = Mix(
-                    tokens: playable.map(\.token), master: master ?? requested.master ?? 100,
-                    name: requested.name)
-                _ = try PlayerLink.send(.play(mix), to: client)
-            } else if let master {
-                _ = try PlayerLink.send(.master(volume: master), to: client)
-            }
-            if duration != nil { context.warn("a player is already running: --for applies only to a new one") }
-            guard context.stdinIsTerminal && context.stdoutIsTerminal, !detach else { return ExitCode.success }
-            return try RemoteScreen.attach(client, context: context)
+        if !words.isEmpty {
+            let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
+            // What cannot be opened is said here, by this hum, and never sent (nothing at all: exit 1).
+            let playable = try MixSetup.checkHeaders(requested.entries, context: context)
+            let mix = Mix(
+                tokens: playable.map(\.token), master: master ?? requested.master ?? 100,
+                name: requested.name)
+            _ = try PlayerLink.send(.play(mix), to: client)
+        } else if let master {
+            _ = try PlayerLink.send(.master(volume: master), to: client)
         }
-        if detach { return try Detached.start(self, context: context) }
-        let player = try makePlayer(context: context)
-        if context.stdinIsTerminal && context.stdoutIsTerminal {
-            player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
-                player.stop()
-            }
-        }
-        player.changed([.state])
-        return player.run()
+        if duration != nil { context.warn("a player is already running: --for applies only to a new one") }
+        guard context.stdinIsTerminal && context.stdoutIsTerminal, !detach else { return ExitCode.success }
+        return try RemoteScreen.attach(client, context: context)
     }
 
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
-    func makePlayer(context: CommandContext) throws -> Player {
+    /// `claim`: the claim to be the player, held by the caller (taken before anything is opened).
+    func makePlayer(context: CommandContext, claim: PlayerClaim) throws -> Player {
         let catalog = MixSetup.catalog(context)
         let settings = try SettingsReader.read(context)
         let requested =
@@ -108,7 +125,7 @@ struct PlayCommand: HumCommand {
                     option: device ?? settings.text(SettingCatalog.playDevice), context: context),
                 raw: raw, fadeSeconds: fade,
                 endAfter: duration, silent: false))
-        try player.listen()
+        try player.listen(claim: claim)
         if verbose { player.describeAudio() }
         MixSetup.remember(player.mix.tokens, context: context)
         return player

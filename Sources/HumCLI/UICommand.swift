@@ -36,17 +36,21 @@ struct UICommand: HumCommand {
         }
         var startedHere = false
         var client = try PlayerLink.connect(context)
-        if let client, !play.words.isEmpty {
+        if client == nil {
+            do {
+                _ = try Detached.start(play, context: context, announce: false)
+                startedHere = true
+                client = try PlayerLink.connect(context)
+            } catch is Detached.AnotherPlayerStarting {
+                client = try PlayerLink.awaitStarting(context)
+            }
+        }
+        if let client, !startedHere, !play.words.isEmpty {
             let catalog = MixSetup.catalog(context)
             let requested = try MixSetup.resolve(words: play.words, catalog: catalog, context: context)
             let mix = Mix(
                 tokens: requested.entries.map(\.token), master: requested.master ?? 100, name: requested.name)
             _ = try PlayerLink.send(.play(mix), to: client)
-        }
-        if client == nil {
-            _ = try Detached.start(play, context: context, announce: false)
-            startedHere = true
-            client = try PlayerLink.connect(context)
         }
         guard let client else { throw PlayerLink.noPlayer }
         do {

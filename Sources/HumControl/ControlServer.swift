@@ -55,14 +55,24 @@ public final class ControlServer {
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
     private var readBuffer = [UInt8](repeating: 0, count: 65536)
+    private let claim: PlayerClaim
 
-    /// Opens the socket (replacing a stale one a killed player left) and starts accepting on `loop`.
-    public init(path: ControlSocketPath, loop: EventLoop, handler: @escaping Handler) throws(Problem) {
+    /// Opens the socket (replacing a stale one a killed player left) and starts accepting on `loop`. `claim`: the
+    /// claim to be the player, taken earlier (before the audio opened); taken here when nil. Held until the server
+    /// stops listening: only its holder ever removes or binds the socket.
+    public init(path: ControlSocketPath, loop: EventLoop, claim: PlayerClaim? = nil, handler: @escaping Handler)
+        throws(Problem)
+    {
         self.path = path
         self.loop = loop
         self.handler = handler
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do { try path.prepare() } catch { throw .path(error) }
+        if let claim {
+            self.claim = claim
+        } else {
+            self.claim = try PlayerClaim(path)
+        }
         let socketPath = path.socket
         if ControlClient.isAnswering(socketPath) { throw .alreadyRunning(socketPath) }
         // Nobody answers: a socket left by a player that was killed, or nothing at all.
@@ -112,6 +122,7 @@ public final class ControlServer {
         self.listenerToken = nil
         Glibc.close(listener)
         unlink(path.socket)
+        claim.release()
     }
 
     /// Stops accepting, closes every client and removes the socket.

@@ -95,3 +95,60 @@ extension HumDatabase {
             [.optional(entry.used), .text(settledBy), .optional(entry.passID)])
     }
 }
+
+/// The command of an emergency draw (`hum emergency DUR --reason … -- COMMAND`): owned by the hum that runs it, as a
+/// pass is, so that when that hum and its watchdog both die the next hum command finds it (`reconcile`) and stops
+/// it. Nothing is settled: the draw is not returned when the command ends early.
+extension HumDatabase {
+    /// Records that the command of the draw `entryID` is about to run, owned by this process, for at most `seconds`.
+    /// Written before the command starts, so no moment of its life goes unrecorded. Idempotent by entry id.
+    public func startEmergencyRun(entryID: String, seconds: Int64, command: [String]) throws {
+        try guarded {
+            try db.immediate {
+                let owner = probe.current()
+                let now = calendar.clock.nowEpochSeconds()
+                try db.run(
+                    """
+                    INSERT OR IGNORE INTO emergency_runs(entry_id, state, started_epoch, deadline_epoch, owner_pid,
+                        owner_start, owner_boot, command)
+                    VALUES (?, 'running', ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(entryID), .int(now), .int(now.adding(saturating: max(0, seconds))),
+                        .int(Int64(owner.pid)), .int(owner.startTicks), .text(owner.bootID),
+                        .text(command.joined(separator: " ")),
+                    ])
+            }
+        }
+    }
+
+    /// The command started: the process that leads its group, with its start time (what makes the group id safe to
+    /// signal later: a pid reused by another process has another start time).
+    public func emergencyRunStarted(entryID: String, leader: ProcessOwner) throws {
+        try guarded {
+            try db.run(
+                "UPDATE emergency_runs SET child_pid = ?, child_start = ? WHERE entry_id = ? AND state = 'running'",
+                [.int(Int64(leader.pid)), .int(leader.startTicks), .text(entryID)])
+        }
+    }
+
+    /// The command ended, or was stopped: `by` is `owner` (the hum that ran it), `watchdog` or `reconcile`.
+    public func endEmergencyRun(entryID: String, by: String = "owner") throws {
+        try guarded {
+            try db.run(
+                "UPDATE emergency_runs SET state = 'ended', ended_by = ? WHERE entry_id = ? AND state = 'running'",
+                [.text(by), .text(entryID)])
+        }
+    }
+
+    /// The emergency commands recorded as running, by entry id.
+    public func runningEmergencies() throws -> [String] {
+        try guarded {
+            var ids: [String] = []
+            try db.query("SELECT entry_id FROM emergency_runs WHERE state = 'running' ORDER BY entry_id") {
+                ids.append(try $0.text("entry_id"))
+            }
+            return ids
+        }
+    }
+}

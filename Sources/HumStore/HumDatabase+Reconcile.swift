@@ -2,8 +2,8 @@ import HumCore
 
 /// Settling what processes that died left open.
 extension HumDatabase {
-    /// Settles open passes and interrupts running rounds whose process died. Cheap when there is nothing to do
-    /// (two indexed reads). Call on the start of any hum command.
+    /// Settles open passes, interrupts running rounds and ends the emergency commands whose process died. Cheap
+    /// when there is nothing to do (indexed reads). Call on the start of any hum command.
     public func reconcile() throws -> ReconcileReport {
         try guarded {
             let pending =
@@ -11,13 +11,15 @@ extension HumDatabase {
                     """
                     SELECT (SELECT count(*) FROM passes WHERE state = 'open') + (SELECT count(*) FROM rounds WHERE status = 'running')
                         + (SELECT count(*) FROM contracts WHERE status = 'running')
+                        + (SELECT count(*) FROM emergency_runs WHERE state = 'running')
                     """) ?? 0
             guard pending > 0, try db.reading({ try anOwnerIsDead() }) else { return ReconcileReport() }
             return try db.immediate { try reconcileLocked() }
         }
     }
 
-    /// Whether an open pass, a running round or a running contract has lost its process: only then is there
+    /// Whether an open pass, a running round, a running contract or an emergency's command has lost its process:
+    /// only then is there
     /// something to settle, and the write lock taken. Every command opens the ledger through `reconcile`, and
     /// while rounds run (a status bar asking every second, a script polling) taking it each time would keep
     /// the round's own writes waiting.
@@ -28,6 +30,7 @@ extension HumDatabase {
             SELECT owner_pid, owner_start, owner_boot FROM passes WHERE state = 'open'
             UNION ALL SELECT owner_pid, owner_start, owner_boot FROM rounds WHERE status = 'running'
             UNION ALL SELECT owner_pid, owner_start, owner_boot FROM contracts WHERE status = 'running'
+            UNION ALL SELECT owner_pid, owner_start, owner_boot FROM emergency_runs WHERE state = 'running'
             """
         ) { row in
             guard !dead else { return }
@@ -111,6 +114,38 @@ extension HumDatabase {
             report.interruptedRounds.append(id)
         }
         try interruptDeadContracts(&report)
+        try endDeadEmergencies(&report)
         return report
+    }
+
+    /// The commands of emergency draws whose hum died: recorded as ended, and reported with the leader of their
+    /// process group when it still runs as recorded (its start time and boot checked, so a reused pid is never
+    /// taken for it), for the caller to stop with everything carrying the draw's id.
+    func endDeadEmergencies(_ report: inout ReconcileReport) throws {
+        var dead: [ReconcileReport.EndedEmergency] = []
+        try db.query(
+            """
+            SELECT entry_id, owner_pid, owner_start, owner_boot, child_pid, child_start FROM emergency_runs
+            WHERE state = 'running' ORDER BY entry_id
+            """
+        ) { row in
+            let owner = ProcessOwner(
+                pid: Int32(clamping: try row.int("owner_pid")), startTicks: try row.int("owner_start"),
+                bootID: try row.text("owner_boot"))
+            guard !probe.isAlive(owner) else { return }
+            var leader: ProcessOwner? = nil
+            if let pid = try row.optionalInt("child_pid"), let start = try row.optionalInt("child_start") {
+                let child = ProcessOwner(pid: Int32(clamping: pid), startTicks: start, bootID: owner.bootID)
+                if probe.isAlive(child) { leader = child }
+            }
+            dead.append(.init(entryID: try row.text("entry_id"), leader: leader))
+        }
+        for run in dead {
+            try db.run(
+                """
+                UPDATE emergency_runs SET state = 'ended', ended_by = 'reconcile' WHERE entry_id = ? AND state = 'running'
+                """, [.text(run.entryID)])
+        }
+        report.endedEmergencies += dead
     }
 }

@@ -106,7 +106,9 @@ extension HumDatabase {
         }
     }
 
-    /// `grantAt`: when the grant counts (a round recorded by hand earns on its own day); now when nil.
+    /// `grantAt`: when the grant counts; the round's end when nil. A grant is dated at the round's end as the round
+    /// records it, never at the wall clock read when it is written: a clock stepped during the round (NTP, a manual
+    /// change) must not put the grant, and the cap it counts under, on another day than the round.
     func finishLocked(
         id: String, status: RoundStatus, active: Int64, paused: Int64, planned: Int64? = nil, end: Timestamp?,
         grantAt: Timestamp? = nil
@@ -132,7 +134,7 @@ extension HumDatabase {
         // A contract's round earns nothing now: its contract is paid, once, when its proof is approved.
         if status == .completed && round.kind == .focus && round.contractID == nil {
             let decision = try recordLocked(
-                .grant(roundID: id, activeSeconds: active), command: nil, settledBy: "owner", at: grantAt,
+                .grant(roundID: id, activeSeconds: active), command: nil, settledBy: "owner", at: grantAt ?? end,
                 label: round.recordedByHand ? "recorded by hand" : nil)
             grant = decision
             earned = decision.entry.amount

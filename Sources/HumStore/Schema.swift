@@ -126,6 +126,24 @@ enum Schema {
         // 2 → 3: focus contracts and their proof review (docs/contracts.md); rounds of a contract and rounds recorded
         // by hand; the contract of a grant.
         ContractSchema.migration,
+        // 3 → 4: the command of an emergency draw while it runs, owned by its hum like a pass, so that the next hum
+        // command stops it when that hum and its watchdog both died.
+        """
+        CREATE TABLE emergency_runs(
+            entry_id TEXT PRIMARY KEY REFERENCES entries(id),
+            state TEXT NOT NULL CHECK (state IN ('running', 'ended')),
+            started_epoch INTEGER NOT NULL,
+            deadline_epoch INTEGER NOT NULL,
+            owner_pid INTEGER NOT NULL,
+            owner_start INTEGER NOT NULL,
+            owner_boot TEXT NOT NULL,
+            child_pid INTEGER,
+            child_start INTEGER,
+            command TEXT,
+            ended_by TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX emergency_runs_running ON emergency_runs(state) WHERE state = 'running';
+        """,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

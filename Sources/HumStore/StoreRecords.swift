@@ -14,13 +14,23 @@ public struct ReconcileReport: Sendable, Equatable {
     public var interruptedContracts: [(id: String, goal: String)] = []
     /// Commands of dead passes that are still running: the caller stops them.
     public var orphans: [ProcessOwner] = []
+    /// The command of an emergency draw whose hum died: recorded as ended; the caller stops what is left of it.
+    public struct EndedEmergency: Sendable, Equatable {
+        /// The draw's entry id (the command's processes carry `HUM_EMERGENCY_ID=<id>`).
+        public var entryID: String
+        /// The leader of the command's process group, when it still runs as recorded (same boot, same start time).
+        public var leader: ProcessOwner?
+    }
+    public var endedEmergencies: [EndedEmergency] = []
     public var isEmpty: Bool {
         settledPasses.isEmpty && interruptedRounds.isEmpty && orphans.isEmpty && interruptedContracts.isEmpty
+            && endedEmergencies.isEmpty
     }
 
     public static func == (a: ReconcileReport, b: ReconcileReport) -> Bool {
         a.settledPasses == b.settledPasses && a.interruptedRounds == b.interruptedRounds && a.orphans == b.orphans
             && a.interruptedContracts.map(\.id) == b.interruptedContracts.map(\.id)
+            && a.endedEmergencies == b.endedEmergencies
     }
 }
 

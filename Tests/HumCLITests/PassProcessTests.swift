@@ -180,6 +180,69 @@ import Testing
         #expect(commandsRunning(containing: uniqueSleep("31.208")) == 0)
     }
 
+    /// Both hum and its watchdog killed while an emergency's command runs: as for a pass, the next hum command stops
+    /// it (its row records the group's leader with its start time, and its processes carry the draw's id).
+    @Test func killingEmergencyAndItsWatchdogLeavesItToTheNextCommand() throws {
+        let s = Sandbox()
+        let pid = try spawnBinary(
+            [
+                "emergency", "1m", "--reason", "both-e", "--", "sh", "-c",
+                "sleep \(uniqueSleep("31.221")) & setsid sleep \(uniqueSleep("31.222")) & wait",
+            ],
+            environment: s.environment, stdout: s.root + "/out", stderr: s.root + "/err")
+        #expect(within(3) { commandsRunning(containing: uniqueSleep("31.222")) == 1 })
+        let watchdogs = humProcesses(labelled: "both-e").filter { $0 != pid }
+        #expect(watchdogs.count == 1)
+        for p in watchdogs + [pid] { kill(p, SIGKILL) }
+        waitFor(pid)
+        // Nobody watched: the command still runs until a hum command comes.
+        #expect(commandsRunning(containing: uniqueSleep("31.221")) == 1)
+        let bank = try runBinary(["bank"], environment: s.environment)
+        #expect(bank.code == 0)
+        #expect(bank.err.contains("stopped 3 processes left running by an emergency whose hum died"), "\(bank.err)")
+        #expect(
+            commandsRunning(containing: uniqueSleep("31.221")) == 0
+                && commandsRunning(containing: uniqueSleep("31.222")) == 0)
+        // Recorded as ended: the next command has nothing left to do.
+        let again = try runBinary(["bank"], environment: s.environment)
+        #expect(again.code == 0 && !again.err.contains("stopped"), "\(again.err)")
+        #expect(try runBinary(["ledger", "check"], environment: s.environment).code == 0)
+    }
+
+    /// The reconciliation signals the group an emergency's command led only while its leader is the process
+    /// recorded: a pid now used by another process (another start time) is never signalled; the recorded one is.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs sqlite3"))
+    func aDeadEmergencysGroupIsSignalledOnlyWhileItsLeaderIsTheOneRecorded() throws {
+        for recordedRightly in [false, true] {
+            let s = Sandbox()
+            let reason = recordedRightly ? "lead-right" : "lead-wrong"
+            let pid = try spawnBinary(
+                ["emergency", "1m", "--reason", reason, "--", "sh", "-c", "sleep \(uniqueSleep("31.223")) & wait"],
+                environment: s.environment, stdout: s.root + "/out", stderr: s.root + "/err")
+            #expect(within(3) { commandsRunning(containing: uniqueSleep("31.223")) == 1 })
+            for p in humProcesses(labelled: reason).filter({ $0 != pid }) + [pid] { kill(p, SIGKILL) }
+            waitFor(pid)
+            // A stranger leading a group of its own, carrying nothing of the draw, under the number recorded as the
+            // command's leader: with its own start time (the row is right about it) or another (a reused pid).
+            let stranger = try spawnAny("/usr/bin/setsid", ["sleep", uniqueSleep("31.224")])
+            defer {
+                kill(stranger, SIGKILL)
+                waitFor(stranger)
+            }
+            #expect(within(3) { processStart(stranger) != nil && getpgid(stranger) == stranger })
+            let start = try #require(processStart(stranger)) + (recordedRightly ? 0 : 1)
+            #expect(
+                shell(
+                    "sqlite3 '\(s.databasePath)' \"UPDATE emergency_runs SET child_pid = \(stranger), "
+                        + "child_start = \(start) WHERE state = 'running'\"") == 0)
+            let bank = try runBinary(["bank"], environment: s.environment)
+            #expect(commandsRunning(containing: uniqueSleep("31.223")) == 0, "the command carrying the id was stopped")
+            var status: Int32 = 0
+            let ended = within(recordedRightly ? 5 : 0.5) { waitpid(stranger, &status, WNOHANG) == stranger }
+            #expect(ended == recordedRightly, "\(reason): \(bank.err)")
+        }
+    }
+
     /// The database cannot be written when the pass ends (a full disk): the time used is not refunded. The
     /// watchdog settles it once space is back; with the watchdog killed too, the next command charges up to then.
     @Test(.enabled(if: geteuid() == 0, "mounts a small tmpfs to fill"))
@@ -315,4 +378,13 @@ func shell(_ line: String) -> Int32 {
     try? p.run()
     p.waitUntilExit()
     return p.terminationStatus
+}
+
+/// The start time of a process (field 22 of /proc/PID/stat, clock ticks after boot), nil when there is none.
+func processStart(_ pid: pid_t) -> Int64? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    return fields.count > 19 ? Int64(fields[19]) : nil
 }

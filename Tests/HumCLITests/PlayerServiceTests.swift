@@ -45,6 +45,39 @@ import Testing
         #expect(try client(box) == nil, "its socket is gone")
     }
 
+    /// Five `hum play … --detach` at once: one of them takes the claim to be the player and plays; the others,
+    /// whether they found no player yet or lost the claim to it, wait for its socket and send their mix there (a
+    /// second `hum play` while a player runs changes its mix), in the order they arrive. All exit 0, one player runs.
+    @Test func detachedPlaysStartedTogetherReachTheOneThatPlays() throws {
+        let box = Sandbox()
+        let volumes = [20, 30, 40, 50, 60]
+        let tones = try volumes.map {
+            try box.writeSound("tone\($0).wav", sine(frequency: 200 + Double($0), frames: 48000))
+        }
+        let runs = try zip(tones, volumes).map { tone, volume in
+            try box.startHum(["play", "\(tone)=\(volume)", "--detach", "--device", "null"])
+        }
+        let codes = runs.map { $0.wait() }
+        let players = { humProcesses(labelled: "daemon").filter { cmdline($0).contains { $0.hasPrefix(box.root) } } }
+        defer { for pid in players() { kill(pid, SIGKILL) } }
+        for (run, code) in zip(runs, codes) { #expect(code == 0, "\(run.stderr)") }
+        // The losers' own daemons, if they got that far, end at once.
+        #expect(eventually { players().count == 1 }, "players: \(players())")
+        let status = try #require(try client(box)?.request(.status).status)
+        #expect(status.pid == players().first)
+        // The mix is one of those asked for: the last to arrive.
+        let tracks = status.mix.tracks.map { ($0.sound, Int($0.volume.rounded())) }
+        #expect(tracks.count == 1, "\(tracks)")
+        if let (sound, volume) = tracks.first, let i = volumes.firstIndex(of: volume) {
+            #expect(sound == tones[i])
+        } else {
+            Issue.record("the mix is none of those asked for: \(tracks)")
+        }
+        let pid = status.pid
+        _ = try #require(try client(box)).request(.stop)
+        #expect(eventually { !alive(pid) }, "the player ended")
+    }
+
     @Test func aDetachedPlayerThatCannotPlaySaysWhy() throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
@@ -191,4 +224,10 @@ import Testing
         #expect(round?["status"] as? String == "completed", "\(String(describing: round))")
         #expect(round?["active_seconds"] as? Int == 2)
     }
+}
+
+/// The words of a process's command line.
+func cmdline(_ pid: pid_t) -> [String] {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return [] }
+    return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
 }

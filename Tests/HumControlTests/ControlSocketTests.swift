@@ -176,6 +176,31 @@ final class TestPlayer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// One claim to be the player at a time; looking at it (`isHeld`) never takes it, so a hum waiting for a player
+    /// that is starting cannot make the next one fail; a server holds it until it stops listening.
+    @Test func theClaimToBeThePlayerIsHeldByOneAndLookingDoesNotTakeIt() throws {
+        let directory = NSTemporaryDirectory() + "hum-claim-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = ControlSocketPath(directory: directory)
+        #expect(!PlayerClaim.isHeld(path))
+        let claim = try PlayerClaim(path)
+        #expect(PlayerClaim.isHeld(path))
+        #expect(throws: ControlServer.Problem.alreadyRunning(path.socket)) { _ = try PlayerClaim(path) }
+        #expect(throws: ControlServer.Problem.alreadyRunning(path.socket)) {
+            _ = try ControlServer(path: path, loop: EventLoop()) { ControlReply(id: $0.id, error: "", kind: .failure) }
+        }
+        #expect(try ControlClient.connect(to: path) == nil, "a server that lost the claim binds nothing")
+        claim.release()
+        #expect(!PlayerClaim.isHeld(path))
+        let server = try ControlServer(path: path, loop: EventLoop(), claim: try PlayerClaim(path)) {
+            ControlReply(id: $0.id, error: "", kind: .failure)
+        }
+        #expect(PlayerClaim.isHeld(path) && PlayerClaim.isHeld(path))
+        server.stopListening()
+        #expect(!PlayerClaim.isHeld(path))
+        server.close()
+    }
+
     @Test func aDirectoryOpenToOthersIsRefused() throws {
         let directory = NSTemporaryDirectory() + "hum-open-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -124,6 +124,35 @@ func open(
         #expect(try db.check().isEmpty)
     }
 
+    /// A step of the wall clock while a round runs (NTP correcting it, a manual change) does not date the round's
+    /// grant on another day: the grant is written at the round's end as the round records it (its start plus the
+    /// time it took on the monotonic clock), under that day's cap, whatever the wall clock says when it is written.
+    @Test(arguments: [2 * 3600, -86_400] as [Int64])
+    func aClockStepDuringARoundLeavesTheGrantOnTheRoundsDay(step: Int64) throws {
+        let dir = TempDirectory()
+        // 23:13:20 at +01:00 on 2023-11-14; the round ends 25 min later, still on the 14th.
+        let clock = ManualClock(1_700_000_000)
+        let db = try open(dir, clock: clock)
+        try db.setConfig("earn.daily-cap", to: "10m")
+        let start = clock.stampNow()
+        try db.startRound(RoundStart(id: "r", kind: .focus, start: start, plannedSeconds: 1500))
+        clock.advance(1500 + step)
+        let end = Timestamp(epochSeconds: start.epochSeconds + 1500, offsetSeconds: 3600)
+        let outcome = try db.finishRound(id: "r", status: .completed, activeSeconds: 1500, pausedSeconds: 0, end: end)
+        let grant = try #require(outcome.grant?.entry)
+        #expect(outcome.round.end?.localDate == start.localDate)
+        #expect(grant.localDay == start.localDate, "granted on \(grant.localDay), the round ran on \(start.localDate)")
+        #expect(grant.at == end)
+        #expect(grant.amount == 500 && grant.cap == 600)
+        // A second round of that day shares its cap: 100 s left of it.
+        try db.startRound(RoundStart(id: "s", kind: .focus, start: end, plannedSeconds: 300))
+        let second = try db.finishRound(
+            id: "s", status: .completed, activeSeconds: 600, pausedSeconds: 0,
+            end: Timestamp(epochSeconds: end.epochSeconds + 600, offsetSeconds: 3600))
+        #expect(second.grant?.entry.amount == 100 && second.grant?.entry.localDay == start.localDate)
+        #expect(try db.check().isEmpty)
+    }
+
     /// While every owner lives there is nothing to settle, and the write lock is not taken: a command run while
     /// rounds run (a status bar, a script polling) never makes the rounds' own writes wait.
     @Test func reconcileWithEveryOwnerAliveTakesNoWriteLock() throws {

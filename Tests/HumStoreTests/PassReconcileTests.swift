@@ -47,6 +47,48 @@ import Testing
         #expect(try charged(beat: 300, after: 400, clockJump: 86_400) == 1800)
     }
 
+    /// The command of an emergency draw is owned by its hum like a pass: while that hum lives nothing happens; once
+    /// it is dead the next reconciliation records the command as ended, once, and hands back the leader of its group
+    /// only while that leader is still the process recorded.
+    @Test func anEmergencysCommandWhoseHumDiedIsEndedOnce() throws {
+        let dir = TempDirectory()
+        let clock = ManualClock(1_700_000_000)
+        let entryID: String
+        do {
+            let db = try open(dir, clock: clock)
+            entryID = try db.record(.emergency(seconds: 300, reason: "plumber", key: nil)).entry.id
+            try db.startEmergencyRun(entryID: entryID, seconds: 300, command: ["sh", "-c", "call"])
+            let leader = ProcessOwner(pid: 200, startTicks: 7, bootID: "boot")
+            try db.emergencyRunStarted(entryID: entryID, leader: leader)
+            #expect(try db.reconcile().isEmpty)
+            #expect(try db.runningEmergencies() == [entryID])
+        }
+        clock.advance(60)
+        let withLeader = try open(dir, clock: clock, alive: [200]).reconcile()
+        #expect(
+            withLeader.endedEmergencies == [
+                .init(entryID: entryID, leader: ProcessOwner(pid: 200, startTicks: 7, bootID: "boot"))
+            ])
+        let db = try open(dir, clock: clock, alive: [])
+        #expect(try db.reconcile().isEmpty, "ended once")
+        #expect(try db.runningEmergencies().isEmpty)
+        #expect(try db.check().isEmpty)
+        #expect(try db.bankStatus().emergencyLeft == 300, "the draw stays made")
+
+        // Its leader gone too (or its pid reused by another process): only the draw's id is left to find it by.
+        let second = try db.record(.emergency(seconds: 60, reason: "again", key: nil)).entry.id
+        try db.startEmergencyRun(entryID: second, seconds: 60, command: ["x"])
+        try db.emergencyRunStarted(entryID: second, leader: ProcessOwner(pid: 300, startTicks: 9, bootID: "boot"))
+        #expect(
+            try open(dir, clock: clock, alive: []).reconcile().endedEmergencies == [.init(entryID: second, leader: nil)]
+        )
+        // One that ended normally is never reconciled.
+        let third = try db.record(.emergency(seconds: 60, reason: "three", key: nil)).entry.id
+        try db.startEmergencyRun(entryID: third, seconds: 60, command: ["x"])
+        try db.endEmergencyRun(entryID: third)
+        #expect(try open(dir, clock: clock, alive: []).reconcile().isEmpty)
+    }
+
     @Test func theRuleAtItsEdges() {
         let rule = HumDatabase.usedByDeadPass
         #expect(rule(100, 1900, 1800, 0, 100) == 0)

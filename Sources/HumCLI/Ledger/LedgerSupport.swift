@@ -51,7 +51,7 @@ enum LedgerCLI {
 }
 
 /// The reconciliation that every opening of the ledger runs first: passes and rounds whose process died are
-/// settled and interrupted, and commands left running by a dead pass are stopped.
+/// settled and interrupted, and commands left running by a dead pass or a dead emergency are stopped.
 enum LedgerHook {
     /// Never fails the command: what cannot be settled now is settled by the next command.
     static func reconcile(_ db: HumDatabase, context: CommandContext) {
@@ -85,6 +85,20 @@ enum LedgerHook {
         }
         if stopped > 0 {
             context.warn("stopped \(stopped) process\(stopped == 1 ? "" : "es") left running by the dead pass")
+        }
+        // The command of an emergency draw whose hum died, found the same way: the group its recorded leader leads
+        // (trusted only while that leader runs with the start time recorded) and HUM_EMERGENCY_ID=<entry id>.
+        var stoppedOfEmergencies = 0
+        for run in report.endedEmergencies {
+            let tree = ProcessTree(
+                group: run.leader?.pid, leaderStart: run.leader?.startTicks,
+                tag: "\(EmergencyCommand.environmentKey)=\(run.entryID)")
+            stoppedOfEmergencies += tree.stop(grace: LedgerHook.grace)
+        }
+        if stoppedOfEmergencies > 0 {
+            context.warn(
+                "stopped \(stoppedOfEmergencies) process\(stoppedOfEmergencies == 1 ? "" : "es") left running by an "
+                    + "emergency whose hum died")
         }
     }
 

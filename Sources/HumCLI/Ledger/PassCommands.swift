@@ -150,7 +150,8 @@ struct EmergencyCommand: HumCommand {
     static let discussion = """
         The reserve (emergency.weekly, default 10m) refills each ISO week, on Monday. The draw is recorded with its
         reason. With a command, it runs for at most DUR and is stopped like a pass's (all its processes, SIGTERM
-        then SIGKILL 5s later, also when hum is killed); the draw is not returned when the command ends early.
+        then SIGKILL 5s later, also when hum is killed, and by the next hum command when hum and its watchdog both
+        are); the draw is not returned when the command ends early.
         """
     static let examples = [
         "hum emergency 5m --reason \"bank transfer due today\"",
@@ -197,23 +198,30 @@ struct EmergencyCommand: HumCommand {
                 + "\(f(status.emergencyLeft)) of the reserve left this week\n"
         )
         guard let command, let inbox else { return ExitCode.success }
-        // The same supervision as a pass: its own process group, the watchdog, SIGTERM then SIGKILL. Nothing is
-        // settled: the draw is not returned when the command ends early.
-        let tag = "\(EmergencyCommand.environmentKey)=\(decision.entry.id)"
+        // The same supervision as a pass: its own process group, the watchdog, SIGTERM then SIGKILL, and a row
+        // owned by this process that the next hum command reconciles if this hum and its watchdog both die. Nothing
+        // is settled: the draw is not returned when the command ends early.
+        let entryID = decision.entry.id
+        let tag = "\(EmergencyCommand.environmentKey)=\(entryID)"
+        // Recorded before the command starts; if it cannot be, the command does not run (the draw stays made).
+        try db.startEmergencyRun(entryID: entryID, seconds: seconds, command: command)
         let start = monotonicSeconds()
         let watchdog = Watchdog.start(
             words: ["emergency", "\(seconds)s", "--reason", reason, "--"] + command,
             spec: .init(passID: nil, tag: tag, start: start, limit: Double(seconds), grace: PassCommand.grace),
             context: context)
-        defer { watchdog?.done() }
+        defer {
+            try? db.endEmergencyRun(entryID: entryID)
+            watchdog?.done()
+        }
         let supervisor = try Supervisor(
             argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, inbox: inbox)
+        let leader = LinuxProcessProbe().owner(of: supervisor.child.pid)
         if let watchdog {
             supervisor.spare(watchdog.process.pid)
-            watchdog.commandStarted(
-                group: supervisor.child.group,
-                leaderStart: LinuxProcessProbe().owner(of: supervisor.child.pid)?.startTicks)
+            watchdog.commandStarted(group: supervisor.child.group, leaderStart: leader?.startTicks)
         }
+        if let leader { try? db.emergencyRunStarted(entryID: entryID, leader: leader) }
         let outcome = supervisor.run(
             limit: Double(seconds), grace: PassCommand.grace, interval: PassCommand.heartbeatInterval,
             heartbeat: { _ in true },

@@ -21,7 +21,7 @@ import HumSystem
 ///   and settles the whole time.
 ///
 /// Both killed at once: the next hum command settles the pass from its row (see `HumDatabase.usedByDeadPass`) and
-/// stops the processes that carry the pass's id.
+/// stops the processes that carry the pass's id; for an emergency, it stops the command its row records.
 final class Watchdog {
     static let environmentKey = "HUM_WATCHDOG"
     /// How long after the deadline and the grace period the watchdog stops a command whose hum stopped answering.
@@ -41,6 +41,13 @@ final class Watchdog {
         var grace: Double
 
         var encoded: String { "v1 \(passID ?? "-") \(tag) \(start) \(limit) \(grace)" }
+
+        /// The entry id of the emergency draw whose command this is (its tag is `HUM_EMERGENCY_ID=<id>`), if any.
+        var emergencyID: String? {
+            let prefix = EmergencyCommand.environmentKey + "="
+            guard passID == nil, tag.hasPrefix(prefix), tag.count > prefix.count else { return nil }
+            return String(tag.dropFirst(prefix.count))
+        }
 
         init(passID: String?, tag: String, start: Double, limit: Double, grace: Double) {
             self.passID = passID
@@ -185,6 +192,10 @@ final class Watchdog {
                 + "process\(found.count == 1 ? "" : "es")\n"
         )
         tree.stop(grace: spec.grace)
+        if let entryID = spec.emergencyID {
+            // Stopped: the next hum command has nothing left to stop (if this cannot be written, it looks anyway).
+            try? HumDatabase(path: context.paths.databasePath).endEmergencyRun(entryID: entryID, by: "watchdog")
+        }
         guard let passID = spec.passID else { return ExitCode.success }
         return settle(passID, used: used, context: context, retryFor: retryFor)
     }

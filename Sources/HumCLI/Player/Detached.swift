@@ -18,6 +18,15 @@ enum Detached {
 
     static func logPath(_ context: CommandContext) -> String { context.paths.stateDirectory + "/player.log" }
 
+    /// The player started here found another hum's player starting (that hum took the claim first): the caller
+    /// sends its request there (`PlayerLink.awaitStarting`).
+    struct AnotherPlayerStarting: UserFacingError {
+        var message: String { "another hum is starting a player at the same moment; try again" }
+    }
+
+    /// What the player says on its ready descriptor when it lost the claim to another.
+    static let anotherPlayerAnswer = "another-player\n"
+
     /// `announce`: say on stderr that the player plays in the background (not when a screen attaches to it at once).
     static func start(_ play: PlayCommand, context: CommandContext, announce: Bool = true) throws -> Int32 {
         // The words are checked here, so a typo is a usage error of this command (the player opens the audio).
@@ -51,6 +60,7 @@ enum Detached {
                 "hum: playing in the background (pid \(child.pid)); 'hum status' shows it, 'hum ctl stop' stops it\n")
             return ExitCode.success
         }
+        if answer == anotherPlayerAnswer { throw AnotherPlayerStarting() }
         if answer.hasPrefix("hum: ") {
             throw HumError.failure(String(answer.dropFirst(5).prefix { $0 != "\n" }))
         }

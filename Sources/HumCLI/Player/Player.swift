@@ -391,9 +391,11 @@ final class Player {
         describeDesktop()
     }
 
-    /// Opens the control socket; another player already running is an error for the caller to act on.
-    func listen() throws {
-        server = try ControlServer(path: PlayerLink.socketPath(context), loop: loop) { [unowned self] request in
+    /// Opens the control socket; another player already running is an error for the caller to act on. `claim`: the
+    /// claim to be the player, when it was taken before the audio opened (`PlayerLink.seat`).
+    func listen(claim: PlayerClaim? = nil) throws {
+        server = try ControlServer(path: PlayerLink.socketPath(context), loop: loop, claim: claim) {
+            [unowned self] request in
             do {
                 return ControlReply(id: request.id, status: try self.handle(request.command))
             } catch let error as any UserFacingError {

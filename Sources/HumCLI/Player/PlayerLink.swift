@@ -1,5 +1,10 @@
 import HumControl
 import HumCore
+import HumSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The way from a command to the running player of this user, if any.
 enum PlayerLink {
@@ -13,6 +18,51 @@ enum PlayerLink {
     }
 
     static let noPlayer = HumError.failure("no hum player is running; start one with 'hum play'")
+
+    /// Who plays: this process (it holds the claim and is to open the audio and the socket), or the player that runs
+    /// or is starting.
+    enum Seat {
+        case mine(PlayerClaim)
+        case theirs(ControlClient)
+    }
+
+    /// The running player, else the claim to be the player, else (another hum took the claim a moment ago) that
+    /// player once its socket answers.
+    static func seat(_ context: CommandContext) throws -> Seat {
+        if let client = try connect(context) { return .theirs(client) }
+        do {
+            return .mine(try PlayerClaim(socketPath(context)))
+        } catch .alreadyRunning {
+            return .theirs(try awaitStarting(context))
+        }
+    }
+
+    /// How long a hum that lost the claim waits for the winner's socket (the winner opens its audio first; a long
+    /// user file takes a while to load). It stops waiting as soon as the claim is let go without a player answering.
+    static let startingPatience = 15.0
+
+    /// The player another hum is starting (it holds the claim, its socket does not answer yet): its client as soon as
+    /// it answers. Refused when that hum let the claim go without a player answering (it could not play, or stopped
+    /// at once), or after `startingPatience` seconds.
+    static func awaitStarting(_ context: CommandContext, patience: Double = startingPatience) throws -> ControlClient {
+        let path = socketPath(context)
+        let end = monotonicSeconds() + patience
+        while true {
+            if let client = try connect(context) { return client }
+            // Looked at after the socket: a claim let go after the look above may have left a player answering.
+            if !PlayerClaim.isHeld(path) {
+                if let client = try connect(context) { return client }
+                throw HumError.failure(
+                    "another hum started a player at the same moment, and it stopped before it answered; try again")
+            }
+            if monotonicSeconds() >= end {
+                throw HumError.failure(
+                    "another hum is starting a player that has not answered in \(Int(patience))s; try again, or "
+                        + "see 'hum status'")
+            }
+            usleep(20_000)
+        }
+    }
 
     /// Sends one command to the running player and returns its status, or the player's error as this process's.
     static func send(_ command: PlayerCommand, to client: ControlClient) throws -> PlayerStatus {
