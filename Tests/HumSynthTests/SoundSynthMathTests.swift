@@ -1,6 +1,7 @@
 import Testing
 
-@testable import HumCore
+@testable import HumSynth
+import HumCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import HumCore
+@testable import HumSynth
+import HumCore
 
 @Suite struct SoundSynthRecipeTests {
     static let ids = BuiltinSoundRecipes.all.map(\.id)

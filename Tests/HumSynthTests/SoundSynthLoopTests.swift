@@ -1,6 +1,7 @@
 import Testing
 
-@testable import HumCore
+@testable import HumSynth
+import HumCore
 
 @Suite struct SoundSynthLoopTests {
     static let sr = 48_000.0
