@@ -1,7 +1,7 @@
+import HumCore
 import Testing
 
 @testable import HumSynth
-import HumCore
 
 @Suite struct SoundSynthLoopTests {
     static let sr = 48_000.0

@@ -1,7 +1,7 @@
+import HumCore
 import Testing
 
 @testable import HumSynth
-import HumCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
+import HumCore
 import Testing
 
 @testable import HumSynth
-import HumCore
 
 @Suite struct SoundSynthRecipeTests {
     static let ids = BuiltinSoundRecipes.all.map(\.id)
