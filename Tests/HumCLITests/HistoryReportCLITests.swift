@@ -350,6 +350,12 @@ import Testing
         let mine = try focus("--profile", "deep", "rain=40", "--tag", "mine", "--quiet").resolve(settings)
         #expect(mine.words == ["rain=40"] && mine.request.tags == ["mine"] && !mine.request.notify)
         #expect(throws: HumError.self) { try focus("--profile", "deeep").resolve(settings) }
+        // --on-event and focus.on-event are split as a shell would: quoted words stay whole.
+        let quoted = try focus("--on-event", "notify-send \"hum says\" 'it is time'").resolve(settings)
+        #expect(quoted.request.onEvent == ["notify-send", "hum says", "it is time"])
+        let savedQuoted = Settings(stored: ["focus.on-event": "sh -c 'echo $HUM_EVENT >> log'"], environment: [:])
+        #expect(try focus().resolve(savedQuoted).request.onEvent == ["sh", "-c", "echo $HUM_EVENT >> log"])
+        #expect(throws: HumError.self) { try focus("--on-event", "say 'open") }
         // The sleep lock: off by default, on by the flag, by the setting, or by its environment variable.
         #expect(plain.request.inhibit == nil)
         #expect(try focus("--inhibit").resolve(settings).request.inhibit == true)

@@ -356,3 +356,15 @@ extension ValueKind where Value == MixItem {
         return .success(MixItem(sound: String(text[..<colon]), volume: volume))
     }
 }
+
+extension ValueKind where Value == [String] {
+    /// A command line, split into words as a shell would (quotes kept, nothing expanded) and run without one.
+    public static let command = ValueKind("CMD") { text in
+        do throws(ShellWords.Problem) {
+            let words = try ShellWords.split(text)
+            return words.isEmpty ? .failure(.init("is empty; give a command")) : .success(words)
+        } catch {
+            return .failure(.init("\(error.message); quote as a shell would, like \"notify-send 'hum says'\""))
+        }
+    }
+}
