@@ -52,10 +52,14 @@ let package = Package(
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships
         // its in-memory handler: for tests only, never linked into hum.
         .target(name: "HumTestSupport", dependencies: ["HumCore"], swiftSettings: strict),
-        .executableTarget(name: "hum-soundgen", dependencies: ["HumCore", "HumAudio"], swiftSettings: strict),
+        // The built-in sounds' recipes and their mastering: linked only by hum-soundgen and the tests, never by hum.
+        .target(name: "HumSynth", dependencies: ["HumCore", "HumAudio"], swiftSettings: strict),
+        .executableTarget(name: "hum-soundgen", dependencies: ["HumSynth", "HumCore", "HumAudio"], swiftSettings: strict),
 
         .testTarget(name: "HumCoreTests", dependencies: ["HumTestSupport", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumAudioTests", dependencies: ["HumTestSupport", "HumAudio", "HumCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HumAudioTests", dependencies: ["HumTestSupport", "HumAudio", "HumSynth", "HumCore"], swiftSettings: strict),
+        .testTarget(name: "HumSynthTests", dependencies: ["HumSynth", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumStoreTests", dependencies: ["HumTestSupport", "HumStore", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumSystemTests", dependencies: ["HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(

@@ -14,7 +14,9 @@ export HUM_TEST_PULSE_SINK=testsink
 # The house style first (seconds): 'make format' fixes what this reports.
 swift format lint --strict --recursive --configuration .swift-format Sources Tests bench
 
-swift build --build-tests
+# Arrows point down only: a target that imports one it does not declare in Package.swift fails the build
+# (docs/architecture.md draws the targets).
+swift build --build-tests --explicit-target-dependency-import-check error
 export HUM_BIN="$PWD/.build/debug/hum"
 # Everything but the real-time audio tests first, in parallel; then the real-time ones on their own, so the
 # ledger's many-process tests do not compete with audio that must keep pace with the clock.

@@ -29,7 +29,8 @@ struct FocusCommand: HumCommand {
         s skip to the next phase, e extend by 5 minutes, q (or Ctrl-C) stop (the round is recorded as interrupted).
         Not on a terminal, hum prints one line per phase change: time, event, phase, round n/N, remaining.
 
-        --on-event runs a command (split on spaces, run directly, no shell) at every phase change, with
+        --on-event runs a command (split into words as a shell would, quotes kept; run directly, no shell, nothing
+        expanded) at every phase change, with
         HUM_EVENT, HUM_PHASE, HUM_ROUND, HUM_ROUNDS, HUM_REMAINING_SECONDS and HUM_SESSION_ID set; it is
         killed after 10 s.
 
@@ -78,7 +79,7 @@ struct FocusCommand: HumCommand {
     static let inhibit = Flag(
         "inhibit", help: "keep the machine from suspending or going idle while a focus round runs (logind)")
     static let onEvent = Option(
-        "on-event", .words("CMD"), help: "run CMD at every phase change (see below; setting focus.on-event)")
+        "on-event", .command, help: "run CMD at every phase change (see below; setting focus.on-event)")
     static let profile = Option(
         "profile",
         ValueKind<String>("NAME") { text in
@@ -131,9 +132,7 @@ struct FocusCommand: HumCommand {
         device = try arguments.value(PlayCommand.device)
         raw = arguments.flag(MixSetup.raw)
         verbose = arguments.flag(PlayCommand.verbose)
-        if let command = try arguments.value(Self.onEvent) {
-            onEvent = command.split(separator: " ").map(String.init)
-        }
+        onEvent = try arguments.value(Self.onEvent)
         contract = try ContractSetup.read(arguments, goal: goal)
         words = try arguments.positionals(Self.sounds)
         if noSound, !words.isEmpty {
@@ -179,7 +178,13 @@ struct FocusCommand: HumCommand {
             autoAdvance: autoAdvance ?? profile.autoAdvance
                 ?? FocusPlan.AutoAdvance(rawValue: settings.text(SettingCatalog.focusAutoAdvance)) ?? .all)
         let savedEvent = settings.text(SettingCatalog.focusOnEvent)
-        let event = onEvent ?? (savedEvent.isEmpty ? nil : savedEvent.split(separator: " ").map(String.init))
+        // A saved command was split when it was set (SettingDefinition); one edited by hand is split here too.
+        let saved = savedEvent.isEmpty ? nil : try? ShellWords.split(savedEvent)
+        guard savedEvent.isEmpty || saved != nil else {
+            throw HumError.usage(
+                "the setting focus.on-event has a quote left open; fix it with 'hum config set focus.on-event ...'")
+        }
+        let event = onEvent ?? saved
         var request = FocusRequest(
             plan: plan, goal: goal ?? profile.goal, tags: tags.isEmpty ? profile.tags : tags, quiet: quiet,
             onEvent: event)

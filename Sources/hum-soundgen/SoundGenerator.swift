@@ -1,6 +1,7 @@
 import Foundation
 import HumAudio
 import HumCore
+import HumSynth
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HumAudio
 @testable import HumCore
+@testable import HumSynth
 
 /// The generator's last steps on a short loop: loudness matching through the codec, exact length, fixed serial.
 @Suite struct BuiltinSoundsMasteringTests {

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HumAudio
 @testable import HumCore
+@testable import HumSynth
 
 /// The shipped library in Sounds/: every file is what the manifest says, loops without a seam, and sits on the
 /// loudness target.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HumAudio
 @testable import HumCore
+@testable import HumSynth
 
 /// Every built-in sound is clearly its own: no two have near the same average spectrum. The old aeroplane cabin was
 /// brown noise by another name (3.8 dB apart by this measure) and the old waves were the storm's spectrum

@@ -2,6 +2,7 @@ import Testing
 
 @testable import HumAudio
 @testable import HumCore
+@testable import HumSynth
 
 /// The generator's own loudness figure (HumCore has no libebur128) agrees with libebur128, and the peak holding
 /// built on it keeps a crackling loop inside what a file at the reference level can hold.

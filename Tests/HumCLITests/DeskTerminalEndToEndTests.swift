@@ -287,6 +287,32 @@ import Testing
         #expect(box.run("ctl", "stop").code == 0)
     }
 
+    /// Leaving the screen never costs a round: q while focus rounds run leaves them running in the player, even one
+    /// started for this screen with no one else watching, and says so; before, the player stopped and the round
+    /// was recorded as interrupted.
+    @Test func leavingDuringFocusLeavesTheRoundsRunning() throws {
+        let box = Sandbox()
+        var env = box.environment
+        env["HUM_SOUNDS_DIR"] = try Self.library(in: box)
+        env["HUM_DEVICE"] = "null"
+        env["TERM"] = "screen"
+        let shell = try Shell(columns: 80, rows: 24, environment: env)
+        _ = try shell.waitUntil(shows: "PROMPT>")
+        try shell.type("\(humBinary)")
+        try shell.keys("Enter")
+        _ = try shell.waitUntil { $0.contains("master") && $0.contains("brown") }
+        try shell.keys("f")
+        var screen = try shell.waitUntil(shows: "focus · round 1/4")
+        #expect(screen.contains("focus · round 1/4"), "\(screen)")
+        try shell.keys("q")
+        screen = try shell.waitUntil(shows: "PROMPT> ")
+        #expect(screen.contains("focus 1/4 runs on in the player"), "\(screen)")
+        usleep(300_000)
+        let status = box.run("status")
+        #expect(status.out.contains("focus 1/4") && !status.out.contains("stopping"), "\(status)")
+        #expect(box.run("ctl", "stop").code == 0)
+    }
+
     /// A round that earns shows it briefly, in the accent (reverse video with NO_COLOR), and the bank counts it.
     @Test func aRoundThatEarnsShowsIt() throws {
         let box = Sandbox()

@@ -330,6 +330,33 @@ import Testing
         #expect(s.run("config", "unset", "profile.deep").out == "removed profile.deep\n")
     }
 
+    /// `history record --start` takes the words of `--since` with a local time after them, or an instant.
+    @Test func recordStartTakesDateWordsWithATime() throws {
+        func start(_ words: String...) throws -> String {
+            let parsed = try ArgumentParser.parse(
+                ["--active", "25m"] + words, declarations: HistoryCommand.Record.infos, path: "history record")
+            // Now is Monday 2025-03-31 12:00 in Paris (+02:00 since the day before).
+            let zone = TransitionZone(initial: 3600, transitions: [(1_743_296_400, 7200)])
+            let calendar = LocalCalendar(clock: ManualClock(1_743_415_200), zone: zone)
+            return try HistoryCommand.Record(parsed).record(calendar: calendar).start.rfc3339
+        }
+        #expect(try start("--start", "yesterday 14:00") == "2025-03-30T14:00:00+02:00")
+        #expect(try start("--start", "saturday 9:05") == "2025-03-29T09:05:00+01:00")
+        #expect(try start("--start", "2025-03-01 08:15:30") == "2025-03-01T08:15:30+01:00")
+        #expect(try start("--start", "13:00") == "2025-03-31T13:00:00+02:00")
+        #expect(try start("--start", "yesterday") == "2025-03-30T00:00:00+01:00")
+        #expect(try start("--start", "last week 10:00") == "2025-03-24T10:00:00+01:00")
+        #expect(try start("--start", "2025-03-01T10:00:00-05:00") == "2025-03-01T10:00:00-05:00")
+        let defaultStart = try start()
+        #expect(defaultStart == "2025-03-31T11:35:00+02:00")
+        for bad in ["yesterday 25:00", "yesterday 14:7", "tomorrow 14:00", "14:00 yesterday", "2025-03-01T10:00 9:00"] {
+            #expect(throws: HumError.self, "\(bad)") { try start("--start", bad) }
+        }
+        let s = Sandbox()
+        let r = s.run("history", "record", "--active", "25m", "--start", "yesterday 14:00")
+        #expect(r.code == 0, "\(r.err)")
+    }
+
     /// The command line wins over the profile, which wins over the settings, which win over hum's defaults.
     @Test func focusLayersItsDefaults() throws {
         func focus(_ words: String...) throws -> FocusCommand {
@@ -350,6 +377,12 @@ import Testing
         let mine = try focus("--profile", "deep", "rain=40", "--tag", "mine", "--quiet").resolve(settings)
         #expect(mine.words == ["rain=40"] && mine.request.tags == ["mine"] && !mine.request.notify)
         #expect(throws: HumError.self) { try focus("--profile", "deeep").resolve(settings) }
+        // --on-event and focus.on-event are split as a shell would: quoted words stay whole.
+        let quoted = try focus("--on-event", "notify-send \"hum says\" 'it is time'").resolve(settings)
+        #expect(quoted.request.onEvent == ["notify-send", "hum says", "it is time"])
+        let savedQuoted = Settings(stored: ["focus.on-event": "sh -c 'echo $HUM_EVENT >> log'"], environment: [:])
+        #expect(try focus().resolve(savedQuoted).request.onEvent == ["sh", "-c", "echo $HUM_EVENT >> log"])
+        #expect(throws: HumError.self) { try focus("--on-event", "say 'open") }
         // The sleep lock: off by default, on by the flag, by the setting, or by its environment variable.
         #expect(plain.request.inhibit == nil)
         #expect(try focus("--inhibit").resolve(settings).request.inhibit == true)

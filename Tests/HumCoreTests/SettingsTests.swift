@@ -47,11 +47,14 @@ import Testing
         #expect(try SettingCatalog.normalise("play.mix", "rain=40  brown") == "rain=40 brown=75")
         #expect(try SettingCatalog.normalise("play.mix", "@night") == "@night")
         #expect(try SettingCatalog.normalise("focus.on-event", "notify.sh  --loud") == "notify.sh --loud")
+        #expect(
+            try SettingCatalog.normalise("focus.on-event", "notify-send  \"hum says\"") == "notify-send 'hum says'")
         #expect(try SettingCatalog.normalise("focus.daily-goal", "0") == "0s")
         for (key, bad) in [
             ("focus.length", "0s"), ("focus.daily-goal", "25h"), ("focus.daily-goal", "1.5s"), ("focus.rounds", "0"),
             ("focus.auto-advance", "some"), ("play.mix", "@night rain"), ("play.mix", "=4"), ("play.device", "a b"),
-            ("notify.bell", "maybe"), ("earn.ratio", "0"), ("profile.deep", "--focus"), ("profile.deep", "--volume 3"),
+            ("notify.bell", "maybe"), ("earn.ratio", "0"), ("focus.on-event", "say 'open"), ("profile.deep", "--focus"),
+            ("profile.deep", "--volume 3"),
         ] {
             #expect(throws: SettingError.self, "\(key) \(bad)") { try SettingCatalog.normalise(key, bad) }
         }

@@ -92,4 +92,21 @@ import Testing
         let c2 = LocalCalendar(clock: ManualClock(0), zone: skip)
         #expect(c2.stamp(c2.startOfDay(CivilDate(text: "1970-01-02")!)).rfc3339 == "1970-01-02T01:00:00+01:00")
     }
+
+    /// A local time on a local day (`hum history record --start "yesterday 14:00"`), across both DST changes.
+    @Test func aLocalTimeOnADayAcrossDST() {
+        let zone = TransitionZone(initial: 3600, transitions: [(1_743_296_400, 7200), (1_761_440_400, 3600)])
+        let cal = LocalCalendar(clock: ManualClock(0), zone: zone)
+        func at(_ day: String, _ h: Int64, _ m: Int64) -> String {
+            cal.stamp(cal.instant(on: CivilDate(text: day)!, secondsOfDay: h * 3600 + m * 60)).rfc3339
+        }
+        #expect(at("2025-03-29", 14, 0) == "2025-03-29T14:00:00+01:00")
+        #expect(at("2025-03-31", 12, 0) == "2025-03-31T12:00:00+02:00")
+        // 02:30 does not exist on the spring day: the first instant after the jump.
+        #expect(at("2025-03-30", 2, 30) == "2025-03-30T03:00:00+02:00")
+        // 02:30 happens twice on the autumn day: the first of the two.
+        #expect(at("2025-10-26", 2, 30) == "2025-10-26T02:30:00+02:00")
+        #expect(at("2025-10-26", 3, 30) == "2025-10-26T03:30:00+01:00")
+        #expect(at("2025-10-26", 0, 0) == cal.stamp(cal.startOfDay(CivilDate(text: "2025-10-26")!)).rfc3339)
+    }
 }

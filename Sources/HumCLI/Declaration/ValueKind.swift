@@ -356,3 +356,73 @@ extension ValueKind where Value == MixItem {
         return .success(MixItem(sound: String(text[..<colon]), volume: volume))
     }
 }
+
+extension ValueKind where Value == [String] {
+    /// A command line, split into words as a shell would (quotes kept, nothing expanded) and run without one.
+    public static let command = ValueKind("CMD") { text in
+        do throws(ShellWords.Problem) {
+            let words = try ShellWords.split(text)
+            return words.isEmpty ? .failure(.init("is empty; give a command")) : .success(words)
+        } catch {
+            return .failure(.init("\(error.message); quote as a shell would, like \"notify-send 'hum says'\""))
+        }
+    }
+}
+
+/// A moment as people type it for `hum history record --start`: the words of `--since` with a local time of day
+/// after them (`yesterday 14:00`, `monday 9:30`, `2025-03-30 08:15:30`, a bare `14:00` for today), or an RFC 3339
+/// instant. A word that names several days (`last week`) means its first, as `--since` does; no time means
+/// midnight.
+public enum Moment: Sendable, Equatable {
+    case instant(Timestamp)
+    case local(DateWord, secondsOfDay: Int64)
+
+    /// The instant, against the local calendar when the command runs.
+    public func epoch(calendar: LocalCalendar) -> Int64 {
+        switch self {
+        case .instant(let t): return t.epochSeconds
+        case .local(let word, let seconds):
+            guard let (first, _) = word.days(today: calendar.now().localDate) else { return 0 }
+            return calendar.instant(on: first, secondsOfDay: seconds)
+        }
+    }
+
+    /// `H:MM`, `HH:MM` or `HH:MM:SS` as seconds into the day.
+    static func timeOfDay(_ text: Substring) -> Int64? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            parts.dropFirst().allSatisfy({ $0.count == 2 })
+        else { return nil }
+        let values = parts.compactMap { Int64($0) }
+        guard values[0] < 24, values[1] < 60, values.count < 3 || values[2] < 60 else { return nil }
+        return values[0] * 3600 + values[1] * 60 + (values.count == 3 ? values[2] : 0)
+    }
+}
+
+extension ValueKind where Value == Moment {
+    public static let moment = ValueKind(
+        "WHEN", completion: .words(["today", "yesterday"] + DateWord.weekdays)
+    ) { text in
+        if let t = Timestamp(rfc3339: text) {
+            guard LedgerBounds.epoch.contains(t.epochSeconds) else {
+                return .failure(.init("is outside the years 1970 to 9999 that hum keeps; give a later time"))
+            }
+            return .success(.instant(t))
+        }
+        var words = text.split(separator: " ")
+        var seconds: Int64 = 0
+        if let last = words.last, let s = Moment.timeOfDay(last) {
+            seconds = s
+            words.removeLast()
+        }
+        let dayText = words.joined(separator: " ")
+        let hint = "; try \"yesterday 14:00\", \"monday 9:30\", \"2025-03-30 08:15\" or 2025-03-30T08:15:00+01:00"
+        if dayText.isEmpty { return .success(.local(.today, secondsOfDay: seconds)) }
+        switch ValueKind<DateWord>.date.read(dayText) {
+        case .success(.instant): return .failure(.init("is not a day and a time\(hint)"))
+        case .success(let word): return .success(.local(word, secondsOfDay: seconds))
+        case .failure: return .failure(.init("is not a day and a time\(hint)"))
+        }
+    }
+}

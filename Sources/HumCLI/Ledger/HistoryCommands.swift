@@ -118,10 +118,13 @@ struct HistoryCommand: HumCommand {
         static let abstract = "record a round timed elsewhere; a completed focus round earns like one from the timer"
         static let discussion = """
             The round's id is its idempotency key: recording the same id again changes nothing, and its earnings are
-            never granted twice. The start defaults to now minus the active and paused time.
+            never granted twice. The start defaults to now minus the active and paused time; --start takes the words
+            of 'hum history --since' with a local time after them (yesterday 14:00, monday 9:30, 2025-03-30 08:15,
+            a bare 14:00 for today) or an RFC 3339 instant.
             """
         static let examples = [
             "hum history record --active 25m --goal \"chapter 3\" --tag writing",
+            "hum history record --active 50m --start \"yesterday 14:00\"",
             "hum history record --id pomo-2025-03-30-1 --active 50m --planned 50m --sound rain=60",
         ]
         static let active = Option("active", .elapsedSeconds, required: true, help: "time focused")
@@ -137,7 +140,9 @@ struct HistoryCommand: HumCommand {
                 (1...200).contains(text.utf8.count)
                     ? .success(text) : .failure(.init("is not an id: use 1 to 200 bytes"))
             }, help: "the round's id (default: a new random id)")
-        static let start = Option("start", .instant, help: "when it started, RFC 3339")
+        static let start = Option(
+            "start", .moment,
+            help: "when it started: the words of --since with a time, like \"yesterday 14:00\", or RFC 3339")
         static let planned = Option("planned", .elapsedSeconds, help: "planned length (default: the active time)")
         static let paused = Option("paused", .elapsedSeconds, help: "time paused (default 0)")
         static let goal = FocusCommand.goal
@@ -153,7 +158,7 @@ struct HistoryCommand: HumCommand {
         let kind: RoundKind
         let status: RoundStatus
         let id: String?
-        let start: Timestamp?
+        let start: Moment?
         let mix: [MixItem]
         let goal: String?
         let tags: [String]
@@ -173,7 +178,12 @@ struct HistoryCommand: HumCommand {
 
         /// The round to record: the start defaults to now minus the time it took.
         func record(calendar: LocalCalendar) -> RoundRecord {
-            let start = self.start ?? calendar.stamp(calendar.clock.nowEpochSeconds() - active - paused)
+            let start: Timestamp =
+                switch self.start {
+                case .instant(let given)?: given  // as written, with its own offset
+                case let moment?: calendar.stamp(moment.epoch(calendar: calendar))
+                case nil: calendar.stamp(calendar.clock.nowEpochSeconds() - active - paused)
+                }
             var rng = SystemRandomNumberGenerator()
             return RoundRecord(
                 id: id ?? Identifier.make(using: &rng), kind: kind, status: status, start: start,

@@ -55,6 +55,8 @@ final class DeskScreen {
     private var bankReadAt = -1e9
     private var ended = false
     private var stopOnLeave = false
+    /// What leaving says on the shell's screen (focus rounds that run on).
+    private var leavingNote: String?
 
     init(client: ControlClient, context: CommandContext, startedHere: Bool) {
         self.client = client
@@ -126,6 +128,7 @@ final class DeskScreen {
         curses?.close()
         curses = nil
         if ended { context.stdout.write("the player has stopped\n") }
+        if let leavingNote, !stopOnLeave { context.stdout.write(leavingNote + "\n") }
         return ExitCode.success
     }
 
@@ -267,11 +270,13 @@ final class DeskScreen {
         return try FocusCommand(parsed).resolve(settings).request
     }
 
-    /// `q`, Ctrl-C, SIGTERM, SIGHUP: leave. A player started for this screen stops (with its fade) unless another
-    /// client watches it; one started apart plays on.
+    /// `q`, Ctrl-C, SIGTERM, SIGHUP: leave, as DeskLeave decides: focus rounds run on; otherwise a player
+    /// started for this screen stops (with its fade) unless another client watches it; one started apart plays on.
     private func leave() {
-        if startedHere, !ended, let status = try? PlayerLink.send(.status, to: client) {
-            stopOnLeave = (status.subscribers ?? 1) <= 1
+        if !ended {
+            let decision = DeskLeave.decide(startedHere: startedHere, status: try? PlayerLink.send(.status, to: client))
+            stopOnLeave = decision.stopPlayer
+            leavingNote = decision.note
         }
         loop.stop()
     }

@@ -142,11 +142,12 @@ public struct SettingDefinition: Sendable, Equatable {
             }
             return text
         case .command:
-            let words = text.split(separator: " ").map(String.init)
-            guard text.utf8.count <= 4096, !text.contains(where: \.isNewline) else {
-                throw bad("a command on one line, like \"notify.sh --quiet\"")
+            // Split as the command will be run (ShellWords), so a quote left open is refused here, not at the
+            // next phase change; kept in one written form that splits the same way again.
+            guard let words = try? ShellWords.split(text) else {
+                throw bad("a command on one line with its quotes closed, like \"notify-send 'hum says'\"")
             }
-            return words.joined(separator: " ")
+            return ShellWords.join(words)
         case .profile:
             do throws(FocusProfile.Problem) {
                 return try FocusProfile(text: text).text

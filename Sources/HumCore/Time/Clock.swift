@@ -34,6 +34,27 @@ public struct LocalCalendar: Sendable {
         Timestamp(epochSeconds: epochSeconds, offsetSeconds: zone.offsetSeconds(atEpoch: epochSeconds))
     }
 
+    /// The instant a local wall-clock time names on a local day (`yesterday 14:00`). When the clock jumps over that
+    /// time (a DST gap) it is the first instant after the jump; when the time happens twice (the clock goes back),
+    /// the first of the two.
+    public func instant(on date: CivilDate, secondsOfDay: Int64) -> Int64 {
+        let local = date.daysSinceEpoch * 86_400 + secondsOfDay
+        func localSeconds(_ t: Int64) -> Int64 { t + Int64(zone.offsetSeconds(atEpoch: t)) }
+        // Every offset in force within a day either side is a candidate; the earliest instant that shows this
+        // wall-clock time wins (the first of two when the clock went back).
+        let offsets = Set(
+            stride(from: local - 86_400, through: local + 86_400, by: 900).map { zone.offsetSeconds(atEpoch: $0) })
+        let shown = offsets.map { local - Int64($0) }.filter { localSeconds($0) == local }
+        if let first = shown.min() { return first }
+        // In a gap: the first instant whose local time is past it.
+        var (low, high) = (local - 86_400, local + 86_400)
+        while high - low > 1 {
+            let mid = low + (high - low) / 2
+            if localSeconds(mid) >= local { high = mid } else { low = mid }
+        }
+        return high
+    }
+
     /// The first instant of a local calendar day: local midnight, or the first instant after it when the clock
     /// jumps over midnight (a DST gap), or when the zone skips the whole day (Samoa went from 2011-12-29 to
     /// 2011-12-31): then the day "starts", empty, where the next one does. Precisely, the first instant whose local

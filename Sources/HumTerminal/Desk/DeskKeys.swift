@@ -20,6 +20,31 @@ public enum DeskAction: Equatable, Sendable {
     case stopPlayer
 }
 
+/// What leaving the full screen (`q`, Ctrl-C, a closed terminal) does to the player, and what to say on the way
+/// out. Leaving never costs a round: focus rounds under way run on in the player, even one started for this
+/// screen; only `Q` (or `hum ctl stop`) stops them.
+public struct DeskLeave: Equatable, Sendable {
+    /// Stop the player (with its fade).
+    public var stopPlayer: Bool
+    /// A line for the shell's screen after the full screen is gone.
+    public var note: String?
+
+    /// `status` is the player's as the screen leaves (nil when it could not be read: then it is left alone);
+    /// `startedHere` says the player was started for this screen.
+    public static func decide(startedHere: Bool, status: PlayerStatus?) -> DeskLeave {
+        guard let status, status.state != .stopping else { return DeskLeave(stopPlayer: false, note: nil) }
+        if let focus = status.focus {
+            let round = "\(focus.round)/\(focus.rounds)"
+            return DeskLeave(
+                stopPlayer: false,
+                note: "focus \(round) runs on in the player: 'hum' to come back, 'hum ctl end-focus' to end the rounds")
+        }
+        // A player of this screen's own stops, unless another client watches it.
+        let stop = startedHere && (status.subscribers ?? 1) <= 1
+        return DeskLeave(stopPlayer: stop, note: nil)
+    }
+}
+
 /// The full screen's key map: a key (or a click on a volume bar) changes the screen's state and may ask something
 /// of the player. Pure; the frontend runs what it returns.
 public enum DeskKeys {
@@ -42,7 +67,7 @@ public enum DeskKeys {
         ("S", "save the mix as…"),
         ("l", "load a saved mix"),
         ("click", "set a volume on its bar"),
-        ("q", "leave (the player may play on)"),
+        ("q", "leave (focus rounds and a player started apart play on)"),
         ("Q", "stop the player and leave"),
         ("?", "these keys"),
     ]

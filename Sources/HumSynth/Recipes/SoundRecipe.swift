@@ -1,3 +1,5 @@
+import HumCore
+
 /// How to make one built-in sound: what the manifest says about it, and a function from a length and a seed to
 /// the samples.
 public struct SoundRecipe: Sendable {

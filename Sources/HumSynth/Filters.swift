@@ -1,3 +1,5 @@
+import HumCore
+
 /// Anything that turns one sample into the next output sample, carrying state: the filters below.
 public protocol SampleProcessor {
     mutating func process(_ x: Float) -> Float

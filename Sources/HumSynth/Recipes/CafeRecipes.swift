@@ -1,3 +1,5 @@
+import HumCore
+
 /// A coffee shop: people talking at the tables around, cups and spoons, the espresso machine, the room.
 ///
 /// The voices say nothing: each is a source-filter model of a voice (a glottal pulse train at a speaker's pitch,

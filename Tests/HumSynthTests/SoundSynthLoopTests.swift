@@ -1,6 +1,7 @@
+import HumCore
 import Testing
 
-@testable import HumCore
+@testable import HumSynth
 
 @Suite struct SoundSynthLoopTests {
     static let sr = 48_000.0

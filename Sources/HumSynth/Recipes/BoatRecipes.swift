@@ -1,3 +1,5 @@
+import HumCore
+
 /// A small wooden boat at its mooring, water lapping at the hull.
 ///
 /// Small waves reach the hull every few seconds, irregularly: each slaps it (a splash of broken water, 300 Hz to

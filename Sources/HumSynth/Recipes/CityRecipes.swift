@@ -1,3 +1,5 @@
+import HumCore
+
 /// A city heard from a window a street or two back.
 ///
 /// The roar of distant traffic is the sum of countless tyres (a broad hump around 600-1200 Hz) and engines (below

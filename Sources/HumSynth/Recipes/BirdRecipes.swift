@@ -1,3 +1,5 @@
+import HumCore
+
 /// A dawn chorus in a wood.
 ///
 /// Songbirds sing nearly pure whistles (the syrinx makes a tone, the beak and throat filter its harmonics away)

@@ -1,3 +1,5 @@
+import HumCore
+
 /// The elementary functions the sound generator needs, in pure Swift.
 ///
 /// HumCore imports no C module, so it cannot call libm's `sin` or `exp`. Writing them here has a second use: the

@@ -1,6 +1,7 @@
+import HumCore
 import Testing
 
-@testable import HumCore
+@testable import HumSynth
 
 #if canImport(Glibc)
     import Glibc

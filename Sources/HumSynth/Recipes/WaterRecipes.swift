@@ -1,3 +1,5 @@
+import HumCore
+
 /// The sea and a stream.
 enum WaterRecipes {
     /// Surf on a beach. Real surf (Blanket's and Moodist's recordings) breaks irregularly: 20-24 swells a minute by

@@ -1,3 +1,5 @@
+import HumCore
+
 /// A fire in the hearth.
 ///
 /// Measured on real fireplaces (Blanket's and Moodist's recordings), a wood fire is bright: its power centroid sits

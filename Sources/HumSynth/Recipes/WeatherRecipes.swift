@@ -1,3 +1,5 @@
+import HumCore
+
 /// Rain, a storm and wind.
 enum WeatherRecipes {
     /// One raindrop: mostly a tiny tick of filtered noise, sometimes the rising "plink" of a bubble it makes.

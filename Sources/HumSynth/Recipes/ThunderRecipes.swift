@@ -1,3 +1,5 @@
+import HumCore
+
 /// Thunder, from the way it is made.
 ///
 /// A lightning channel is a crooked line kilometres long; every short piece of it sends out a shock that has become,

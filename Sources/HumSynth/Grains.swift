@@ -1,3 +1,5 @@
+import HumCore
+
 /// Short sounds to scatter along a loop with `Loop.add`: the drops, bubbles, crackles and clacks of the recipes.
 public enum Grain {
     /// A sine that starts at `frequency`, glides by `chirp` (relative change per second, e.g. 0.5 rises half an

@@ -1,3 +1,5 @@
+import HumCore
+
 /// Every built-in sound, in the order `hum sounds` lists them.
 public enum BuiltinSoundRecipes {
     public static let all: [SoundRecipe] = [

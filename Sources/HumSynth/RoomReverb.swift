@@ -1,3 +1,5 @@
+import HumCore
+
 /// A small room, a café or a wood around a sound: a Schroeder reverberator (four feedback combs in parallel, damped
 /// so highs die first, then two all-passes in series). Its delays are set by `seed` so that two of them (left and
 /// right) give decorrelated, spacious tails. Run it with `Loop.filtered` like any filter: its tail then wraps around

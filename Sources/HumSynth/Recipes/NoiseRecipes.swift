@@ -1,3 +1,5 @@
+import HumCore
+
 /// The three noise colours.
 enum NoiseRecipes {
     static let white = SoundRecipe(

@@ -1,3 +1,5 @@
+import HumCore
+
 /// Night crickets.
 enum CreatureRecipes {
     /// One chirp: `pulses` short tone pulses (raised-cosine shaped) of a carrier that falls slightly in each.

@@ -1,3 +1,4 @@
+import HumAudio
 import HumCore
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import HumCore
+
 /// Steady machines: a fan, a train, an aeroplane cabin.
 enum MachineRecipes {
     /// A frequency rounded to a whole number of cycles per loop, so a steady tone repeats seamlessly.

@@ -1,3 +1,5 @@
+import HumCore
+
 /// How smoothly a loop's end flows into its start, compared with how it moves anywhere else.
 public struct LoopContinuity: Sendable, Equatable {
     /// The largest jump, over all channels, from the last frame to the first.

@@ -1,3 +1,5 @@
+import HumCore
+
 /// Steady beats to settle into: a clock and a slow heartbeat.
 enum PulseRecipes {
     /// A sum of decaying resonances struck at once: the ring of a small part hit hard (a pallet on an escape

@@ -1,3 +1,5 @@
+import HumCore
+
 /// Building loops that are periodic by construction.
 ///
 /// A loop of N frames is an array of N samples that is read as if it went round and round: sample N-1 is

@@ -1,6 +1,7 @@
+import HumCore
 import Testing
 
-@testable import HumCore
+@testable import HumSynth
 
 @Suite struct SoundSynthRecipeTests {
     static let ids = BuiltinSoundRecipes.all.map(\.id)
