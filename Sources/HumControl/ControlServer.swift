@@ -190,23 +190,14 @@ public final class ControlServer {
         do {
             request = try decoder.decode(ControlRequest.self, from: Data(line))
         } catch let refusal as ControlRequest.Refusal {
-            send(ControlReply(id: nil, error: refusal.message, kind: .usage), to: client)
+            send(ControlReply(id: refusal.id, error: refusal.message, kind: .usage), to: client)
             return
         } catch {
-            send(ControlReply(id: nil, error: "not a request: \(Self.describe(error))", kind: .usage), to: client)
+            send(ControlReply(id: nil, error: ControlRequest.describe(error), kind: .usage), to: client)
             return
         }
         if request.command == .subscribe { client.subscribed = true }
         send(handler(request), to: client)
-    }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
-            return "\"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        default: return "invalid JSON"
-        }
     }
 
     private func send(_ reply: ControlReply, to client: Client) {

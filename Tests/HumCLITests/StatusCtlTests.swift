@@ -121,6 +121,7 @@ import Testing
         ["ctl", "volume", "rain", "+"],
         ["ctl", "master", "loud"],
         ["ctl", "extend", "0s"],
+        ["ctl", "extend", "25h"],
         ["ctl", "mute", "rain", "maybe"],
         ["ctl", "pause", "now"],
         ["ctl", "add", "@night"],
