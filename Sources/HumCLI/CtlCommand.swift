@@ -15,15 +15,15 @@ enum VolumeChange: Sendable, Equatable {
     func applied(to current: Double) -> Double {
         switch self {
         case .to(let v): return v
-        case .by(let step): return min(100, max(0, current + step))
+        case .by(let step): return Volume.checked(min(100, max(0, current + step))) ?? 0
         }
     }
 
     static let kind = ValueKind<VolumeChange>("VOLUME") { text in
         let relative = text.hasPrefix("+") || text.hasPrefix("-")
         let body = relative ? String(text.dropFirst()) : text
-        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let v = Double(body),
-            v.isFinite, (0...100).contains(v)
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            let v = Double(body).flatMap(Volume.checked)
         else {
             return .failure(.init("is not a volume: give 0 to 100, or +N / -N to move it"))
         }
@@ -169,7 +169,11 @@ struct CtlCommand: HumCommand {
         static let abstract = "make the focus phase longer (by 5 minutes, or DURATION)"
         static let examples = ["hum ctl extend", "hum ctl extend 10m"]
         static let duration = Positional(
-            "DURATION", .seconds, required: false, help: "how much longer, like 10m (default: 5 minutes, the e key)")
+            "DURATION",
+            ValueKind<Int64>.seconds.map { seconds in
+                PlayerCommand.extendSeconds.contains(seconds)
+                    ? .success(seconds) : .failure(.init("is longer than 24h, the most one extend adds"))
+            }, required: false, help: "how much longer, 1s to 24h, like 10m (default: 5 minutes, the e key)")
         static let arguments: [any Declared] = [duration, CtlCommand.quiet]
         let seconds: Int64?
         let quiet: Bool

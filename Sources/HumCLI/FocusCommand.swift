@@ -60,10 +60,10 @@ struct FocusCommand: HumCommand {
     static let longBreak = Option(
         "long-break", .positiveDuration, help: "length of a long break (setting focus.long-break, 15m)")
     static let longEvery = Option(
-        "long-every", .count(0...1000),
+        "long-every", .count(FocusPlan.longBreakEveryRange),
         help: "a long break after every Nth focus round; 0: never (setting focus.long-every, 4)")
     static let rounds = Option(
-        "rounds", .count(1...1000), help: "number of focus rounds (setting focus.rounds, 4)")
+        "rounds", .count(FocusPlan.roundsRange), help: "number of focus rounds (setting focus.rounds, 4)")
     static let fade = Option(
         "fade", .duration,
         help: "fade out over the end of each focus round, in over its start (setting focus.fade, 10s)")

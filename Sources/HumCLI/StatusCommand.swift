@@ -124,11 +124,12 @@ struct StatusCommand: HumCommand {
         return ExitCode.success
     }
 
-    /// The running player's status; nil when none runs (or it went away while asked).
+    /// The running player's status; nil when none runs (or it went away while asked). Within 2 s, answer or
+    /// error: a bar that runs `hum status` every second never piles up processes waiting on a flooded player.
     static func ask(_ context: CommandContext) throws -> PlayerStatus? {
-        guard let client = try PlayerLink.connect(context) else { return nil }
+        guard let client = try PlayerLink.connect(context, timeoutMilliseconds: 800) else { return nil }
         do {
-            return try PlayerLink.send(.status, to: client)
+            return try PlayerLink.send(.status, to: client, timeoutMilliseconds: 1000)
         } catch ControlClient.Problem.closed {
             return nil
         }

@@ -12,14 +12,17 @@ public enum ServerMessage: Equatable, Sendable {
     case event(ControlEvent)
 }
 
-/// A client's end of the control socket: `hum status`, `hum ctl`, a second `hum play`, an attached screen. Blocking
-/// calls take a timeout; an event loop can instead watch `fd` and call `readAvailable()`.
+/// A client's end of the control socket: `hum status`, `hum ctl`, a second `hum play`, an attached screen. Every
+/// blocking call takes a timeout, connecting included (a player whose queue of connections is full would otherwise
+/// keep `connect` waiting for ever); an event loop can instead watch `fd` and call `readAvailable()`.
 public final class ControlClient {
     public enum Problem: UserFacingError, Equatable {
         /// The player closed the connection.
         case closed
         /// No answer in time.
         case timeout
+        /// The connection was not taken in time: the player's queue of connections waiting is full.
+        case notAccepted(milliseconds: Int32)
         /// The player sent something that is not a message of the protocol.
         case garbled(String)
         case system(call: String, code: Int32)
@@ -28,7 +31,11 @@ public final class ControlClient {
         public var message: String {
             switch self {
             case .closed: return "the hum player closed the connection"
-            case .timeout: return "the hum player did not answer in time"
+            case .timeout: return "the hum player did not answer in time; try again"
+            case .notAccepted(let ms):
+                return
+                    "the hum player did not take the connection within \(ms) ms (too many clients connecting at "
+                    + "once?); try again"
             case .garbled(let what): return "the hum player sent something this hum does not understand (\(what))"
             case .system(let call, let code):
                 return "cannot talk to the hum player: \(call): \(String(cString: strerror(code)))"
@@ -63,7 +70,13 @@ public final class ControlClient {
         return true
     }
 
-    private static func open(_ path: String) -> (fd: Int32, error: Int32) {
+    /// How long `connect` waits for the player to take the connection, unless told otherwise.
+    public static let connectTimeoutMilliseconds: Int32 = 1000
+
+    /// Connects within `timeoutMilliseconds`. On a Unix socket a non-blocking connect cannot be waited for with
+    /// poll (it fails at once with EAGAIN while the player's queue is full), so the connect blocks, bounded by
+    /// SO_SNDTIMEO, which the kernel applies to that wait; it fails with EAGAIN when the time is up.
+    private static func open(_ path: String, timeoutMilliseconds: Int32) -> (fd: Int32, error: Int32) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return (-1, errno) }
         var address = sockaddr_un()
@@ -71,34 +84,51 @@ public final class ControlClient {
             close(fd)
             return (-1, ENAMETOOLONG)
         }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let end = Int64(deadline.tv_sec) * 1000 + Int64(deadline.tv_nsec) / 1_000_000 + Int64(timeoutMilliseconds)
+        while true {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let left = max(1, end - (Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000))
+            var limit = timeval(tv_sec: Int(left / 1000), tv_usec: Int(left % 1000) * 1000)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
-        }
-        if rc != 0 {
+            if rc == 0 { break }
             let code = errno
+            if code == EINTR, left > 1 { continue }
             close(fd)
-            return (-1, code)
+            return (-1, code == EINTR || code == EINPROGRESS ? EAGAIN : code)
         }
+        var none = timeval()
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
         return (fd, 0)
     }
 
-    /// Whether a player answers at `path` (a socket nobody listens on, left by a killed player, does not).
+    /// Whether a player answers at `path` (a socket nobody listens on, left by a killed player, does not; one
+    /// whose queue is full does: it is alive, only busy).
     static func isAnswering(_ path: String) -> Bool {
-        let (fd, _) = open(path)
+        let (fd, code) = open(path, timeoutMilliseconds: connectTimeoutMilliseconds)
         if fd >= 0 { close(fd) }
-        return fd >= 0
+        return fd >= 0 || code == EAGAIN
     }
 
-    /// Connects to this user's player; nil when none runs (no socket, or a stale one).
-    public static func connect(to path: ControlSocketPath) throws(Problem) -> ControlClient? {
+    /// Connects to this user's player within `timeoutMilliseconds`; nil when none runs (no socket, or a stale
+    /// one).
+    public static func connect(
+        to path: ControlSocketPath, timeoutMilliseconds: Int32 = connectTimeoutMilliseconds
+    ) throws(Problem) -> ControlClient? {
         var info = stat()
         if lstat(path.directory, &info) != 0 { return nil }
         do { try path.check() } catch { throw .path(error) }
-        let (fd, code) = open(path.socket)
+        let (fd, code) = open(path.socket, timeoutMilliseconds: timeoutMilliseconds)
         if fd < 0 {
             if code == ENOENT || code == ECONNREFUSED { return nil }
+            if code == EAGAIN { throw .notAccepted(milliseconds: timeoutMilliseconds) }
             throw .system(call: "connect", code: code)
         }
         let flags = fcntl(fd, F_GETFL)
@@ -106,9 +136,9 @@ public final class ControlClient {
         return ControlClient(fd: fd)
     }
 
-    /// Sends a request; returns its id.
+    /// Sends a request, waiting up to `timeoutMilliseconds` for room to write it; returns its id.
     @discardableResult
-    public func send(_ command: PlayerCommand) throws(Problem) -> Int64 {
+    public func send(_ command: PlayerCommand, timeoutMilliseconds: Int32 = 2000) throws(Problem) -> Int64 {
         let id = nextID
         nextID += 1
         guard var bytes = try? encoder.encode(ControlRequest(id: id, command: command)) else {
@@ -124,10 +154,15 @@ public final class ControlClient {
                 if errno == EINTR { continue }
                 if errno == EAGAIN {
                     var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    if poll(&p, 1, 2000) <= 0 { throw .timeout }
+                    if poll(&p, 1, timeoutMilliseconds) <= 0 { throw .timeout }
                     continue
                 }
-                throw errno == EPIPE || errno == ECONNRESET ? .closed : .system(call: "send", code: errno)
+                guard errno == EPIPE || errno == ECONNRESET else { throw .system(call: "send", code: errno) }
+                // A player that refused the connection (it serves as many clients as it takes) said why before it
+                // closed: that reply answers this request.
+                do { try fill() } catch {}
+                if inbox.contains(where: { if case .reply(let r) = $0 { r.id == nil } else { false } }) { return id }
+                throw .closed
             }
             offset += n
         }
@@ -192,7 +227,7 @@ public final class ControlClient {
     public func exchange(_ command: PlayerCommand, timeoutMilliseconds: Int32 = 5000) throws(Problem) -> (
         earlier: [ServerMessage], reply: ControlReply
     ) {
-        let id = try send(command)
+        let id = try send(command, timeoutMilliseconds: timeoutMilliseconds)
         var held: [ServerMessage] = []
         while true {
             let message: ServerMessage

@@ -10,7 +10,9 @@ import HumSystem
 /// The player's end of the control socket: it accepts this user's clients, reads their requests line by line,
 /// answers each through `handler`, and sends events to the clients that subscribed. It runs entirely on the
 /// player's event loop, never blocks it, and no client can harm it: an oversized line, bad JSON or an unknown
-/// request gets an error reply; a client that stops reading is dropped once it has a megabyte waiting.
+/// request gets an error reply; a client that stops reading is dropped once it has a megabyte waiting; beyond
+/// `maximumClients`, or with no descriptor left, a newcomer is told so and closed at once, so a flood of
+/// connections neither spins the loop nor fills the queue of connections waiting.
 public final class ControlServer {
     /// Why the socket could not be opened.
     public enum Problem: UserFacingError, Equatable {
@@ -34,6 +36,19 @@ public final class ControlServer {
     /// Bytes waiting for a client beyond which it is taken for one that stopped reading.
     public static let maximumBacklog = 1 << 20
 
+    /// The most clients connected at once (docs/control.md); the next one is refused with a reply saying so.
+    public static let maximumClients = 64
+
+    /// Connections taken in one turn of the loop at most: a flood of them never keeps the keys and timers waiting.
+    static let acceptsPerTurn = 64
+
+    /// What a client is told when it is refused for want of room.
+    static let full =
+        "the hum player already serves \(maximumClients) clients, the most it takes; close one (a 'hum status "
+        + "--follow', a screen) and try again"
+    static let outOfDescriptors =
+        "the hum player has no file descriptors left (too many open files); close some of its clients and try again"
+
     private final class Client {
         let fd: Int32
         var token: EventLoop.Token?
@@ -51,6 +66,15 @@ public final class ControlServer {
     private let handler: Handler
     private let listener: Int32
     private var listenerToken: EventLoop.Token?
+    /// A descriptor held in reserve: with none left (EMFILE), it is given up for a moment to take the connection
+    /// waiting and close it with a word, so it leaves the queue instead of keeping the listener readable.
+    private var spare: Int32 = -1
+    /// Set while the listener is not watched: no descriptor could be had even with the spare's. Watched again when
+    /// a client leaves, or after a second.
+    private var paused = false
+    private var resumer: EventLoop.Timer?
+    private var refusals: [String: [UInt8]] = [:]
+    private let owner = getuid()
     private var clients: [Int32: Client] = [:]
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
@@ -111,8 +135,19 @@ public final class ControlServer {
             throw .system(call: "listen", path: socketPath, code: code)
         }
         listener = fd
+        spare = Self.openSpare()
+        do {
+            resumer = try loop.timer { [weak self] in self?.resumeListening() }
+        } catch {
+            Glibc.close(fd)
+            if spare >= 0 { Glibc.close(spare) }
+            unlink(socketPath)
+            throw .system(call: error.call, path: socketPath, code: error.code)
+        }
         listenerToken = loop.watch(fd) { [unowned self] _ in self.accept() }
     }
+
+    private static func openSpare() -> Int32 { open("/dev/null", O_RDONLY | O_CLOEXEC) }
 
     /// Stops accepting and removes the socket; the clients connected keep their connection, so a request that
     /// ended the player still gets its reply.
@@ -122,6 +157,9 @@ public final class ControlServer {
         self.listenerToken = nil
         Glibc.close(listener)
         unlink(path.socket)
+        resumer = nil
+        if spare >= 0 { Glibc.close(spare) }
+        spare = -1
         claim.release()
     }
 
@@ -148,18 +186,84 @@ public final class ControlServer {
     // MARK: Connections
 
     private func accept() {
-        while true {
+        for _ in 0..<Self.acceptsPerTurn {
             let fd = hum_accept(listener)
-            if fd < 0 { return }  // EAGAIN: all taken; other errors: try again on the next readiness
-            var uid: uid_t = 0
-            guard hum_peer_uid(fd, &uid) == 0, uid == getuid() else {
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    if shed() { continue }
+                    return
+                default: return  // EAGAIN: all taken
+                }
+            }
+            guard isOwners(fd) else {
                 Glibc.close(fd)  // another user: refused without a word
+                continue
+            }
+            guard clients.count < Self.maximumClients else {
+                refuse(fd, Self.full, checked: true)
                 continue
             }
             let client = Client(fd: fd)
             clients[fd] = client
             client.token = loop.watch(fd) { [unowned self] events in self.service(client, events) }
         }
+    }
+
+    /// No descriptor left for the connection waiting: takes it with the spare's and refuses it. Returns whether
+    /// to go on accepting; when even that fails, the listener is not watched until a client leaves or a second
+    /// passes (a readable listener that cannot be accepted from would spin the loop).
+    private func shed() -> Bool {
+        if spare >= 0 {
+            Glibc.close(spare)
+            spare = -1
+            let fd = hum_accept(listener)
+            let code = errno
+            if fd >= 0 { refuse(fd, Self.outOfDescriptors) }
+            spare = Self.openSpare()
+            if fd < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return false }  // nobody waits any more
+            if fd >= 0 && spare >= 0 { return true }
+        }
+        pauseListening()
+        return false
+    }
+
+    /// Tells a connection of this user why it is not served, and closes it (another user's, without a word). The
+    /// reply is small and the socket new: it fits its buffer, and is never waited on.
+    private func refuse(_ fd: Int32, _ message: String, checked: Bool = false) {
+        if checked || isOwners(fd) {
+            let bytes = refusals[message] ?? line(ControlReply(id: nil, error: message, kind: .failure))
+            refusals[message] = bytes  // a flood is told the same few words many times: encoded once
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+        Glibc.close(fd)
+    }
+
+    /// Whether the process at the other end runs as this user (SO_PEERCRED).
+    private func isOwners(_ fd: Int32) -> Bool {
+        var uid: uid_t = 0
+        return hum_peer_uid(fd, &uid) == 0 && uid == owner
+    }
+
+    private func line(_ reply: ControlReply) -> [UInt8] {
+        guard let bytes = try? encoder.encode(reply) else { return [] }
+        return Array(bytes) + [10]
+    }
+
+    private func pauseListening() {
+        guard let listenerToken, !paused else { return }
+        paused = true
+        loop.update(listenerToken, events: 0)
+        resumer?.arm(after: 1)
+    }
+
+    private func resumeListening() {
+        guard let listenerToken, paused else { return }
+        paused = false
+        resumer?.disarm()
+        if spare < 0 { spare = Self.openSpare() }
+        loop.update(listenerToken, events: Int16(POLLIN))
     }
 
     private func service(_ client: Client, _ events: Int16) {
@@ -201,23 +305,14 @@ public final class ControlServer {
         do {
             request = try decoder.decode(ControlRequest.self, from: Data(line))
         } catch let refusal as ControlRequest.Refusal {
-            send(ControlReply(id: nil, error: refusal.message, kind: .usage), to: client)
+            send(ControlReply(id: refusal.id, error: refusal.message, kind: .usage), to: client)
             return
         } catch {
-            send(ControlReply(id: nil, error: "not a request: \(Self.describe(error))", kind: .usage), to: client)
+            send(ControlReply(id: nil, error: ControlRequest.describe(error), kind: .usage), to: client)
             return
         }
         if request.command == .subscribe { client.subscribed = true }
         send(handler(request), to: client)
-    }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
-            return "\"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        default: return "invalid JSON"
-        }
     }
 
     private func send(_ reply: ControlReply, to client: Client) {
@@ -266,5 +361,6 @@ public final class ControlServer {
         guard clients.removeValue(forKey: client.fd) != nil else { return }
         if let token = client.token { loop.remove(token) }
         Glibc.close(client.fd)
+        resumeListening()  // a descriptor is free again
     }
 }

@@ -34,6 +34,11 @@ public final class EventLoop {
     private var order: [Int] = []
     private var nextID = 0
     private var stopping = false
+    /// What `poll` is given, in `order`: built again only when a source comes or goes, so a turn costs little
+    /// however busy the loop is (a flood of connections makes many turns).
+    private var polled: [pollfd] = []
+    private var polledIDs: [Int] = []
+    private var stale = true
 
     public init() {}
 
@@ -44,18 +49,22 @@ public final class EventLoop {
         nextID += 1
         sources[id] = Source(fd: fd, events: events, handler: handler)
         order.append(id)
+        stale = true
         return Token(id: id)
     }
 
     /// Changes what a descriptor is watched for (add POLLOUT while a queue waits to be written).
     public func update(_ token: Token, events: Int16) {
+        guard sources[token.id]?.events != events else { return }
         sources[token.id]?.events = events
+        if !stale, let i = polledIDs.firstIndex(of: token.id) { polled[i].events = events }
     }
 
     /// Stops watching; the descriptor is not closed.
     public func remove(_ token: Token) {
-        sources[token.id] = nil
+        guard sources.removeValue(forKey: token.id) != nil else { return }
         order.removeAll { $0 == token.id }
+        stale = true
     }
 
     /// Makes `run` return after the handlers of this turn.
@@ -72,14 +81,20 @@ public final class EventLoop {
     /// One wait and dispatch; returns the number of ready sources (0 on timeout).
     @discardableResult
     public func turn(timeoutMilliseconds: Int32) -> Int {
-        let ids = order
-        var fds = ids.map { pollfd(fd: sources[$0]!.fd, events: sources[$0]!.events, revents: 0) }
-        let ready = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
+        if stale {
+            polledIDs = order
+            polled = order.map { pollfd(fd: sources[$0]!.fd, events: sources[$0]!.events, revents: 0) }
+            stale = false
+        }
+        let ready = poll(&polled, nfds_t(polled.count), timeoutMilliseconds)
         guard ready > 0 else { return 0 }
-        for (id, entry) in zip(ids, fds) where entry.revents != 0 {
+        // This turn's results: the handlers may add, change and remove sources, which rebuilds `polled`.
+        let ids = polledIDs
+        let results = polled
+        for i in results.indices where results[i].revents != 0 {
             // A handler earlier in this turn may have removed this source.
-            guard let source = sources[id] else { continue }
-            source.handler(entry.revents)
+            guard let source = sources[ids[i]] else { continue }
+            source.handler(results[i].revents)
             if stopping { break }
         }
         return Int(ready)

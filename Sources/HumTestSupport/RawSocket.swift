@@ -13,6 +13,20 @@ public func rawConnect(_ path: String) throws -> Int32 {
     return fd
 }
 
+/// A connection that does not wait: the descriptor, or nil with errno set (EAGAIN when the listener's queue of
+/// connections waiting is full). For tests that fill that queue.
+public func rawConnectNow(_ path: String) -> Int32? {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    guard withAddress(path, { connect(fd, $0, $1) }) == 0 else {
+        let code = errno
+        close(fd)
+        errno = code
+        return nil
+    }
+    return fd
+}
+
 /// A bare listening Unix socket at `path`, for tests that play the player's part with scripted bytes (messages in
 /// an order or a grouping a real player produces only by chance). The caller accepts and closes.
 public func rawListen(_ path: String) throws -> Int32 {

@@ -21,11 +21,18 @@ import Testing
         return try #require(json(run.out) as? [String: Any], "\(run.out)")
     }
 
-    /// Starts a player and waits until it answers.
-    func startPlayer(_ box: Sandbox, _ arguments: [String]) throws -> Child {
+    /// Starts a player (with at most `descriptors` open files, when given) and waits until it answers.
+    func startPlayer(_ box: Sandbox, _ arguments: [String], descriptors: Int? = nil) throws -> Child {
         let child = Child(stdoutPath: box.path("player-\(UUID()).out"), stderrPath: box.path("player-\(UUID()).err"))
-        child.pid = try spawnBinary(
-            arguments, environment: box.environment, stdout: child.stdoutPath, stderr: child.stderrPath)
+        if let descriptors {
+            // The shell sets the limit and becomes the player (exec): the pid is the player's.
+            child.pid = try spawnBinary(
+                ["-c", "ulimit -n \(descriptors) && exec \"$0\" \"$@\"", humBinary] + arguments,
+                environment: box.environment, stdout: child.stdoutPath, stderr: child.stderrPath, program: "/bin/sh")
+        } else {
+            child.pid = try spawnBinary(
+                arguments, environment: box.environment, stdout: child.stdoutPath, stderr: child.stderrPath)
+        }
         for _ in 0..<200 {
             if try status(box)["pid"] as? Int == Int(child.pid) { return child }
             usleep(50_000)
@@ -121,6 +128,7 @@ import Testing
         ["ctl", "volume", "rain", "+"],
         ["ctl", "master", "loud"],
         ["ctl", "extend", "0s"],
+        ["ctl", "extend", "25h"],
         ["ctl", "mute", "rain", "maybe"],
         ["ctl", "pause", "now"],
         ["ctl", "add", "@night"],
@@ -165,6 +173,65 @@ import Testing
     // MARK: With a player
 
     /// One player, two clients: a follower that subscribed sees what a second client asks, and a third reads it.
+    /// Opens up to WANT connections to SOCKET (without waiting on a full queue: it tries again a millisecond later)
+    /// for up to SECONDS, says how many it holds, and holds them until killed.
+    static let flooder = #"""
+        use strict; use Socket; use Fcntl; use Time::HiRes qw(time sleep);
+        $| = 1;
+        my ($path, $want, $seconds) = @ARGV;
+        my @held; my $end = time + $seconds;
+        while (@held < $want && time < $end) {
+            socket(my $s, AF_UNIX, SOCK_STREAM, 0) or last;
+            fcntl($s, F_SETFL, O_NONBLOCK);
+            if (connect($s, pack_sockaddr_un($path))) { push @held, $s; next }
+            close $s;
+            if ($!{EAGAIN}) { sleep 0.001; next }
+            last;
+        }
+        print scalar(@held), " held\n";
+        sleep 3600;
+        """#
+
+    /// A flood of connections from another process (up to 20,000, held open) against a player whose descriptors
+    /// run out before its 64 clients are reached (a limit of 64) or after (1024): the player refuses what it
+    /// cannot take and is idle once the flood is in (before: it spun at 98 % of a core on a listener it could not
+    /// accept from), and `hum status` answers or fails with one line within 2 s (before: it hung in connect).
+    @Test(arguments: [64, 1024])
+    func aFloodOfConnectionsNeitherSpinsThePlayerNorHangsStatus(descriptors: Int) throws {
+        let box = Sandbox()
+        let player = try startPlayer(box, ["focus", "--no-sound"], descriptors: descriptors)
+        defer { stop(player) }
+        let script = box.path("flood.pl")
+        try Self.flooder.write(toFile: script, atomically: true, encoding: .utf8)
+        let flood = Child(stdoutPath: box.path("flood.out"), stderrPath: box.path("flood.err"))
+        flood.pid = try spawnBinary(
+            [
+                "-c", "ulimit -n 20000 2>/dev/null || ulimit -n \"$(ulimit -Hn)\"; exec perl \"$@\"", "sh", script,
+                ControlSocketPath(environment: box.environment).socket, "20000", "10",
+            ], environment: box.environment, stdout: flood.stdoutPath, stderr: flood.stderrPath, program: "/bin/sh")
+        defer {
+            flood.signal(SIGKILL)
+            flood.wait()
+        }
+        for _ in 0..<300 where !flood.stdout.contains("held") { usleep(50_000) }
+        let held = Int(flood.stdout.prefix { $0.isNumber }) ?? 0
+        #expect(held > 1000, "the flooder held \(held) connections: \(flood.stdout) \(flood.stderr)")
+
+        let before = cpuSeconds(player.pid) ?? 0
+        usleep(2_000_000)
+        let used = (cpuSeconds(player.pid) ?? 99) - before
+        #expect(used < 0.1, "the flooded player used \(used) s of CPU in 2 s")
+
+        let status = Child(stdoutPath: box.path("status.out"), stderrPath: box.path("status.err"))
+        status.pid = try spawnBinary(
+            ["status"], environment: box.environment, stdout: status.stdoutPath, stderr: status.stderrPath)
+        let took = exitTime(status, within: 6)
+        #expect(took != nil && took! < 2, "hum status took \(took.map { "\($0) s" } ?? "for ever")")
+        let answered = status.stdout.hasPrefix("focus 1/4")
+        let refused = status.stderr.hasPrefix("hum: ") && status.stderr.split(separator: "\n").count == 1
+        #expect(answered || refused, "stdout: \(status.stdout) stderr: \(status.stderr)")
+    }
+
     @Test func twoClientsOnOnePlayer() throws {
         let box = Sandbox()
         let player = try startPlayer(box, ["focus", "--no-sound", "--focus", "10m"])

@@ -62,6 +62,24 @@ final class TestPlayer: @unchecked Sendable {
     }
 }
 
+/// Writes `text` on a bare connection and returns what comes back within 2 s (one read).
+func rawExchange(_ fd: Int32, _ text: String) -> String {
+    _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&p, 1, 2000) > 0 else { return "" }
+    let n = read(fd, &buffer, buffer.count)
+    return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+}
+
+/// A private directory for a socket, removed by the caller.
+func privateSocketDirectory() throws -> ControlSocketPath {
+    let directory = NSTemporaryDirectory() + "hum-sock-" + UUID().uuidString.prefix(8)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    chmod(directory, 0o700)
+    return ControlSocketPath(directory: directory)
+}
+
 @Suite struct ControlSocketTests {
     @Test func aRequestGetsItsReplyAndSubscribersGetEveryChange() throws {
         let player = try TestPlayer()
@@ -115,6 +133,93 @@ final class TestPlayer: @unchecked Sendable {
         #expect(read(fd, &byte, 1) <= 0, "closed (or reset, with the rest of the line unread)")
         let other = try #require(try ControlClient.connect(to: player.path))
         #expect(try other.request(.status).ok)
+    }
+
+    /// Numbers out of their range are refused where the request enters (not clamped into something else), with
+    /// the request's id and what is wrong; −0 comes back as 0.
+    @Test func outOfRangeNumbersAreRefusedWithWhatIsWrong() throws {
+        let player = try TestPlayer()
+        defer { player.stop() }
+        let fd = try rawConnect(player.path.socket)
+        defer { close(fd) }
+        func say(_ line: String) -> String { rawExchange(fd, line + "\n") }
+        let extend = say(#"{"id":2,"cmd":"extend","seconds":-5}"#)
+        #expect(extend.contains(#""id":2"#) && extend.contains(#""ok":false"#), "\(extend)")
+        #expect(extend.contains("from 1 to 86400 (24 h); got -5"), "\(extend)")
+        let huge = say(#"{"id":3,"cmd":"extend","seconds":9223372036854775807}"#)
+        #expect(huge.contains(#""ok":false"#) && huge.contains("got 9223372036854775807"), "\(huge)")
+        let id = say(#"{"id":1.5,"cmd":"status"}"#)
+        #expect(id.contains(#"\"id\" must be an integer; got 1.5"#), "\(id)")
+        let tracks = Array(repeating: #"{"sound":"rain","volume":1}"#, count: 70).joined(separator: ",")
+        let play = say(#"{"id":4,"cmd":"play","mix":{"tracks":["# + tracks + "]}}")
+        #expect(play.contains("has 70 sounds; a mix has at most 64") && play.contains(#""id":4"#), "\(play)")
+        let zero = say(#"{"id":5,"cmd":"master","volume":-0.0}"#)
+        #expect(zero.contains(#""master":0"#) && !zero.contains("-0"), "\(zero)")
+        #expect(player.handled.load(ordering: .relaxed) == 1, "only the master request reached the player")
+    }
+
+    /// The player serves 64 clients at once (docs/control.md); the next is told why at once and closed, and once a
+    /// client leaves a newcomer is served again.
+    @Test func aPlayerServesItsMostClientsAndTellsTheNextOneWhy() throws {
+        let player = try TestPlayer()
+        defer { player.stop() }
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<64 {
+            let fd = try rawConnect(player.path.socket)
+            held.append(fd)
+            let reply = rawExchange(fd, "{\"v\":1,\"id\":1,\"cmd\":\"status\"}\n")
+            #expect(reply.contains(#""ok":true"#), "\(reply)")
+        }
+        let refused = try #require(try ControlClient.connect(to: player.path)).request(.status)
+        #expect(!refused.ok && refused.kind == "failure", "\(refused)")
+        #expect(refused.error?.contains("already serves 64 clients") == true, "\(refused.error ?? "")")
+        close(held.removeLast())
+        var served = false
+        for _ in 0..<100 where !served {
+            served = (try? ControlClient.connect(to: player.path)?.request(.status).ok) == true
+            if !served { usleep(20_000) }
+        }
+        #expect(served, "a client left, and the next one is served")
+    }
+
+    /// A listener that takes no connection (its queue full) or never answers makes a client fail within its
+    /// timeout instead of waiting for ever in connect.
+    @Test func aClientGivesUpOnAPlayerThatTakesNoConnectionOrNeverAnswers() throws {
+        let path = try privateSocketDirectory()
+        defer { try? FileManager.default.removeItem(atPath: path.directory) }
+        let listener = try rawListen(path.socket)  // never accepts
+        var queued: [Int32] = []
+        defer { for fd in queued { close(fd) } }
+        // Room in the queue: the connection is made, but no answer comes.
+        let waiting = try #require(try ControlClient.connect(to: path))
+        #expect(throws: ControlClient.Problem.timeout) { try waiting.request(.status, timeoutMilliseconds: 300) }
+        while queued.count < 1000, let fd = rawConnectNow(path.socket) { queued.append(fd) }
+        #expect(errno == EAGAIN && queued.count < 1000, "the queue is full")
+
+        final class Outcome: @unchecked Sendable {
+            // @unchecked: written by the thread before it signals, read after the wait.
+            var message = "connected"
+            var seconds = 99.0
+        }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let start = Date()
+            do {
+                _ = try ControlClient.connect(to: path)
+            } catch {
+                outcome.message = (error as? any UserFacingError)?.message ?? "\(error)"
+            }
+            outcome.seconds = Date().timeIntervalSince(start)
+            done.signal()
+        }.start()
+        let finished = done.wait(timeout: .now() + 5) == .success
+        close(listener)  // wakes a connect still waiting (refused now), so the thread ends either way
+        if !finished { done.wait() }
+        #expect(finished, "connect still waited after 5 s")
+        #expect(outcome.message.contains("did not take the connection within 1000 ms"), "\(outcome.message)")
+        #expect(outcome.seconds < 2, "took \(outcome.seconds) s")
     }
 
     @Test func aClientThatStopsReadingIsDroppedAndOthersGoOn() throws {

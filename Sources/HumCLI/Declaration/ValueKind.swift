@@ -140,7 +140,7 @@ extension ValueKind where Value == Double {
 
     /// A volume on hum's 0–100 scale.
     public static let volume = ValueKind("N") { text in
-        guard let v = Double(text), v.isFinite, Volume.range.contains(v) else {
+        guard let v = Double(text).flatMap(Volume.checked) else {
             return .failure(.init("is not a volume from 0 to 100"))
         }
         return .success(v)

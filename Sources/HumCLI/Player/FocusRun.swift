@@ -100,7 +100,11 @@ final class FocusRun {
     }
 
     func extend(seconds: Int64?) throws {
-        let step = seconds.map { Duration.seconds(max(1, min($0, 24 * 3600))) } ?? machine.plan.extendStep
+        // A client's request was checked where it entered (ControlRequest); keys and the bus send nil.
+        let range = PlayerCommand.extendSeconds
+        let step =
+            seconds.map { Duration.seconds(min(max($0, range.lowerBound), range.upperBound)) }
+            ?? machine.plan.extendStep
         try input(.extend(by: step))
     }
 

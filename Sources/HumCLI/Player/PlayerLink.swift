@@ -12,9 +12,12 @@ enum PlayerLink {
         ControlSocketPath(environment: context.environment)
     }
 
-    /// A connection to the running player; nil when none runs.
-    static func connect(_ context: CommandContext) throws -> ControlClient? {
-        try ControlClient.connect(to: socketPath(context))
+    /// A connection to the running player; nil when none runs. A player that does not take the connection in
+    /// time (its queue is full) is an error, not a wait.
+    static func connect(
+        _ context: CommandContext, timeoutMilliseconds: Int32 = ControlClient.connectTimeoutMilliseconds
+    ) throws -> ControlClient? {
+        try ControlClient.connect(to: socketPath(context), timeoutMilliseconds: timeoutMilliseconds)
     }
 
     static let noPlayer = HumError.failure("no hum player is running; start one with 'hum play'")
@@ -65,8 +68,10 @@ enum PlayerLink {
     }
 
     /// Sends one command to the running player and returns its status, or the player's error as this process's.
-    static func send(_ command: PlayerCommand, to client: ControlClient) throws -> PlayerStatus {
-        try status(of: try client.request(command))
+    static func send(_ command: PlayerCommand, to client: ControlClient, timeoutMilliseconds: Int32 = 5000) throws
+        -> PlayerStatus
+    {
+        try status(of: try client.request(command, timeoutMilliseconds: timeoutMilliseconds))
     }
 
     /// The status a reply carries, or the player's error as this process's.

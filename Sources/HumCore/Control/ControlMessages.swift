@@ -22,44 +22,111 @@ extension ControlRequest: Codable {
         case v, id, cmd, sound, volume, muted, seconds, mix, focus
     }
 
-    /// Why a request line was refused: the reply's message.
+    /// Why a request line was refused: the reply's message, and the request's id when it could be read.
     public struct Refusal: Error, Equatable, Sendable {
         public var message: String
+        public var id: Int64?
+
+        public init(message: String, id: Int64? = nil) {
+            self.message = message
+            self.id = id
+        }
     }
 
+    /// Every field is checked here, where the request enters: a number out of its range (docs/control.md gives
+    /// each one) is refused with what is wanted and what came, never clamped into something else.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
-        let version = try c.decodeIfPresent(Int.self, forKey: .v) ?? ControlProtocol.version
+        do {
+            id = try c.integerIfPresent(.id, in: Int64.min...Int64.max, "an integer")
+        } catch {
+            throw Refusal(message: ControlRequest.describe(error))
+        }
+        do {
+            command = try ControlRequest.command(c)
+        } catch let refusal as Refusal {
+            throw Refusal(message: refusal.message, id: id)
+        } catch {
+            throw Refusal(message: ControlRequest.describe(error), id: id)
+        }
+    }
+
+    private static func command(_ c: KeyedDecodingContainer<Keys>) throws -> PlayerCommand {
+        let version = try c.integerIfPresent(.v, in: Int.min...Int.max, "an integer") ?? ControlProtocol.version
         guard version == ControlProtocol.version else {
             throw Refusal(
                 message: "protocol version \(version) is not spoken here; this player speaks \(ControlProtocol.version)"
             )
         }
-        id = try c.decodeIfPresent(Int64.self, forKey: .id)
         let name = try c.decode(String.self, forKey: .cmd)
         func sound() throws -> String { try c.decode(String.self, forKey: .sound) }
-        func volume() throws -> Double { try c.decode(Double.self, forKey: .volume) }
+        func volume() throws -> Double { try c.number(.volume, in: Volume.range) }
         switch name {
-        case "status": command = .status
-        case "subscribe": command = .subscribe
-        case "pause": command = .pause
-        case "resume": command = .resume
-        case "toggle": command = .toggle
-        case "skip": command = .skip
-        case "restart": command = .restart
-        case "stop": command = .stop
-        case "end-focus": command = .endFocus
-        case "extend": command = .extend(seconds: try c.decodeIfPresent(Int64.self, forKey: .seconds))
-        case "volume": command = .volume(sound: try sound(), volume: try volume())
+        case "status": return .status
+        case "subscribe": return .subscribe
+        case "pause": return .pause
+        case "resume": return .resume
+        case "toggle": return .toggle
+        case "skip": return .skip
+        case "restart": return .restart
+        case "stop": return .stop
+        case "end-focus": return .endFocus
+        case "extend":
+            return .extend(
+                seconds: try c.integerIfPresent(
+                    .seconds, in: PlayerCommand.extendSeconds, "a whole number of seconds from 1 to 86400 (24 h)"))
+        case "volume": return .volume(sound: try sound(), volume: try volume())
         case "add":
-            command = .add(
-                sound: try sound(), volume: try c.decodeIfPresent(Double.self, forKey: .volume) ?? Volume.default)
-        case "remove": command = .remove(sound: try sound())
-        case "mute": command = .mute(sound: try sound(), muted: try c.decodeIfPresent(Bool.self, forKey: .muted))
-        case "master": command = .master(volume: try volume())
-        case "play": command = .play(try c.decode(Mix.self, forKey: .mix))
-        case "focus": command = .focus(try c.decode(FocusRequest.self, forKey: .focus))
+            return .add(sound: try sound(), volume: try c.numberIfPresent(.volume, in: Volume.range) ?? Volume.default)
+        case "remove": return .remove(sound: try sound())
+        case "mute": return .mute(sound: try sound(), muted: try c.decodeIfPresent(Bool.self, forKey: .muted))
+        case "master": return .master(volume: try volume())
+        case "play": return .play(try c.decode(Mix.self, forKey: .mix))
+        case "focus": return .focus(try c.decode(FocusRequest.self, forKey: .focus))
         default: throw Refusal(message: "unknown command \"\(name)\"")
+        }
+    }
+
+    /// What is wrong with a request that could not be read, for the reply: the field (by its path, like
+    /// `"mix.tracks[2].volume"`) and what it must be.
+    public static func describe(_ error: any Error) -> String {
+        switch error {
+        case let refusal as Refusal: return refusal.message
+        case DecodingError.keyNotFound(let key, let c):
+            return "not a request: missing \"\(path(c.codingPath + [key]))\""
+        case DecodingError.typeMismatch(_, let c) where c.codingPath.isEmpty:
+            return "not a request: a request is a JSON object, like {\"v\":1,\"id\":1,\"cmd\":\"status\"}"
+        case DecodingError.typeMismatch(let type, let c), DecodingError.valueNotFound(let type, let c):
+            let field = "\"\(path(c.codingPath))\""
+            guard let wanted = wantedType(type) else { return "not a request: \(field) has the wrong type" }
+            return "not a request: \(field) must be \(wanted)"
+        case DecodingError.dataCorrupted(let c) where !c.codingPath.isEmpty:
+            return "\"\(path(c.codingPath))\" \(c.debugDescription)"
+        default: return "not a request: invalid JSON"
+        }
+    }
+
+    /// `mix.tracks[2].volume`.
+    static func path(_ keys: [any CodingKey]) -> String {
+        var out = ""
+        for key in keys {
+            if let index = key.intValue, key.stringValue.hasPrefix("Index") {
+                out += "[\(index)]"
+            } else {
+                out += (out.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return out
+    }
+
+    private static func wantedType(_ type: Any.Type) -> String? {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Double.Type, is Float.Type: return "a number"
+        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
+        case is [String].Type: return "a list of strings"
+        default: return nil
         }
     }
 
@@ -133,5 +200,59 @@ public struct ControlEvent: Equatable, Sendable, Codable {
     public init(what: [Subsystem], status: PlayerStatus) {
         self.what = what
         self.status = status
+    }
+}
+
+/// Numbers read from outside (a client's request, a stored mix): each is checked against its range where it enters,
+/// and refused with a message that names what is wanted and what came (`must be a number from 0 to 100; got 300`).
+/// −0 is read as 0.
+extension KeyedDecodingContainer {
+    /// A number within `range`; nil when absent or null.
+    func numberIfPresent(_ key: Key, in range: ClosedRange<Double>, _ wanted: String? = nil) throws -> Double? {
+        guard let value = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard value.isFinite, range.contains(value) else {
+            throw refusal(key, wanted ?? "a number from \(show(range.lowerBound)) to \(show(range.upperBound))", value)
+        }
+        return value == 0 ? 0 : value
+    }
+
+    func number(_ key: Key, in range: ClosedRange<Double>, _ wanted: String? = nil) throws -> Double {
+        if let value = try numberIfPresent(key, in: range, wanted) { return value }
+        return try decode(Double.self, forKey: key)  // throws: the key is missing or null
+    }
+
+    /// A whole number within `range`; nil when absent or null. A number with a fraction, or one too large for the
+    /// type, is refused like one out of range.
+    func integerIfPresent<I: FixedWidthInteger & Decodable>(
+        _ key: Key, in range: ClosedRange<I>, _ wanted: String? = nil
+    ) throws -> I? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        let wanted = wanted ?? "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        let exact: I
+        do {
+            exact = try decode(I.self, forKey: key)
+        } catch {
+            // Not a whole number of this type: say what came if it is a number; otherwise the type is wrong.
+            guard let number = try? decode(Double.self, forKey: key) else { throw error }
+            throw refusal(key, wanted, number)
+        }
+        guard range.contains(exact) else { throw refusal(key, wanted, Double(exact), exactly: "\(exact)") }
+        return exact
+    }
+
+    func integer<I: FixedWidthInteger & Decodable>(_ key: Key, in range: ClosedRange<I>, _ wanted: String? = nil)
+        throws -> I
+    {
+        if let value = try integerIfPresent(key, in: range, wanted) { return value }
+        return try decode(I.self, forKey: key)  // throws: the key is missing or null
+    }
+
+    private func refusal(_ key: Key, _ wanted: String, _ value: Double, exactly: String? = nil) -> DecodingError {
+        DecodingError.dataCorruptedError(
+            forKey: key, in: self, debugDescription: "must be \(wanted); got \(exactly ?? show(value))")
+    }
+
+    private func show(_ value: Double) -> String {
+        value == 0 ? "0" : value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 }

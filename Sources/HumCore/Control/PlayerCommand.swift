@@ -29,6 +29,9 @@ public enum PlayerCommand: Equatable, Sendable {
     /// Stop the focus rounds; the mix plays on.
     case endFocus
 
+    /// How many seconds one `extend` may add: 1 s to 24 h.
+    public static let extendSeconds: ClosedRange<Int64> = 1...86_400
+
     /// The word on the wire and on the `hum ctl` command line.
     public var name: String {
         switch self {
@@ -119,13 +122,22 @@ public struct FocusRequest: Equatable, Sendable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        focusSeconds = try c.decode(Double.self, forKey: .focusSeconds)
-        shortBreakSeconds = try c.decode(Double.self, forKey: .shortBreakSeconds)
-        longBreakSeconds = try c.decode(Double.self, forKey: .longBreakSeconds)
-        longBreakEvery = try c.decode(Int.self, forKey: .longBreakEvery)
-        rounds = try c.decode(Int.self, forKey: .rounds)
-        fadeSeconds = try c.decode(Double.self, forKey: .fadeSeconds)
+        // Each number within what a plan accepts (FocusPlan), checked here where a client's request enters.
+        let year = FocusTime.seconds(FocusPlan.maximumDuration)
+        let phase = FocusTime.seconds(FocusPlan.minimumPhase)...year
+        let phaseWanted = "a number of seconds from 1 to \(Int64(year)) (a year)"
+        focusSeconds = try c.number(.focusSeconds, in: phase, phaseWanted)
+        shortBreakSeconds = try c.number(.shortBreakSeconds, in: phase, phaseWanted)
+        longBreakSeconds = try c.number(.longBreakSeconds, in: phase, phaseWanted)
+        longBreakEvery = try c.integer(.longBreakEvery, in: FocusPlan.longBreakEveryRange)
+        rounds = try c.integer(.rounds, in: FocusPlan.roundsRange)
+        fadeSeconds = try c.number(.fadeSeconds, in: 0...year, "a number of seconds from 0 to \(Int64(year)) (a year)")
         autoAdvance = try c.decode(String.self, forKey: .autoAdvance)
+        guard FocusPlan.AutoAdvance(rawValue: autoAdvance) != nil else {
+            let names = FocusPlan.AutoAdvance.allCases.map(\.rawValue).joined(separator: ", ")
+            throw DecodingError.dataCorruptedError(
+                forKey: .autoAdvance, in: c, debugDescription: "must be one of \(names); got \"\(autoAdvance)\"")
+        }
         goal = try c.decodeIfPresent(String.self, forKey: .goal)
         tags = try c.decode([String].self, forKey: .tags)
         let quiet = try c.decodeIfPresent(Bool.self, forKey: .quiet) ?? false

@@ -48,6 +48,10 @@ public struct FocusPlan: Equatable, Sendable {
     }
 
     public static let minimumPhase: Duration = .seconds(1)
+    /// How many focus rounds a plan may have, wherever it comes from (`--rounds`, the setting, a client).
+    public static let roundsRange: ClosedRange<Int> = 1...1000
+    /// A long break every 0 (never) to 1000 rounds.
+    public static let longBreakEveryRange: ClosedRange<Int> = 0...1000
     public static let maximumDuration: Duration = .milliseconds(DurationText.maximumMilliseconds)
 
     /// Length of a focus round.

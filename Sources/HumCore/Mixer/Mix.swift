@@ -12,7 +12,7 @@ public struct Mix: Equatable, Sendable, Codable {
 
         public init(sound: String, volume: Double, muted: Bool = false) {
             self.sound = sound
-            self.volume = volume
+            self.volume = volume == 0 ? 0 : volume  // never −0
             self.muted = muted
         }
 
@@ -33,13 +33,11 @@ public struct Mix: Equatable, Sendable, Codable {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             sound = try c.decode(String.self, forKey: .sound)
-            volume = try c.decode(Double.self, forKey: .volume)
+            volume = try c.number(.volume, in: Volume.range)
             muted = try c.decodeIfPresent(Bool.self, forKey: .muted) ?? false
             guard !sound.isEmpty, sound.utf8.count <= 4096 else {
-                throw DecodingError.dataCorruptedError(forKey: .sound, in: c, debugDescription: "empty or too long")
-            }
-            guard volume.isFinite, Volume.range.contains(volume) else {
-                throw DecodingError.dataCorruptedError(forKey: .volume, in: c, debugDescription: "outside 0–100")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .sound, in: c, debugDescription: "must name a sound in 1 to 4096 bytes")
             }
         }
     }
@@ -52,24 +50,25 @@ public struct Mix: Equatable, Sendable, Codable {
 
     public init(tracks: [Track], master: Double = 100, name: String? = nil) {
         self.tracks = tracks
-        self.master = master
+        self.master = master == 0 ? 0 : master  // never −0
         self.name = name
     }
 
     enum CodingKeys: String, CodingKey { case tracks, master, name }
 
-    /// A mix read from outside is checked where it enters: at most 64 sounds, volumes within 0–100.
+    /// A mix read from outside is checked where it enters: at most `maximumTracks` sounds, volumes within 0–100.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        // The count first: a list too long is refused before its sounds are read one by one.
+        let count = try c.nestedUnkeyedContainer(forKey: .tracks).count ?? 0
+        guard count <= Mix.maximumTracks else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .tracks, in: c,
+                debugDescription: "has \(count) sounds; a mix has at most \(Mix.maximumTracks)")
+        }
         tracks = try c.decode([Track].self, forKey: .tracks)
-        master = try c.decodeIfPresent(Double.self, forKey: .master) ?? 100
+        master = try c.numberIfPresent(.master, in: Volume.range) ?? 100
         name = try c.decodeIfPresent(String.self, forKey: .name)
-        guard tracks.count <= Mix.maximumTracks else {
-            throw DecodingError.dataCorruptedError(forKey: .tracks, in: c, debugDescription: "more than 64 sounds")
-        }
-        guard master.isFinite, Volume.range.contains(master) else {
-            throw DecodingError.dataCorruptedError(forKey: .master, in: c, debugDescription: "outside 0–100")
-        }
     }
 
     /// The most sounds one mix holds.
@@ -124,8 +123,8 @@ public struct Mix: Equatable, Sendable, Codable {
     }
 
     private static func check(_ volume: Double) throws(Problem) -> Double {
-        guard volume.isFinite, Volume.range.contains(volume) else { throw .volumeOutOfRange(volume) }
-        return volume
+        guard let checked = Volume.checked(volume) else { throw .volumeOutOfRange(volume) }
+        return checked
     }
 
     /// Sets a track's volume (and unmutes it: a volume asked for is a volume meant to be heard).

@@ -42,8 +42,8 @@ public enum MixSpec {
         guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
             let volume = Double(text), volume.isFinite
         else { throw .badVolume(word) }
-        guard Volume.range.contains(volume) else { throw .volumeOutOfRange(word) }
-        return MixToken(name: name, volume: volume)
+        guard let checked = Volume.checked(volume) else { throw .volumeOutOfRange(word) }
+        return MixToken(name: name, volume: checked)
     }
 
     /// The words for a mix, as a person would type them again (`rain=40 brown=25`).
@@ -51,7 +51,8 @@ public enum MixSpec {
         mix.map { "\($0.name)=\(formatVolume($0.volume))" }.joined(separator: " ")
     }
 
+    /// `40`, `12.5`; never `-0`.
     public static func formatVolume(_ v: Double) -> String {
-        v == v.rounded() ? String(Int(v)) : String(v)
+        v == 0 ? "0" : v == v.rounded() && abs(v) < 1e18 ? String(Int(v)) : String(v)
     }
 }

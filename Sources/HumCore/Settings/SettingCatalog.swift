@@ -43,11 +43,11 @@ public enum SettingCatalog {
             key: focusLongBreak, kind: .duration(min: 1, max: year, whole: false), defaultText: "15m",
             summary: "length of a long break (--long-break)", environment: "HUM_FOCUS_LONG_BREAK"),
         .init(
-            key: focusLongEvery, kind: .count(0...1000), defaultText: "4",
+            key: focusLongEvery, kind: .count(FocusPlan.longBreakEveryRange), defaultText: "4",
             summary: "a long break after every Nth focus round, 0 for never (--long-every)",
             environment: "HUM_FOCUS_LONG_EVERY"),
         .init(
-            key: focusRounds, kind: .count(1...1000), defaultText: "4",
+            key: focusRounds, kind: .count(FocusPlan.roundsRange), defaultText: "4",
             summary: "focus rounds in a session (--rounds)", environment: "HUM_FOCUS_ROUNDS"),
         .init(
             key: focusFade, kind: .duration(min: 0, max: year, whole: false), defaultText: "10s",
