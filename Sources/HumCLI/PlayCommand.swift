@@ -64,7 +64,7 @@ struct PlayCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         if detach {
-            if let client = try PlayerLink.connect(context) { return try join(client, context: context) }
+            if let client = try PlayerLink.connectLive(context) { return try join(client, context: context) }
             do {
                 return try Detached.start(self, context: context)
             } catch is Detached.AnotherPlayerStarting {

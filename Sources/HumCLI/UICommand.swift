@@ -36,7 +36,7 @@ struct UICommand: HumCommand {
                 "this terminal (\(term)) cannot show the full screen; 'hum play' shows one line")
         }
         var startedHere = false
-        var client = try PlayerLink.connect(context)
+        var client = try PlayerLink.connectLive(context)
         if client == nil {
             do {
                 _ = try Detached.start(play, context: context, announce: false)

@@ -9,6 +9,26 @@ public enum FailureKind: Sendable, Equatable {
     case refused
 }
 
+extension FailureKind {
+    /// The kind as the control protocol writes it (`kind` of an error reply).
+    public var wireName: String {
+        switch self {
+        case .usage: "usage"
+        case .failure: "failure"
+        case .refused: "refused"
+        }
+    }
+
+    /// The kind a reply names; an unknown word (a newer player) is a failure.
+    public init(wireName: String?) {
+        switch wireName {
+        case "usage": self = .usage
+        case "refused": self = .refused
+        default: self = .failure
+        }
+    }
+}
+
 /// An error written for the person at the terminal: one line, lower-case, that says what went wrong and what to
 /// try. Every error that can reach the frontend conforms, and the frontend prints `hum: ` and the message, then
 /// exits by its kind. This is the one mechanism for messages: no error is described by its Swift spelling.

@@ -319,6 +319,49 @@ import Testing
         #expect(try ctl("pause").code == 1)
     }
 
+    /// Stop, then play: the request does not vanish into the player that is fading out. `hum play` waits for it to
+    /// end and starts the next player; a change sent to it while it stops is refused with a line that says so;
+    /// its status shows no rounds (the stop ended them) and nothing still "loading".
+    @Test func aStoppingPlayerNeverSwallowsARequest() throws {
+        let box = Sandbox()
+        try userSound(box)
+        try userSound(box, "hiss")
+        let first = try startPlayer(box, ["focus", "tone=50", "--device", "null", "--fade", "3s", "--focus", "10m"])
+        defer { stop(first) }
+        let stopping = try runBinary(["ctl", "stop"], environment: box.environment)
+        #expect(stopping.code == 0 && stopping.out.hasPrefix("stopping · "), "\(stopping)")
+        #expect(!stopping.out.contains("focus"), "rounds a stop ended are over: \(stopping.out)")
+        let change = try runBinary(["ctl", "add", "hiss"], environment: box.environment)
+        #expect(change.code == 1 && change.err.hasPrefix("hum: the player is stopping"), "\(change)")
+        let next = try runBinary(["play", "hiss=30", "--detach", "--device", "null"], environment: box.environment)
+        #expect(next.code == 0, "\(next)")
+        #expect(first.wait() == 0)
+        let now = try status(box)
+        #expect(now["state"] as? String == "playing" && now["pid"] as? Int != Int(first.pid), "\(now)")
+        #expect(try runBinary(["status", "--names"], environment: box.environment).out == "hiss\n")
+        #expect(try runBinary(["ctl", "stop", "-q"], environment: box.environment).code == 0)
+    }
+
+    /// The status says only what is true now: a sound added and removed before it loaded leaves no
+    /// "loading" note behind.
+    @Test func aSoundRemovedWhileLoadingLeavesNoNote() throws {
+        let box = Sandbox()
+        try userSound(box)
+        // A long sound, so that it is still loading when it is removed.
+        let folder = box.root + "/data/hum/sounds"
+        let long = try box.writeSound(
+            "long.wav", sine(frequency: 220, frames: 48000 * 240, amplitude: 0.2))
+        try FileManager.default.moveItem(atPath: long, toPath: "\(folder)/long.wav")
+        let player = try startPlayer(box, ["play", "tone=50", "--device", "null"])
+        defer { stop(player) }
+        let added = try runBinary(["ctl", "add", "long"], environment: box.environment)
+        #expect(added.code == 0 && added.out.contains("loading long"), "\(added)")
+        let removed = try runBinary(["ctl", "remove", "long"], environment: box.environment)
+        #expect(removed.code == 0 && !removed.out.contains("loading"), "\(removed)")
+        let after = try status(box)
+        #expect(after["note"] == nil || after["note"] is NSNull, "\(after)")
+    }
+
     /// A request that ends the player may not be answered: the player did what was asked, so it is a success.
     @Test func stoppingAPlayerThatEndsAtOnceIsASuccess() throws {
         let box = Sandbox()

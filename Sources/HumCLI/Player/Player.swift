@@ -36,7 +36,8 @@ final class Player {
     private(set) var audio: PlaybackSession?
     var focus: FocusRun?
     private(set) var state: PlayerStatus.State = .playing
-    private(set) var note: String?
+    /// The audio device's trouble, while it lasts ("waiting for the audio device").
+    private var deviceNote: String?
     private var server: ControlServer?
     var screen: LineScreen?
     /// Adapters that watch the player (the session bus, a full screen): told of every change after the views, on
@@ -89,6 +90,13 @@ final class Player {
     /// Runs one request, from whoever sent it, and returns the status after it.
     @discardableResult
     func handle(_ command: PlayerCommand) throws -> PlayerStatus {
+        // A player fading out to stop would drop any change: it says so, and clients wait for it to end and start
+        // the next player (PlayerLink.connectLive).
+        if state == .stopping, ![.status, .subscribe, .stop].contains(command) {
+            throw HumError.failure(
+                "the player is stopping (it was asked to stop), so '\(command.name)' would be lost; once it has "
+                    + "stopped, start a new one with 'hum play'")
+        }
         switch command {
         case .status, .subscribe:
             break
@@ -187,8 +195,7 @@ final class Player {
             _ = try? mix.remove(entry.token.name)
             throw error
         }
-        note = "loading \(entry.token.name)"
-        mixChanged()
+        mixChanged()  // the note says it loads (loadingNote)
     }
 
     private func remove(_ sound: String) throws {
@@ -212,7 +219,6 @@ final class Player {
         let kept = Set(entries.map(\.token.name))
         next.tracks.removeAll { !kept.contains($0.sound) }
         loading.append(.replace(try startLoad(audio.toLoad(entries), on: audio), mix: next, entries: entries))
-        note = "loading \(next.name.map { "@" + $0 } ?? "the new mix")"
         changed([.note])
     }
 
@@ -257,10 +263,7 @@ final class Player {
                 return true
             }
         }
-        if loading.isEmpty, note?.hasPrefix("loading") == true {
-            note = nil
-            changes.insert(.note)
-        }
+        changes.insert(.note)  // what still loads, if anything
         if !changes.isEmpty { changed(Array(changes)) }
     }
 
@@ -342,6 +345,22 @@ final class Player {
 
     // MARK: Status and changes
 
+    /// What the status says is under way, made from what is true now (never a note left from before): the device's
+    /// trouble, else the newest mix still loading, else the sounds being added that the mix still holds.
+    var note: String? {
+        if let deviceNote { return deviceNote }
+        guard state != .stopping else { return nil }
+        var adding: [String] = []
+        for item in loading.reversed() {
+            switch item {
+            case .replace(_, let next, _): return "loading \(next.name.map { "@" + $0 } ?? "the new mix")"
+            case .add(_, let sound) where mix.index(of: sound) != nil: adding.insert(sound, at: 0)
+            case .add: continue
+            }
+        }
+        return adding.isEmpty ? nil : "loading " + adding.joined(separator: ", ")
+    }
+
     var status: PlayerStatus {
         let elapsed = Int64(monotonicSeconds() - started)
         var left: Int64? = nil
@@ -350,7 +369,8 @@ final class Player {
         // bars that read only the state.
         var status = PlayerStatus(
             pid: getpid(), session: sessionID, state: state == .playing && isPaused ? .paused : state, mix: mix,
-            focus: focus?.status, elapsedSeconds: elapsed,
+            // Rounds a stop ended are over: a stopping player shows none (they were recorded as interrupted).
+            focus: state == .stopping ? nil : focus?.status, elapsedSeconds: elapsed,
             endsInSeconds: left, note: note)
         status.subscribers = server?.subscriberCount
         return status
@@ -459,7 +479,7 @@ final class Player {
             }
             if !reportedLost {
                 reportedLost = true
-                note = "waiting for the audio device"
+                deviceNote = "waiting for the audio device"
                 let code = audio.engine.lostErrorCode
                 let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
                 context.warn(
@@ -471,7 +491,7 @@ final class Player {
         case .playing:
             if reportedLost {
                 reportedLost = false
-                note = nil
+                deviceNote = nil
                 context.warn("the audio device \"\(audio.sink.device)\" is back")
                 changed([.note])
             }

@@ -22,6 +22,36 @@ enum PlayerLink {
 
     static let noPlayer = HumError.failure("no hum player is running; start one with 'hum play'")
 
+    /// How long a request waits for a player that is fading out to stop (its fade, plus a margin for a loaded
+    /// machine).
+    static let stoppingPatience = 30.0
+
+    /// The running player, if any, that is not on its way out. A player fading out to stop would drop a request
+    /// (`hum ctl stop; hum play brown`), so it is waited for, and the request goes to whatever plays next: nil when
+    /// nothing does (the caller starts the player), or another hum's player that started meanwhile.
+    static func connectLive(_ context: CommandContext, patience: Double = stoppingPatience) throws -> ControlClient? {
+        guard let client = try connect(context) else { return nil }
+        guard let status = try? send(.status, to: client), status.state == .stopping else { return client }
+        let path = socketPath(context)
+        let end = monotonicSeconds() + patience
+        while true {
+            if let next = try connect(context) {
+                // The same player still answering is still stopping; a new one (another pid) is live.
+                if let now = try? send(.status, to: next), now.pid != status.pid || now.state != .stopping {
+                    return next
+                }
+            } else if !PlayerClaim.isHeld(path) {
+                return nil
+            }
+            if monotonicSeconds() >= end {
+                throw HumError.failure(
+                    "the running player (pid \(status.pid)) is still stopping after \(Int(patience))s; try again, "
+                        + "or see 'hum status'")
+            }
+            usleep(20_000)
+        }
+    }
+
     /// Who plays: this process (it holds the claim and is to open the audio and the socket), or the player that runs
     /// or is starting.
     enum Seat {
@@ -32,7 +62,7 @@ enum PlayerLink {
     /// The running player, else the claim to be the player, else (another hum took the claim a moment ago) that
     /// player once its socket answers.
     static func seat(_ context: CommandContext) throws -> Seat {
-        if let client = try connect(context) { return .theirs(client) }
+        if let client = try connectLive(context) { return .theirs(client) }
         do {
             return .mine(try PlayerClaim(socketPath(context)))
         } catch .alreadyRunning {
@@ -78,6 +108,10 @@ enum PlayerLink {
     static func status(of reply: ControlReply) throws -> PlayerStatus {
         if reply.ok, let status = reply.status { return status }
         let message = reply.error ?? "the player refused the request"
-        throw reply.kind == "usage" ? HumError.usage(message) : HumError.failure(message)
+        switch FailureKind(wireName: reply.kind) {
+        case .usage: throw HumError.usage(message)
+        case .failure: throw HumError.failure(message)
+        case .refused: throw HumError.refused(message)
+        }
     }
 }

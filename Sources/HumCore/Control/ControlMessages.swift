@@ -161,7 +161,8 @@ public struct ControlReply: Equatable, Sendable, Codable {
     public var status: PlayerStatus?
     /// The error's message, for people.
     public var error: String?
-    /// `usage` (the request was wrong) or `failure` (it could not be done).
+    /// `usage` (the request was wrong), `failure` (it could not be done) or `refused` (the ledger's rules said
+    /// no): the kind of error, so a client exits as the command line would (2, 1, 3).
     public var kind: String?
 
     public init(id: Int64?, status: PlayerStatus) {
@@ -174,7 +175,7 @@ public struct ControlReply: Equatable, Sendable, Codable {
         self.id = id
         ok = false
         self.error = error
-        self.kind = kind == .usage ? "usage" : "failure"
+        self.kind = kind.wireName
     }
 }
 
