@@ -41,8 +41,8 @@ struct CtlCommand: HumCommand {
         Sends one request to the player started by 'hum play', 'hum focus' or bare 'hum' (of this user, through
         its socket in $XDG_RUNTIME_DIR/hum), prints the status after it (as 'hum status' does; --quiet prints
         nothing), and exits 0. With no player running it exits 1; a wrong request exits 2. VOLUME is 0–100, or
-        +N / -N to move the volume from where it is (read, then set: two clients moving it at once may lose a
-        step).
+        +N / -N to move the volume from where it is (the player computes it: two clients moving it at once each
+        get their step).
         """
     static let examples = [
         "hum ctl toggle",
@@ -75,13 +75,16 @@ struct CtlCommand: HumCommand {
             text.isEmpty ? .failure(.init("is empty; name a sound of the mix (see 'hum status')")) : .success(text)
         }, help: "a sound of the playing mix, by its name (see 'hum status')")
 
-    /// Sends the request that `make` builds (given a way to read the player's status first, for relative
-    /// changes), and prints the status after it.
-    static func send(
-        quiet: Bool, context: CommandContext, _ make: (_ current: () throws -> PlayerStatus) throws -> PlayerCommand
-    ) throws -> Int32 {
+    /// Sends one request and prints the status after it (the bank with it, read only then: `--quiet` opens no
+    /// database). A relative change (`+5`) is its own request, computed by the player.
+    static func send(_ command: PlayerCommand, quiet: Bool, context: CommandContext) throws -> Int32 {
+        try send(quiet: quiet, context: context) { command }
+    }
+
+    /// Sends the request that `make` builds once a player answers (so "no player" comes before anything else).
+    static func send(quiet: Bool, context: CommandContext, _ make: () throws -> PlayerCommand) throws -> Int32 {
         guard let client = try PlayerLink.connect(context) else { throw PlayerLink.noPlayer }
-        let command = try make { try PlayerLink.send(.status, to: client) }
+        let command = try make()
         let status: PlayerStatus?
         do {
             status = try PlayerLink.send(command, to: client)
@@ -182,7 +185,7 @@ struct CtlCommand: HumCommand {
             quiet = arguments.flag(CtlCommand.quiet)
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { _ in .extend(seconds: seconds) }
+            try CtlCommand.send(.extend(seconds: seconds), quiet: quiet, context: context)
         }
     }
 
@@ -201,13 +204,9 @@ struct CtlCommand: HumCommand {
             quiet = arguments.flag(CtlCommand.quiet)
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { current in
-                guard case .by = volume else { return .volume(sound: sound, volume: volume.applied(to: 0)) }
-                let mix = try current().mix
-                guard let index = mix.index(of: sound) else {
-                    throw HumError.usage(Mix.Problem.noSuchSound(sound, inMix: mix.tracks.map(\.sound)).message)
-                }
-                return .volume(sound: sound, volume: volume.applied(to: mix.tracks[index].volume))
+            switch volume {
+            case .to(let v): try CtlCommand.send(.volume(sound: sound, volume: v), quiet: quiet, context: context)
+            case .by(let step): try CtlCommand.send(.volumeBy(sound: sound, step: step), quiet: quiet, context: context)
             }
         }
     }
@@ -229,7 +228,7 @@ struct CtlCommand: HumCommand {
             quiet = arguments.flag(CtlCommand.quiet)
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { _ in .mute(sound: sound, muted: muted) }
+            try CtlCommand.send(.mute(sound: sound, muted: muted), quiet: quiet, context: context)
         }
     }
 
@@ -246,9 +245,9 @@ struct CtlCommand: HumCommand {
             quiet = arguments.flag(CtlCommand.quiet)
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { current in
-                guard case .by = volume else { return .master(volume: volume.applied(to: 0)) }
-                return .master(volume: volume.applied(to: try current().mix.master))
+            switch volume {
+            case .to(let v): try CtlCommand.send(.master(volume: v), quiet: quiet, context: context)
+            case .by(let step): try CtlCommand.send(.masterBy(step: step), quiet: quiet, context: context)
             }
         }
     }
@@ -271,7 +270,7 @@ struct CtlCommand: HumCommand {
             }
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { _ in
+            try CtlCommand.send(quiet: quiet, context: context) {
                 // Resolved here, so a typo is told with a suggestion, and a file is named by its whole path: the
                 // player does not run in this directory.
                 let entry = try MixSetup.resolve(words: [word], catalog: MixSetup.catalog(context), context: context)
@@ -297,7 +296,7 @@ struct CtlCommand: HumCommand {
             quiet = arguments.flag(CtlCommand.quiet)
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { _ in .remove(sound: sound) }
+            try CtlCommand.send(.remove(sound: sound), quiet: quiet, context: context)
         }
     }
 
@@ -313,7 +312,7 @@ struct CtlCommand: HumCommand {
             quiet = arguments.flag(CtlCommand.quiet)
         }
         func run(context: CommandContext) throws -> Int32 {
-            try CtlCommand.send(quiet: quiet, context: context) { _ in
+            try CtlCommand.send(quiet: quiet, context: context) {
                 // No database yet: no saved mix, and none is created to find that out.
                 let saved =
                     access(context.paths.databasePath, F_OK) == 0 ? try LedgerCLI.open(context).mix(named: name) : nil
@@ -329,6 +328,6 @@ struct CtlCommand: HumCommand {
 
 extension CtlCommand.Plain {
     func run(context: CommandContext) throws -> Int32 {
-        try CtlCommand.send(quiet: quiet, context: context) { _ in Self.request }
+        try CtlCommand.send(Self.request, quiet: quiet, context: context)
     }
 }

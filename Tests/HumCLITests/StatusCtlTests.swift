@@ -256,6 +256,28 @@ import Testing
 
     /// 100 `hum ctl volume` in a row: every one answered, the player consistent, the last one wins, and a
     /// subscriber's last event says the same.
+    /// Relative steps from many clients at once each count: the player computes them (before, each client read the
+    /// volume, then set it, and steps taken at the same moment were lost).
+    @Test func relativeStepsFromManyClientsAtOnceAllCount() throws {
+        let box = Sandbox()
+        try userSound(box)
+        let player = try startPlayer(box, ["play", "tone=20", "--device", "null", "--volume", "40"])
+        defer { stop(player) }
+        let steps = (0..<12).map { i in
+            Child(stdoutPath: box.path("step\(i).out"), stderrPath: box.path("step\(i).err"))
+        }
+        for (i, step) in steps.enumerated() {
+            step.pid = try spawnBinary(
+                ["ctl", i % 2 == 0 ? "volume" : "master"] + (i % 2 == 0 ? ["tone"] : []) + ["+5", "-q"],
+                environment: box.environment, stdout: step.stdoutPath, stderr: step.stderrPath)
+        }
+        for step in steps { #expect(step.wait() == 0, "\(step.stderr)") }
+        let state = try status(box)
+        let tracks = try #require((state["mix"] as? [String: Any])?["tracks"] as? [[String: Any]])
+        #expect(tracks.first?["volume"] as? Int == 50, "\(state)")
+        #expect(state["master"] as? Int == 70, "\(state)")
+    }
+
     @Test func aHundredVolumeChangesInARowLeaveTheLastOne() throws {
         let box = Sandbox()
         try userSound(box)

@@ -61,6 +61,22 @@ import Testing
         #expect(try decode(#"{"cmd":"add","sound":"rain"}"#) == .add(sound: "rain", volume: Volume.default))
     }
 
+    /// A relative step is its own request (`by`), so the player computes it from where the volume is.
+    @Test func aRelativeStepIsItsOwnRequest() throws {
+        #expect(try decode(#"{"cmd":"volume","sound":"rain","by":-5}"#) == .volumeBy(sound: "rain", step: -5))
+        #expect(try decode(#"{"cmd":"master","by":12.5}"#) == .masterBy(step: 12.5))
+        #expect(
+            refusal(#"{"id":2,"cmd":"master","by":101}"#)
+                == ControlRequest.Refusal(message: "\"by\" must be a number from -100 to 100; got 101", id: 2))
+        #expect(
+            refusal(#"{"id":2,"cmd":"volume","sound":"rain","by":5,"volume":40}"#)?.message.contains("not both") == true
+        )
+        for command in [PlayerCommand.volumeBy(sound: "rain", step: 5), .masterBy(step: -10)] {
+            let line = try JSONEncoder().encode(ControlRequest(id: 3, command: command))
+            #expect(try JSONDecoder().decode(ControlRequest.self, from: line).command == command)
+        }
+    }
+
     @Test func anIDThatIsNotAnIntegerIsSaidToBeSo() {
         #expect(refusal(#"{"id":1.5,"cmd":"status"}"#)?.message == "\"id\" must be an integer; got 1.5")
         #expect(refusal(#"{"id":"7","cmd":"status"}"#)?.message == "not a request: \"id\" must be an integer")

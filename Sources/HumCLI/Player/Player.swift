@@ -126,6 +126,16 @@ final class Player {
         case .master(let volume):
             try mix.setMaster(volume)
             mixChanged()
+        case .volumeBy(let sound, let step):
+            // From where it is now, here in the one place that changes it: no two steps race.
+            guard let index = mix.index(of: sound) else {
+                throw Mix.Problem.noSuchSound(sound, inMix: mix.tracks.map(\.sound))
+            }
+            try mix.setVolume(Self.stepped(mix.tracks[index].volume, by: step), of: sound)
+            mixChanged()
+        case .masterBy(let step):
+            try mix.setMaster(Self.stepped(mix.master, by: step))
+            mixChanged()
         case .add(let sound, let volume):
             try add(sound, volume: volume)
         case .remove(let sound):
@@ -147,6 +157,12 @@ final class Player {
             try focus.input(.stop)
         }
         return status
+    }
+
+    /// A volume moved by a step, kept within 0–100.
+    static func stepped(_ volume: Double, by step: Double) -> Double {
+        let moved = min(Volume.range.upperBound, max(Volume.range.lowerBound, volume + step))
+        return moved == 0 ? 0 : moved  // never -0
     }
 
     // MARK: Changing the sounds

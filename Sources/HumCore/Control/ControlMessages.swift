@@ -19,7 +19,7 @@ public struct ControlRequest: Equatable, Sendable {
 
 extension ControlRequest: Codable {
     enum Keys: String, CodingKey {
-        case v, id, cmd, sound, volume, muted, seconds, mix, focus
+        case v, id, cmd, sound, volume, by, muted, seconds, mix, focus
     }
 
     /// Why a request line was refused: the reply's message, and the request's id when it could be read.
@@ -61,6 +61,14 @@ extension ControlRequest: Codable {
         let name = try c.decode(String.self, forKey: .cmd)
         func sound() throws -> String { try c.decode(String.self, forKey: .sound) }
         func volume() throws -> Double { try c.number(.volume, in: Volume.range) }
+        /// A relative step (`by`), when the request has one instead of a `volume`.
+        func step() throws -> Double? {
+            guard c.contains(.by) else { return nil }
+            guard !c.contains(.volume) else {
+                throw Refusal(message: "give either \"volume\" (where to) or \"by\" (a step), not both")
+            }
+            return try c.number(.by, in: PlayerCommand.volumeStep)
+        }
         switch name {
         case "status": return .status
         case "subscribe": return .subscribe
@@ -75,12 +83,16 @@ extension ControlRequest: Codable {
             return .extend(
                 seconds: try c.integerIfPresent(
                     .seconds, in: PlayerCommand.extendSeconds, "a whole number of seconds from 1 to 86400 (24 h)"))
-        case "volume": return .volume(sound: try sound(), volume: try volume())
+        case "volume":
+            if let step = try step() { return .volumeBy(sound: try sound(), step: step) }
+            return .volume(sound: try sound(), volume: try volume())
         case "add":
             return .add(sound: try sound(), volume: try c.numberIfPresent(.volume, in: Volume.range) ?? Volume.default)
         case "remove": return .remove(sound: try sound())
         case "mute": return .mute(sound: try sound(), muted: try c.decodeIfPresent(Bool.self, forKey: .muted))
-        case "master": return .master(volume: try volume())
+        case "master":
+            if let step = try step() { return .masterBy(step: step) }
+            return .master(volume: try volume())
         case "play": return .play(try c.decode(Mix.self, forKey: .mix))
         case "focus": return .focus(try c.decode(FocusRequest.self, forKey: .focus))
         default: throw Refusal(message: "unknown command \"\(name)\"")
@@ -146,6 +158,10 @@ extension ControlRequest: Codable {
             try c.encode(sound, forKey: .sound)
             try c.encodeIfPresent(muted, forKey: .muted)
         case .master(let volume): try c.encode(volume, forKey: .volume)
+        case .volumeBy(let sound, let step):
+            try c.encode(sound, forKey: .sound)
+            try c.encode(step, forKey: .by)
+        case .masterBy(let step): try c.encode(step, forKey: .by)
         case .play(let mix): try c.encode(mix, forKey: .mix)
         case .focus(let request): try c.encode(request, forKey: .focus)
         }

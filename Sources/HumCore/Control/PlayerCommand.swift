@@ -17,17 +17,25 @@ public enum PlayerCommand: Equatable, Sendable {
     /// Fade out and stop the player.
     case stop
     case volume(sound: String, volume: Double)
+    /// Move a sound's volume by a step from where it is now, within 0–100: computed by the player, so two clients
+    /// stepping at once each get their step (`hum ctl volume rain +5`).
+    case volumeBy(sound: String, step: Double)
     case add(sound: String, volume: Double)
     case remove(sound: String)
     /// Mute, unmute, or toggle (nil).
     case mute(sound: String, muted: Bool?)
     case master(volume: Double)
+    /// Move the master by a step from where it is now, within 0–100.
+    case masterBy(step: Double)
     /// Play these sounds instead of the mix (the name of a saved mix, when it is one).
     case play(Mix)
     /// Start focus rounds on the playing mix.
     case focus(FocusRequest)
     /// Stop the focus rounds; the mix plays on.
     case endFocus
+
+    /// A relative volume step: -100 to +100.
+    public static let volumeStep: ClosedRange<Double> = -100...100
 
     /// How many seconds one `extend` may add: 1 s to 24 h.
     public static let extendSeconds: ClosedRange<Int64> = 1...86_400
@@ -44,11 +52,11 @@ public enum PlayerCommand: Equatable, Sendable {
         case .extend: "extend"
         case .restart: "restart"
         case .stop: "stop"
-        case .volume: "volume"
+        case .volume, .volumeBy: "volume"
         case .add: "add"
         case .remove: "remove"
         case .mute: "mute"
-        case .master: "master"
+        case .master, .masterBy: "master"
         case .play: "play"
         case .focus: "focus"
         case .endFocus: "end-focus"
