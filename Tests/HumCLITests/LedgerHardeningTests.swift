@@ -56,9 +56,9 @@ import Testing
         let before = s.run("ledger", "export").out
         let file = s.root + "/mint.jsonl"
         let settle =
-            "{\"id\":\"st\",\"kind\":\"settle\",\"amount_seconds\":36000,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"settle pass=p used=0\",\"pass_id\":\"p\",\"used_seconds\":0,\"forfeit\":false}"
+            "{\"id\":\"st\",\"key\":\"settle:p\",\"kind\":\"settle\",\"amount_seconds\":36000,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"settle pass=p used=0\",\"pass_id\":\"p\",\"used_seconds\":0,\"forfeit\":false}"
         let adjust =
-            "{\"id\":\"ad\",\"kind\":\"adjustment\",\"amount_seconds\":60,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"x\",\"reason\":\"r\"}"
+            "{\"id\":\"ad\",\"kind\":\"adjustment\",\"amount_seconds\":60,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"adjustment 60 reason=r\",\"reason\":\"r\"}"
         try write(adjust + "\n" + settle + "\n", file)
         let r = s.run("ledger", "import", file)
         #expect(r.code == 3, "\(r.err)")
@@ -67,6 +67,128 @@ import Testing
     }
 
     /// A date-bounded backup held a completed session whose grant fell outside the range: importing it left the
+    /// A grant as hum writes it for `active` seconds of focus (ratio 3), on 2025-01-01 in Paris.
+    static func grant(
+        _ id: String, hour: Int, amount: Int64, requested: Int64? = nil, active: Int64 = 10_800, cap: Int64 = 10_800,
+        device: String = "d"
+    ) -> String {
+        "{\"id\":\"\(id)\",\"key\":\"round:r\(id)\",\"kind\":\"grant\",\"amount_seconds\":\(amount),"
+            + "\"at\":\"2025-01-01T\(hour < 10 ? "0" : "")\(hour):00:00+01:00\",\"device\":\"\(device)\","
+            + "\"payload\":\"grant round=r\(id) active=\(active)\",\"round_id\":\"r\(id)\","
+            + "\"requested_seconds\":\(requested ?? amount),\"cut_seconds\":\((requested ?? amount) - amount),"
+            + "\"cap_seconds\":\(cap)}"
+    }
+
+    /// Import took grants no rule allows, and check stayed silent: one grant of 87,600 h (the cap 3 h), ten 1-hour
+    /// grants on one day, a grant for a contract that does not exist, an adjustment whose text says 60 s carrying
+    /// 360,000 s. Each is refused whole (exit 3), naming its line; nothing changes.
+    @Test func importRefusesGrantsNoRuleAllows() throws {
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+10m", "--reason", "seed")
+        let file = s.root + "/forged.jsonl"
+        let contractGrant =
+            "{\"id\":\"c1\",\"key\":\"contract:k1\",\"kind\":\"grant\",\"amount_seconds\":600,"
+            + "\"at\":\"2025-01-01T10:00:00+01:00\",\"device\":\"d\",\"payload\":\"grant contract=k1 ratio=3000 "
+            + "active=1800\",\"contract_id\":\"k1\",\"requested_seconds\":600,\"cut_seconds\":0,\"cap_seconds\":10800}"
+        let adjustment =
+            "{\"id\":\"a1\",\"kind\":\"adjustment\",\"amount_seconds\":360000,\"at\":\"2025-01-01T10:00:00+01:00\","
+            + "\"device\":\"d\",\"payload\":\"adjustment 60 reason=r\",\"reason\":\"r\"}"
+        let cases: [([String], Int, String)] = [
+            (
+                [Self.grant("huge", hour: 9, amount: 315_360_000, active: 31_536_000)], 1,
+                "grants 315360000s, more than its daily cap of 10800s"
+            ),
+            ((0..<10).map { Self.grant("h\($0)", hour: 8 + $0, amount: 3600) }, 4, "past its daily cap"),
+            ([Self.grant("ok", hour: 9, amount: 3600), contractGrant], 2, "has no contract k1 here"),
+            ([adjustment], 1, "its text says \"adjustment 60 reason=r\""),
+            ([Self.grant("cap", hour: 9, amount: 3600, cap: 315_360_000)], 1, "a cap is 0 to 24 hours"),
+            ([Self.grant("ratio", hour: 9, amount: 3600, active: 60)], 1, "which no ratio gives"),
+        ]
+        let before = s.run("ledger", "export").out
+        for (lines, line, words) in cases {
+            try write(lines.joined(separator: "\n") + "\n", file)
+            let r = s.run("ledger", "import", file)
+            #expect(r.code == 3, "\(words): \(r.err)")
+            #expect(r.err.hasPrefix("hum: \(file) line \(line) would leave the ledger failing its check"), "\(r.err)")
+            #expect(r.err.contains(words) && r.err.split(separator: "\n").count == 1, "\(r.err)")
+            #expect(s.run("ledger", "export").out == before)
+        }
+        // The day's sum counts what the database already holds: 2 h of that day here, then 2 more hours.
+        try write(
+            [Self.grant("e1", hour: 8, amount: 3600), Self.grant("e2", hour: 9, amount: 3600)].joined(separator: "\n"),
+            file)
+        #expect(s.run("ledger", "import", file).code == 0)
+        try write(
+            [Self.grant("e3", hour: 10, amount: 3600), Self.grant("e4", hour: 11, amount: 3600)].joined(
+                separator: "\n"), file)
+        let more = s.run("ledger", "import", file)
+        #expect(more.code == 3 && more.err.contains("line 2 would leave") && more.err.contains("past its daily cap"))
+        // What the rules allow still imports: another device's day, and a cut grant of 0 past the cap.
+        try write(
+            [
+                Self.grant("f1", hour: 8, amount: 10_800, device: "f"),
+                Self.grant("e5", hour: 12, amount: 0, requested: 3600),
+            ]
+            .joined(separator: "\n"), file)
+        let allowed = s.run("ledger", "import", file)
+        #expect(allowed.code == 0, "\(allowed.err)")
+        #expect(s.run("ledger", "check").code == 0)
+    }
+
+    /// Two sessions with one id in one file were taken silently (the first copy won, even when they differed); so
+    /// were two versions of an entry or a contract that differed in a field the merge does not compare. A second copy
+    /// that differs is refused naming both places; the same record twice is one record.
+    @Test func oneIdTwiceInOneFileIsRefusedUnlessTheSame() throws {
+        let s = Sandbox()
+        let file = s.root + "/twice.jsonl"
+        func session(_ active: Int) -> String {
+            "{\"type\":\"session\",\"id\":\"s\",\"kind\":\"focus\",\"status\":\"interrupted\","
+                + "\"start\":\"2025-01-01T00:00:00Z\",\"end\":\"2025-01-01T00:30:00Z\",\"planned_seconds\":1500,"
+                + "\"active_seconds\":\(active),\"paused_seconds\":0,\"mix\":[],\"goal\":null,\"tags\":[],"
+                + "\"earned_seconds\":0}"
+        }
+        let start = Timestamp(rfc3339: "2025-01-01T00:00:00Z")!
+        func contract(_ goal: String) throws -> String {
+            let record = ContractRecord(
+                id: "k", goal: goal, doneWhen: ["a page"], firstStep: nil, watch: [], strict: false,
+                status: .interrupted, createdAt: start, endedAt: start, ratioMilli: 3000, rounds: 1,
+                focusSeconds: 1500, device: "d")
+            return String(
+                decoding: try CompactJSONEncoder().encode(ExportCommand.Typed(type: "contract", value: record)),
+                as: UTF8.self)
+        }
+        let header = "{\"type\":\"header\",\"schema\":\"hum.export/2\"}"
+        let adjust =
+            "{\"type\":\"entry\",\"id\":\"a\",\"kind\":\"adjustment\",\"amount_seconds\":60,\"at\":\"2025-01-01T00:00:00Z\",\"device\":\"d\",\"payload\":\"adjustment 60 reason=r\",\"reason\":\"r\""
+        for (lines, words) in [
+            ([header, session(1500), session(1200)], "line 3 is session s again, unlike at line 2"),
+            ([header, try contract("write"), try contract("read")], "line 3 is contract k again, unlike at line 2"),
+            ([header, adjust + "}", adjust + ",\"label\":\"x\"}"], "line 3 is entry a again, unlike at line 2"),
+        ] {
+            try write(lines.joined(separator: "\n") + "\n", file)
+            let r = s.run("ledger", "import", file)
+            #expect(r.code == 1 && r.err.contains(words) && r.err.contains("nothing was imported"), "\(r.err)")
+            let history = json(s.run("history", "--json").out) as? [String: Any]
+            #expect(
+                (history?["sessions"] as? [Any])?.isEmpty == true && (history?["contracts"] as? [Any])?.isEmpty == true)
+        }
+        try write(
+            [header, session(1500), session(1500), try contract("write"), try contract("write")].joined(separator: "\n")
+                + "\n", file)
+        let same = s.run("ledger", "import", file)
+        #expect(
+            same.code == 0 && same.out.contains("1 session (1 already here), 1 contract (1 already here)"),
+            "\(same.out)\(same.err)")
+        // The same in one document: sessions named by their place in it.
+        let document =
+            "{\"schema\":\"hum.export/2\",\"exported_at\":\"2025-01-01T00:00:00Z\",\"sessions\":["
+            + [session(1500), session(900)].map { $0.replacingOccurrences(of: "\"type\":\"session\",", with: "") }
+            .joined(separator: ",") + "],\"ledger\":[],\"contracts\":[]}"
+        try write(document, file)
+        let r = Sandbox().run("ledger", "import", file)
+        #expect(r.code == 1 && r.err.contains("session 2 is session s again, unlike at session 1"), "\(r.err)")
+    }
+
     /// ledger failing check for good. The export now carries what its sessions need.
     @Test func aDateBoundedBackupImportsWhole() throws {
         let s = Sandbox()

@@ -215,6 +215,10 @@ struct LedgerCommand: HumCommand {
     struct Export: HumCommand {
         static let name = "export"
         static let abstract = "print every entry as JSON lines, to merge into another machine's ledger"
+        static let discussion = """
+            One entry per line, oldest first; then, as typed lines ({"type": "contract", …}), the contracts its
+            grants pay, which an import needs to accept those grants.
+            """
         static let examples = [
             "hum ledger export --jsonl > laptop.jsonl  # then, on the other machine: hum ledger import laptop.jsonl"
         ]
@@ -232,8 +236,17 @@ struct LedgerCommand: HumCommand {
             let db = try LedgerCLI.open(context)
             let encoder = CompactJSONEncoder()
             let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
+                var paid = Set<String>()
                 try db.forEachEntry(from: nil, to: nil) { e in
+                    if e.kind == .grant, let contract = e.contractID { paid.insert(contract) }
                     var bytes = try encoder.encode(e)
+                    bytes.append(10)
+                    try write(bytes)
+                }
+                // A contract's grant is accepted only with its contract: the contracts paid come along.
+                guard !paid.isEmpty else { return }
+                for contract in try db.contracts() where paid.contains(contract.id) {
+                    var bytes = try encoder.encode(ExportCommand.Typed(type: "contract", value: contract))
                     bytes.append(10)
                     try write(bytes)
                 }
