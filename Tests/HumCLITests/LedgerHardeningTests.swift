@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumStore
 import Testing
 
 @testable import HumCLI
@@ -66,7 +67,6 @@ import Testing
         #expect(s.run("ledger", "export").out == before)
     }
 
-    /// A date-bounded backup held a completed session whose grant fell outside the range: importing it left the
     /// A grant as hum writes it for `active` seconds of focus (ratio 3), on 2025-01-01 in Paris.
     static func grant(
         _ id: String, hour: Int, amount: Int64, requested: Int64? = nil, active: Int64 = 10_800, cap: Int64 = 10_800,
@@ -189,6 +189,7 @@ import Testing
         #expect(r.code == 1 && r.err.contains("session 2 is session s again, unlike at session 1"), "\(r.err)")
     }
 
+    /// A date-bounded backup held a completed session whose grant fell outside the range: importing it left the
     /// ledger failing check for good. The export now carries what its sessions need.
     @Test func aDateBoundedBackupImportsWhole() throws {
         let s = Sandbox()
@@ -226,6 +227,103 @@ import Testing
         }
         #expect(err.text.split(separator: "\n").allSatisfy { $0.contains("no home directory") }, "\(err.text)")
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent"))
+    }
+
+    /// Runs the built hum with `hum`'s data folder mounted read-only (a mount namespace of its own, as a backup disk
+    /// or a snapshot would be), or nil where mount namespaces are not allowed.
+    func onReadOnlyMount(_ s: Sandbox, _ words: [String]) throws -> (code: Int32, out: String, err: String)? {
+        let folder = s.root + "/data/hum"
+        let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\""
+        let r = try runBinary(
+            ["--mount", "sh", "-c", script, "sh", folder, humBinary] + words, environment: s.environment,
+            program: "/usr/bin/unshare")
+        if r.code != 0 && (r.err.contains("unshare failed") || r.err.contains("mount:")) { return nil }
+        return r
+    }
+
+    /// A ledger on a read-only mount could not even be read: every command wanted to write beside it. The commands
+    /// that only read now open it read-only (whether a WAL journal is there or not); those that write say in one
+    /// line that the ledger is read-only.
+    @Test func aReadOnlyLedgerIsReadButNotWritten() throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return }
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
+        _ = s.run("history", "record", "--active", "25m", "--id", "r1", "--start", "2025-03-30T09:00:00+02:00")
+        _ = s.run("spend", "5m", "--on", "video")
+        #expect(!FileManager.default.fileExists(atPath: s.databasePath + "-wal"))  // closed cleanly: no journal
+        let reads: [([String], String)] = [
+            (["bank"], "balance         1h3m20s"), (["history"], "focus"), (["report"], "spent 5m"),
+            (["export"], "\"r1\""), (["ledger", "export"], "\"video\""), (["ledger"], "on video"),
+            (["ledger", "check"], ""), (["status", "--format", "json"], "3800"), (["config", "list"], "earn.ratio"),
+        ]
+        func readsWork(_ what: String) throws -> Bool {
+            for (words, shown) in reads {
+                guard let r = try onReadOnlyMount(s, words) else { return false }
+                let out = shown.isEmpty ? r.out.isEmpty : r.out.contains(shown)
+                #expect(r.code == 0 && r.err.isEmpty && out, "\(what) \(words): \(r.err)\(r.out)")
+            }
+            for words in [["spend", "1m", "--on", "x"], ["ledger", "adjust", "+1m", "--reason", "x"]] {
+                guard let r = try onReadOnlyMount(s, words) else { return false }
+                #expect(r.code == 1 && r.err.split(separator: "\n").count == 1, "\(what) \(words): \(r.err)")
+                #expect(r.err.hasPrefix("hum: the ledger \(s.databasePath) is read-only"), "\(what): \(r.err)")
+                #expect(r.err.contains("a read-only file system"), "\(r.err)")
+            }
+            return true
+        }
+        guard try readsWork("no journal") else { return }
+        // A snapshot of a ledger in use: its journal (-wal, with entries not yet in hum.db) and its index (-shm).
+        let open = try HumDatabase(path: s.databasePath)
+        _ = try open.record(.adjust(seconds: 600, reason: "in the journal", key: nil))
+        var journal = stat()
+        #expect(stat(s.databasePath + "-wal", &journal) == 0 && journal.st_size > 0)
+        guard let bank = try onReadOnlyMount(s, ["ledger"]) else { return }
+        #expect(bank.code == 0 && bank.out.contains("in the journal"), "\(bank.err)")
+        #expect(try onReadOnlyMount(s, ["ledger", "check"])?.code == 0)
+        // A journal without its index: SQLite cannot read it on a read-only folder; one line says what to do.
+        let copy = Sandbox()
+        _ = copy.run("bank")
+        for suffix in ["", "-wal"] {
+            unlink(copy.databasePath + suffix)
+            #expect(
+                link(s.databasePath + suffix, copy.databasePath + suffix) == 0
+                    || copyFile(s.databasePath + suffix, copy.databasePath + suffix))
+        }
+        unlink(copy.databasePath + "-shm")
+        let lone = try #require(try onReadOnlyMount(copy, ["bank"]))
+        #expect(lone.code == 1 && lone.err.split(separator: "\n").count == 1, "\(lone.err)")
+        #expect(lone.err.contains("has no \(copy.databasePath)-shm beside it"), "\(lone.err)")
+        withExtendedLifetime(open) {}  // the journal stayed open all along
+    }
+
+    func copyFile(_ from: String, _ to: String) -> Bool {
+        (try? FileManager.default.copyItem(atPath: from, toPath: to)) != nil
+    }
+
+    /// The same for a folder made read-only (chmod 0555), for a user the permissions hold for (not root).
+    @Test func aLedgerInAReadOnlyFolderIsReadButNotWritten() throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let s = Sandbox()
+        _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
+        let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        let folder = s.root + "/data/hum"
+        for path in [s.root, s.root + "/data", folder, s.databasePath, s.root + "/run"] { chown(path, 65534, 65534) }
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o700) }
+        func run(_ words: [String]) throws -> (code: Int32, out: String, err: String) {
+            try runBinary(
+                Array(asNobody.dropFirst()) + [humBinary] + words, environment: s.environment, program: asNobody[0])
+        }
+        let bank = try run(["bank"])
+        #expect(bank.code == 0 && bank.out.contains("balance         1h"), "\(bank.err)")
+        #expect(try run(["ledger", "check"]).code == 0)
+        #expect(try run(["ledger", "export"]).out.contains("\"seed\""))
+        let spend = try run(["spend", "1m", "--on", "x"])
+        #expect(spend.code == 1 && spend.err.split(separator: "\n").count == 1, "\(spend.err)")
+        #expect(
+            spend.err.hasPrefix(
+                "hum: the ledger \(s.databasePath) is read-only: the folder \(folder) is read-only for you"),
+            "\(spend.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["hum.db"])
     }
 
     /// A read-only folder and another user's file were reported as "not a hum database" with advice to move the file

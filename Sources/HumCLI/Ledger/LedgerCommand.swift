@@ -73,7 +73,7 @@ struct LedgerCommand: HumCommand {
         "id,time,kind,amount_seconds,balance_seconds,correction,label,reason,key,round_id,pass_id,requested_seconds,cut_seconds,used_seconds,reserve_seconds,device,contract_id"
 
     func run(context: CommandContext) throws -> Int32 {
-        let db = try LedgerCLI.open(context)
+        let db = try LedgerCLI.open(context, reading: true)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         let (opening, entries) = try db.entries(from: from, to: to)
@@ -164,7 +164,7 @@ struct LedgerCommand: HumCommand {
             "Prints nothing and exits 0 when all holds; names each failure on stderr and exits 1 otherwise.\n"
         init(_ arguments: ParsedArguments) throws {}
         func run(context: CommandContext) throws -> Int32 {
-            let failures = try LedgerCLI.open(context).check()
+            let failures = try LedgerCLI.open(context, reading: true).check()
             for failure in failures { context.stderr.write("hum: ledger check: \(failure.visible)\n") }
             return failures.isEmpty ? ExitCode.success : ExitCode.failure
         }
@@ -233,7 +233,7 @@ struct LedgerCommand: HumCommand {
             output = try arguments.value(Self.output)
         }
         func run(context: CommandContext) throws -> Int32 {
-            let db = try LedgerCLI.open(context)
+            let db = try LedgerCLI.open(context, reading: true)
             let encoder = CompactJSONEncoder()
             let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
                 var paid = Set<String>()
