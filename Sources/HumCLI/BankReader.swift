@@ -27,7 +27,7 @@ final class BankReader {
         do {
             if database == nil {
                 guard access(context.paths.databasePath, F_OK) == 0 else { return nil }
-                database = try LedgerCLI.open(context)
+                database = try LedgerCLI.open(context, reading: true)
             }
             return try database?.bankStatus()
         } catch let error as any UserFacingError {

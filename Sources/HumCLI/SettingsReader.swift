@@ -14,7 +14,7 @@ enum SettingsReader {
         var settings = Settings(stored: [:], environment: context.environment)
         if access(context.paths.databasePath, F_OK) == 0 {
             do {
-                settings = try LedgerCLI.open(context).settings(environment: context.environment)
+                settings = try LedgerCLI.open(context, reading: true).settings(environment: context.environment)
             } catch let error as any UserFacingError where !required {
                 context.warn("the settings cannot be read (\(error.message)); playing with the defaults")
             }

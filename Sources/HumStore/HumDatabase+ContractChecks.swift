@@ -45,7 +45,7 @@ extension HumDatabase {
         return try loadContracts(where: "1", []).map { c in
             LedgerAudit.ContractFacts(
                 id: c.id, status: c.status, rewardSeconds: c.rewardSeconds, roundsActive: active[c.id],
-                problem: c.validationProblem())
+                problem: c.validationProblem(), ratioMilli: c.ratioMilli, rewardEntryID: c.rewardEntryID)
         }
     }
 

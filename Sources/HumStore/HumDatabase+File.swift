@@ -19,26 +19,113 @@ extension HumDatabase {
         var info = stat()
         if stat(path, &info) != 0 {
             guard errno == ENOENT else { throw StoreError.system(call: "stat", path: path, errno: errno) }
-            try checkWritable(directory: directory)
+            try checkWritable(directory: directory, ledger: nil)
             try create(path, device: device, created: created)
             return
         }
+        try checkExisting(path, info)
+        // A journal or index SQLite made for a read-only opening carries the file's mode then (0400, say): made
+        // writable again with the file, or writes would fail on them.
+        for file in [path + "-wal", path + "-shm"] {
+            var side = stat()
+            if lstat(file, &side) == 0, (side.st_mode & S_IFMT) == S_IFREG, side.st_uid == geteuid(),
+                side.st_mode & 0o600 != 0o600, access(path, W_OK) == 0
+            {
+                chmod(file, 0o600)
+            }
+        }
+        if access(path, R_OK | W_OK) != 0 {
+            throw StoreError.readOnly(path: path, what: "the file", fileSystem: errno == EROFS, ledger: path)
+        }
+        try checkWritable(directory: directory, ledger: path)
+        try probeExisting(path)
+    }
+
+    /// What every open checks of the file there: a regular file, this user's, not empty.
+    static func checkExisting(_ path: String, _ info: stat) throws {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw StoreError.notADatabase(path: path, detail: "not a regular file")
         }
         if info.st_uid != geteuid() { throw StoreError.ownedByAnother(path: path, uid: info.st_uid) }
         // A database is never empty: hum's own appears whole, with its schema. An empty file is a truncated copy.
         if info.st_size == 0 { throw StoreError.emptyFile(path: path) }
-        if access(path, R_OK | W_OK) != 0 { throw StoreError.readOnly(path: path, what: "the file") }
-        try checkWritable(directory: directory)
-        try probeExisting(path)
     }
 
-    /// The directory must take the journal files SQLite writes beside the database.
-    static func checkWritable(directory: String) throws {
+    /// True when a database exists at `path` but it, or its folder, cannot be written (a read-only mount, a backup
+    /// disk, a snapshot, a folder made read-only): commands that only read open it with `init(readingOnly:…)`.
+    public static func isReadOnlyLocation(_ path: String) -> Bool {
+        guard access(path, F_OK) == 0 else { return false }
+        return access(path, W_OK) != 0 || access(parent(of: path), W_OK | X_OK) != 0
+    }
+
+    /// A read-only connection to the database at `path`, checked to be hum's, of this schema.
+    ///
+    /// With no journal (`-wal`), or an empty one, the file alone holds every committed transaction: it is opened
+    /// `immutable` (no `-shm` index, no locks, nothing made beside it; nobody writes it either, since it or its
+    /// folder cannot be written). A journal with entries is read through its `-shm` index, which SQLite makes beside
+    /// it where the folder can be written, and otherwise reads only when it is already there (a snapshot of a ledger
+    /// in use); a journal without its index on a read-only folder cannot be read by SQLite at all: refused, with
+    /// what to do.
+    static func openReadOnly(_ path: String) throws -> Connection {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw StoreError.system(call: "stat", path: path, errno: errno) }
+        try checkExisting(path, info)
+        var uri = "file:" + uriEscaped(path) + "?mode=ro"
+        var journal = stat()
+        if stat(path + "-wal", &journal) != 0 || journal.st_size == 0 {
+            uri += "&immutable=1"  // nothing beside the file is read, and nothing is made there
+        } else if access(parent(of: path), W_OK | X_OK) != 0 && access(path + "-shm", R_OK) != 0 {
+            throw StoreError.unreadableJournal(path: path)
+        }
+        let connection: Connection
+        do {
+            connection = try Connection(
+                path: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, name: path)
+            try connection.check(
+                sqlite3_busy_timeout(connection.handle, busyTimeoutMilliseconds), "sqlite3_busy_timeout")
+            try connection.execute("PRAGMA query_only=1")
+            let appID = try connection.scalarInt("PRAGMA application_id") ?? 0
+            let version = try connection.scalarInt("PRAGMA user_version") ?? 0
+            let objects = try connection.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
+            if appID == Int64(Schema.applicationID) {
+                if version > Schema.latestVersion { throw StoreError.newerSchema(path: path, version: version) }
+                if version < Schema.latestVersion { throw StoreError.readOnlyOlder(path: path, version: version) }
+                return connection
+            }
+            if appID == 0 && objects == 0 && version == 0 { throw StoreError.readOnlyOlder(path: path, version: 0) }
+            throw StoreError.foreign(
+                path: path,
+                detail: appID == 0
+                    ? "a SQLite database with \(objects) objects and no hum marker"
+                    : "a SQLite database with application id \(appID)")
+        } catch let error as SQLiteError where error.isCorruption {
+            throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
+        }
+    }
+
+    /// A path as the path of a SQLite URI: every byte but letters, digits, `/`, `.`, `_`, `~` and `-` as `%XX`.
+    static func uriEscaped(_ path: String) -> String {
+        let hex = Array("0123456789ABCDEF")
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "-"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+            }
+        }
+        return out
+    }
+
+    /// The directory must take the journal files SQLite writes beside the database (`ledger`, when it exists).
+    static func checkWritable(directory: String, ledger: String?) throws {
         if access(directory, W_OK | X_OK) != 0 {
             if errno == EACCES || errno == EROFS || errno == EPERM {
-                throw StoreError.readOnly(path: directory, what: "the folder")
+                throw StoreError.readOnly(
+                    path: directory, what: "the folder", fileSystem: errno == EROFS, ledger: ledger)
             }
             throw StoreError.system(call: "access", path: directory, errno: errno)
         }
@@ -196,7 +283,7 @@ extension HumDatabase {
         if up != directory { try makeDirectories(up) }
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             if errno == EACCES || errno == EROFS || errno == EPERM {
-                throw StoreError.readOnly(path: up, what: "the folder")
+                throw StoreError.readOnly(path: up, what: "the folder", fileSystem: errno == EROFS, ledger: nil)
             }
             throw StoreError.system(call: "mkdir", path: directory, errno: errno)
         }

@@ -15,6 +15,8 @@ public final class HumDatabase: LedgerStore {
     public let probe: any ProcessProbe
     /// This database's device id, written in every entry it makes.
     public private(set) var device: String = ""
+    /// True when opened with `init(readingOnly:…)`: every write fails, and nothing was reconciled or migrated.
+    public let isReadOnly: Bool
     let db: Connection
     var rng = SystemRandomNumberGenerator()
 
@@ -29,6 +31,7 @@ public final class HumDatabase: LedgerStore {
         self.path = path
         self.calendar = calendar
         self.probe = probe
+        isReadOnly = false
         do {
             var generator = SystemRandomNumberGenerator()
             try HumDatabase.prepareFile(
@@ -41,6 +44,23 @@ public final class HumDatabase: LedgerStore {
             try migrate()
             device = try db.scalarText("SELECT value FROM meta WHERE key = 'device'") ?? ""
             HumDatabase.tighten(path)
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    /// Opens the database at `path` for reading only, writing nothing beside it: for a ledger whose file or folder
+    /// cannot be written (a read-only mount, a backup disk, a snapshot), which `isReadOnlyLocation` tells. The file
+    /// is checked as on every open (a regular file of this user, hum's, of this schema); see `openReadOnly` for how a
+    /// WAL database is read where its journal files cannot be made.
+    public init(readingOnly path: String, calendar: LocalCalendar, probe: any ProcessProbe) throws {
+        self.path = path
+        self.calendar = calendar
+        self.probe = probe
+        isReadOnly = true
+        do {
+            db = try HumDatabase.openReadOnly(path)
+            device = try db.scalarText("SELECT value FROM meta WHERE key = 'device'") ?? ""
         } catch {
             throw StoreError.wrap(error)
         }

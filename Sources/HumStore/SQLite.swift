@@ -46,16 +46,19 @@ final class Connection {
     let path: String
     private var cache: [String: Statement] = [:]
 
-    init(path: String, flags: Int32) throws(SQLiteError) {
+    /// Opens `path` (a URI when `flags` hold `SQLITE_OPEN_URI`); `name` is the file its errors name (the path when
+    /// nil).
+    init(path: String, flags: Int32, name: String? = nil) throws(SQLiteError) {
         var pointer: OpaquePointer? = nil
         let rc = sqlite3_open_v2(path, &pointer, flags | SQLITE_OPEN_EXRESCODE, nil)
+        let name = name ?? path
         guard rc == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(pointer)  // a half-opened handle is closed before the error is thrown
-            throw SQLiteError(code: rc, call: "sqlite3_open_v2", sqliteMessage: message, sql: nil, path: path)
+            throw SQLiteError(code: rc, call: "sqlite3_open_v2", sqliteMessage: message, sql: nil, path: name)
         }
         handle = pointer
-        self.path = path
+        self.path = name
     }
 
     deinit {

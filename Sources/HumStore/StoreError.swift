@@ -17,8 +17,13 @@ public enum StoreError: Error, Sendable {
     case emptyFile(path: String)
     /// The file at the path belongs to another user. It was left untouched.
     case ownedByAnother(path: String, uid: uid_t)
-    /// The file or the folder (`what`) at the path cannot be written.
-    case readOnly(path: String, what: String)
+    /// The file or the folder (`what`) at the path cannot be written; `fileSystem` when it is on a read-only file
+    /// system (a read-only mount); `ledger`, the database there when there is one (reading it still works).
+    case readOnly(path: String, what: String, fileSystem: Bool, ledger: String?)
+    /// A read-only database written by an older hum: it must be upgraded (written) before this one can read it.
+    case readOnlyOlder(path: String, version: Int64)
+    /// A read-only database whose WAL journal has no `-shm` index beside it, on a folder where SQLite cannot make one.
+    case unreadableJournal(path: String)
     /// The database was written by a newer hum.
     case newerSchema(path: String, version: Int64)
     /// A system call on the path failed.
@@ -47,10 +52,24 @@ public enum StoreError: Error, Sendable {
             return
                 "\(path) belongs to another user (uid \(uid)); hum keeps each user's ledger private: run hum as that "
                 + "user, or set XDG_DATA_HOME to a folder of yours"
-        case .readOnly(let path, let what):
+        case .readOnly(let path, let what, let fileSystem, let ledger):
+            let why = "\(what) \(path) is read-only\(fileSystem ? " (a read-only file system)" : " for you")"
+            let fix = "make it writable ('chmod u+w'), or set XDG_DATA_HOME"
+            guard let ledger else {
+                return "\(why), and hum keeps its ledger (and the journal beside it) there: \(fix)"
+            }
             return
-                "\(what) \(path) is read-only for you, and hum writes its ledger (and the journal beside it) there: "
-                + "make it writable ('chmod u+w'), or set XDG_DATA_HOME"
+                "the ledger \(ledger) is read-only: \(why); commands that only read it (bank, history, report, export, "
+                + "ledger check) still work; to change it, \(fix)"
+        case .readOnlyOlder(let path, let version):
+            return
+                "\(path) is read-only and holds \(version == 0 ? "no ledger yet" : "a ledger of an older hum (schema \(version))"), "
+                + "which this hum must upgrade before it reads it: open it once where it can be written, or copy it "
+                + "to a folder of yours and set XDG_DATA_HOME"
+        case .unreadableJournal(let path):
+            return
+                "\(path) is read-only and its journal \(path)-wal has no \(path)-shm beside it, which SQLite cannot make "
+                + "in a read-only folder: copy hum.db and hum.db-wal to a folder of yours and set XDG_DATA_HOME"
         case .newerSchema(let path, let version):
             return
                 "\(path) was written by a newer hum (schema \(version), this one knows \(Schema.latestVersion)); "
@@ -85,8 +104,8 @@ public enum StoreError: Error, Sendable {
             return "the disk holding \(path) is full; nothing was written: free some space and try again"
         case SQLITE_READONLY:
             return
-                "the database \(path) cannot be written (\(detail)); make it and its folder writable for you, or set "
-                + "XDG_DATA_HOME"
+                "the ledger \(path) is read-only: it cannot be written (\(detail)); make it and its folder writable "
+                + "for you, or set XDG_DATA_HOME"
         case SQLITE_CANTOPEN:
             return
                 "cannot open the database \(path) (\(detail)); check that its folder exists and is yours, or set "

@@ -86,10 +86,16 @@ import Testing
                 let id = "g\(rng.next() % 1000)"
                 let at = "2025-0\(1 + pick(9))-1\(pick(10))T12:00:00+01:00"
                 let amount = [60, -60, 600, 0, 36_000][pick(5)]
+                // As hum writes them (text and key of their request), so that the import gets past the entry's own
+                // rules to the ledger's: holds without settles, settles above their holds, grants without rounds.
+                let pass = "p\(pick(3))"
+                let used = pick(100)
+                let held = abs(amount) + 1
+                let round = "r\(pick(5))"
                 let records = [
-                    "{\"id\":\"\(id)\",\"kind\":\"settle\",\"amount_seconds\":\(abs(amount)),\"at\":\"\(at)\",\"device\":\"x\",\"payload\":\"settle \(id)\",\"pass_id\":\"p\(pick(3))\",\"used_seconds\":\(pick(100)),\"forfeit\":false}",
-                    "{\"id\":\"\(id)\",\"kind\":\"hold\",\"amount_seconds\":\(-abs(amount) - 1),\"at\":\"\(at)\",\"device\":\"x\",\"payload\":\"hold \(id)\",\"pass_id\":\"p\(pick(3))\",\"forfeit\":false}",
-                    "{\"id\":\"\(id)\",\"kind\":\"grant\",\"amount_seconds\":\(abs(amount)),\"at\":\"\(at)\",\"device\":\"x\",\"payload\":\"grant round=r\(pick(5)) active=1500\",\"round_id\":\"r\(pick(5))\",\"requested_seconds\":\(abs(amount)),\"cut_seconds\":0,\"cap_seconds\":10800}",
+                    "{\"id\":\"\(id)\",\"key\":\"settle:\(pass)\",\"kind\":\"settle\",\"amount_seconds\":\(abs(amount)),\"at\":\"\(at)\",\"device\":\"x\",\"payload\":\"settle pass=\(pass) used=\(used)\",\"pass_id\":\"\(pass)\",\"used_seconds\":\(used),\"forfeit\":false}",
+                    "{\"id\":\"\(id)\",\"key\":\"pass:\(pass)\",\"kind\":\"hold\",\"amount_seconds\":\(-held),\"at\":\"\(at)\",\"device\":\"x\",\"payload\":\"hold pass=\(pass) \(held) forfeit=false on=\",\"pass_id\":\"\(pass)\",\"forfeit\":false}",
+                    "{\"id\":\"\(id)\",\"key\":\"round:\(round)\",\"kind\":\"grant\",\"amount_seconds\":\(abs(amount)),\"at\":\"\(at)\",\"device\":\"x\",\"payload\":\"grant round=\(round) active=1500\",\"round_id\":\"\(round)\",\"requested_seconds\":\(abs(amount)),\"cut_seconds\":0,\"cap_seconds\":10800}",
                     "{\"type\":\"session\",\"id\":\"r\(pick(6))\",\"kind\":\"focus\",\"status\":\"completed\",\"start\":\"\(at)\",\"end\":\"\(at)\",\"planned_seconds\":1500,\"active_seconds\":1500,\"paused_seconds\":0,\"mix\":[],\"goal\":null,\"tags\":[],\"earned_seconds\":\(abs(amount))}",
                 ]
                 lines.insert(records[pick(records.count)], at: pick(lines.count + 1))

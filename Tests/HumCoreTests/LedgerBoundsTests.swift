@@ -104,6 +104,8 @@ import Testing
     @Test func aGrantMustMatchItsRoundAndALocalGrantNeedsOne() {
         var grant = entry(.grant, amount: 500, field: 500)
         grant.payload = "grant round=r active=1500"
+        grant.key = "round:r"
+        grant.cap = 10_800
         grant.device = "d"
         let missing = LedgerAudit.failures(
             entries: [grant], device: "d", openPassIDs: [], cachedBalance: nil, rounds: [])

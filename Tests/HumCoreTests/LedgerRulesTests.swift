@@ -331,6 +331,117 @@ struct RequestGenerator {
         #expect(failures.contains { $0.contains("open pass p has no hold") })
     }
 
+    /// Whatever the rules write passes the rules an import and `hum ledger check` hold every entry to, whichever
+    /// device wrote it and in whatever order the entries arrive: three devices, the cap and the ratio changed
+    /// between requests, grants dated back to an earlier hour (as `hum history record` does).
+    @Test(arguments: [4, 5, 6] as [UInt64])
+    func whatTheRulesWriteKeepsTheRulesInAnyOrder(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let clock = ManualClock(1_700_000_000)
+        let replicas = (0..<3).map {
+            InMemoryLedger(calendar: calendar(clock), device: "d\($0)", seed: seed * 10 + UInt64($0))
+        }
+        var gen = RequestGenerator(rng: SplitMix64(seed: seed + 200))
+        var now: Int64 = 1_700_000_000
+        for _ in 0..<600 {
+            now += Int64(rng.next() % 1200)
+            // Now and then a request dated back up to three hours, as a round recorded by hand is.
+            clock.set(rng.next() % 5 == 0 ? now - Int64(rng.next() % 10_800) : now)
+            let index = Int(rng.next() % 3)
+            if rng.next() % 20 == 0 {
+                replicas[index].config.dailyCapSeconds = [0, 1800, 3600, 10_800, 86_400][Int(rng.next() % 5)]
+                replicas[index].config.earnRatioMilli = [100, 1000, 3000, 1_000_000][Int(rng.next() % 4)]
+            }
+            if gen.keyPrefix != "d\(index)-" {
+                gen.keyPrefix = "d\(index)-"
+                gen.rounds = []
+                gen.passes = []
+            }
+            var request = gen.next()
+            if case .grant(let round, _) = request, rng.next() % 3 == 0 {
+                // Long rounds: the cap cuts.
+                request = .grant(roundID: round, activeSeconds: Int64(rng.next() % 20_000))
+            }
+            _ = try? replicas[index].record(request)
+        }
+        let all = try replicas.flatMap { try $0.entries() }
+        #expect(all.contains { $0.kind == .grant && ($0.cut ?? 0) > 0 })  // the cap did cut
+        for entry in all { #expect(LedgerAudit.ruleProblem(entry) == nil, "\(entry)") }
+        for _ in 0..<5 {
+            var shuffled = all
+            shuffled.shuffle(using: &rng)
+            let failures = LedgerAudit.failures(entries: shuffled, device: "t", openPassIDs: [], cachedBalance: nil)
+            #expect(
+                failures.allSatisfy { !$0.message.contains("daily cap") && !$0.message.contains("request") },
+                "\(failures.prefix(3))")
+        }
+    }
+
+    /// What no rule writes, whichever device it claims: a grant above its cap or with a cap no setting holds, a day
+    /// of one device past its cap, a grant asking what no ratio gives, a contract's grant off its ratio, an entry
+    /// whose text says another amount, or whose key is not its request's.
+    @Test func entriesNoRuleWritesAreNamed() {
+        let t = Timestamp(epochSeconds: 1_700_000_000, offsetSeconds: 3600)
+        func grant(_ id: String, _ amount: Int64, active: Int64 = 10_800, cap: Int64 = 10_800) -> LedgerEntry {
+            var g = LedgerEntry(
+                id: id, key: "round:r\(id)", kind: .grant, amount: amount, at: t, device: "x",
+                payload: "grant round=r\(id) active=\(active)")
+            g.roundID = "r\(id)"
+            g.requested = amount
+            g.cut = 0
+            g.cap = cap
+            return g
+        }
+        #expect(LedgerAudit.ruleProblem(grant("ok", 3600)) == nil)
+        let huge = grant("huge", 315_360_000, active: 31_536_000)
+        #expect(LedgerAudit.ruleProblem(huge)?.contains("more than its daily cap of 10800s") == true)
+        #expect(LedgerAudit.ruleProblem(grant("cap", 3600, cap: 315_360_000))?.contains("0 to 24 hours") == true)
+        #expect(LedgerAudit.ruleProblem(grant("fast", 3600, active: 60))?.contains("no ratio gives") == true)
+        var unkeyed = grant("k", 3600)
+        unkeyed.key = "mine"
+        #expect(LedgerAudit.ruleProblem(unkeyed)?.contains("hum keys it \"round:rk\"") == true)
+        var contract = LedgerEntry(
+            id: "c", key: "contract:k", kind: .grant, amount: 600, at: t, device: "x",
+            payload: "grant contract=k ratio=3000 active=1800")
+        contract.contractID = "k"
+        contract.requested = 600
+        contract.cut = 0
+        contract.cap = 10_800
+        #expect(LedgerAudit.ruleProblem(contract) == nil)
+        contract.requested = 6000
+        contract.amount = 6000
+        #expect(LedgerAudit.ruleProblem(contract)?.contains("earns 600s") == true)
+        var adjustment = LedgerEntry(
+            id: "a", key: nil, kind: .adjustment, amount: 360_000, at: t, device: "x", payload: "adjustment 60 reason=r"
+        )
+        adjustment.reason = "r"
+        #expect(LedgerAudit.ruleProblem(adjustment)?.contains("its text says \"adjustment 60 reason=r\"") == true)
+        // Ten hours on a day of one device with a cap of three: named from the fourth on; another device's day is
+        // its own.
+        var day = (0..<10).map { grant("h\($0)", 3600) }
+        day.append(
+            contentsOf: (0..<3).map { i -> LedgerEntry in
+                var g = grant("o\(i)", 3600)
+                g.device = "y"
+                return g
+            })
+        let failures = LedgerAudit.failures(entries: day, device: "t", openPassIDs: [], cachedBalance: nil)
+        #expect(failures.map(\.subject) == (3..<10).map { .entry("h\($0)") }, "\(failures)")
+        #expect(failures.first?.message.contains("device x earned 14400s that day, its cap was 10800s") == true)
+        // A contract paid at another ratio than it was made with, by another entry than it says.
+        let facts = LedgerAudit.ContractFacts(
+            id: "k", status: .approved, rewardSeconds: 600, roundsActive: nil, ratioMilli: 2000, rewardEntryID: "z")
+        contract.requested = 600
+        contract.amount = 600
+        let paid = LedgerAudit.failures(
+            entries: [contract], device: "t", openPassIDs: [], cachedBalance: nil, contracts: [facts])
+        #expect(paid.contains { $0.message.contains("at ratio 3; the contract was made at 2") })
+        #expect(paid.contains { $0.message.contains("says entry z paid it") })
+        let missing = LedgerAudit.failures(
+            entries: [contract], device: "t", openPassIDs: [], cachedBalance: nil, contracts: [])
+        #expect(missing.map(\.message) == ["grant c of 600s has no contract k here"])
+    }
+
     @Test func configParsesAndRejects() throws {
         var c = LedgerConfig()
         try c.set("earn.ratio", to: "2.5")

@@ -104,10 +104,21 @@ import Testing
     {
         var e = LedgerEntry(
             id: id, key: nil, kind: kind, amount: amount, at: Timestamp(epochSeconds: 1_700_000_000, offsetSeconds: 0),
-            device: "elsewhere", payload: "\(kind) \(id)")
+            device: "elsewhere", payload: "")
         e.passID = pass
         e.used = used
         e.reason = "r"
+        // Each as hum writes it: the text and key of its request.
+        let request: LedgerRequest? =
+            switch kind {
+            case .adjustment: .adjust(seconds: amount, reason: "r", key: nil)
+            case .hold: .openPass(passID: pass ?? "", seconds: -amount, label: nil, forfeit: false)
+            case .settle: .settlePass(passID: pass ?? "", usedSeconds: used ?? 0)
+            default: nil
+            }
+        e.payload = request?.payload ?? "\(kind) \(id)"
+        e.key = request?.key
+        if kind == .hold { e.forfeit = false }
         return e
     }
 

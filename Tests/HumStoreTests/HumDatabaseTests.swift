@@ -285,6 +285,49 @@ func open(
         #expect(try b.entries().count == 3)
     }
 
+    /// `hum ledger check` stayed silent on a database holding grants no rule allows (written there by hand, or by an
+    /// import before it was checked): each is now named, with the entry it is about.
+    @Test func theCheckNamesGrantsNoRuleAllowsWrittenByHand() throws {
+        let dir = TempDirectory()
+        let db = try open(dir, clock: ManualClock(1_700_000_000))
+        #expect(try db.check().isEmpty)
+        func row(
+            _ id: String, kind: String = "grant", amount: Int64, payload: String, key: String? = nil,
+            round: String? = nil, contract: String? = nil, cap: Int64? = 10_800, reason: String? = nil
+        ) throws {
+            try db.db.run(
+                """
+                INSERT INTO entries(id, key, kind, amount, at, at_epoch, at_offset, local_day, iso_week, device, payload,
+                    reason, round_id, contract_id, requested, cut, cap)
+                VALUES (?, ?, ?, ?, '2025-01-01T10:00:00+01:00', 1735722000, 3600, '2025-01-01', '2025-W01', 'x', ?, ?,
+                    ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(id), .optional(key), .text(kind), .int(amount), .text(payload), .optional(reason),
+                    .optional(round), .optional(contract), kind == "grant" ? .int(amount) : .null,
+                    kind == "grant" ? .int(0) : .null, kind == "grant" ? .optional(cap) : .null,
+                ])
+        }
+        try row(
+            "huge", amount: 315_360_000, payload: "grant round=rh active=31536000", key: "round:rh", round: "rh")
+        for i in 0..<4 {
+            try row(
+                "h\(i)", amount: 3600, payload: "grant round=r\(i) active=10800", key: "round:r\(i)", round: "r\(i)")
+        }
+        try row(
+            "c1", amount: 600, payload: "grant contract=k1 ratio=3000 active=1800", key: "contract:k1", contract: "k1")
+        try row("a1", kind: "adjustment", amount: 360_000, payload: "adjustment 60 reason=r", reason: "r")
+        let failures = try db.check()
+        for words in [
+            "grant huge grants 315360000s, more than its daily cap of 10800s",
+            "grant h0 takes 2025-01-01 past its daily cap", "grant h3 takes 2025-01-01 past its daily cap",
+            "grant c1 of 600s has no contract k1 here",
+            "adjustment a1 is not what its request writes: its text says \"adjustment 60 reason=r\"",
+        ] {
+            #expect(failures.contains { $0.contains(words) }, "\(words): \(failures)")
+        }
+    }
+
     /// Rows are read by column name: the same entries come back from a query that selects the columns in another
     /// order, with another column in front, and a name the query does not select is an error that names it.
     @Test func rowsAreDecodedByColumnName() throws {

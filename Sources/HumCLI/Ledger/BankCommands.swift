@@ -41,7 +41,7 @@ struct BankCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let status = try LedgerCLI.open(context).bankStatus()
+        let status = try LedgerCLI.open(context, reading: true).bankStatus()
         if json {
             context.stdout.write(try LedgerCLI.json(Output(status: status)) + "\n")
             return ExitCode.success
@@ -192,7 +192,7 @@ struct ConfigCommand: HumCommand {
         }
 
         func run(context: CommandContext) throws -> Int32 {
-            let settings = try ConfigCommand.settings(LedgerCLI.open(context), context: context)
+            let settings = try ConfigCommand.settings(LedgerCLI.open(context, reading: true), context: context)
             var rows: [Row] = []
             for value in settings.all {
                 guard let d = try? SettingCatalog.definition(value.key) else { continue }
@@ -236,7 +236,7 @@ struct ConfigCommand: HumCommand {
         let key: String
         init(_ arguments: ParsedArguments) throws { key = try arguments.positional(ConfigCommand.key, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
-            let settings = try ConfigCommand.settings(LedgerCLI.open(context), context: context)
+            let settings = try ConfigCommand.settings(LedgerCLI.open(context, reading: true), context: context)
             if key.hasPrefix(SettingCatalog.profilePrefix) {
                 let name = String(key.dropFirst(SettingCatalog.profilePrefix.count))
                 guard let profile = settings.profile(name) else {

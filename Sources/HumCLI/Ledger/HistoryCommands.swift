@@ -63,7 +63,7 @@ struct HistoryCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let db = try LedgerCLI.open(context)
+        let db = try LedgerCLI.open(context, reading: true)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         var rounds = try db.rounds(from: from, to: to)
@@ -275,7 +275,7 @@ struct ExportCommand: HumCommand {
         "id,kind,status,start,end,planned_seconds,active_seconds,paused_seconds,earned_seconds,goal,tags,mix,contract_id,recorded_by_hand"
 
     func run(context: CommandContext) throws -> Int32 {
-        let db = try LedgerCLI.open(context)
+        let db = try LedgerCLI.open(context, reading: true)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         // A backup (json, jsonl) carries what its records need to import whole; the csv lists the range's sessions.

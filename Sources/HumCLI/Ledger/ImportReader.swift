@@ -265,24 +265,44 @@ enum ImportReader {
         if let problem = contract.validationProblem() {
             throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
         }
-        if parsed.contractPlaces[contract.id] == nil { parsed.contractPlaces[contract.id] = place }
-        parsed.contracts.append(contract)
+        try once(contract, "contract", at: place, in: &parsed.contracts, places: &parsed.contractPlaces, name: name)
     }
 
     static func add(_ entry: LedgerEntry, at place: String, to parsed: inout Parsed, name: String) throws {
         if let problem = entry.validationProblem() {
             throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
         }
-        if parsed.entryPlaces[entry.id] == nil { parsed.entryPlaces[entry.id] = place }
-        parsed.entries.append(entry)
+        try once(entry, "entry", at: place, in: &parsed.entries, places: &parsed.entryPlaces, name: name)
     }
 
     static func add(_ session: RoundRecord, at place: String, to parsed: inout Parsed, name: String) throws {
         if let problem = session.validationProblem() {
             throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
         }
-        if parsed.sessionPlaces[session.id] == nil { parsed.sessionPlaces[session.id] = place }
-        parsed.sessions.append(session)
+        try once(session, "session", at: place, in: &parsed.sessions, places: &parsed.sessionPlaces, name: name)
+    }
+
+    /// Adds a record that has an id (an entry, a session, a contract), once per id: a second copy that is the same
+    /// record is kept (the import counts it as already here, as it does an entry already in the database); one that
+    /// differs is refused, naming both places, whichever kind of record it is. Nothing decides between two versions of
+    /// one record silently.
+    static func once<Record: Identified>(
+        _ record: Record, _ what: String, at place: String, in records: inout [Record], places: inout [String: String],
+        name: String
+    ) throws {
+        if let first = places[record.id] {
+            let earlier = records.first { $0.id == record.id }
+            guard earlier == record else {
+                throw Failure(
+                    message:
+                        "\(name) \(place) is \(what) \(record.id) again, unlike at \(first): one id, two "
+                        + "\(what == "entry" ? "entries" : what + "s"); nothing was imported"
+                )
+            }
+        } else {
+            places[record.id] = place
+        }
+        records.append(record)
     }
 
     static func describe(_ error: any Error) -> String {
@@ -297,3 +317,12 @@ enum ImportReader {
         }
     }
 }
+
+/// A record of an import that has an id of its own.
+protocol Identified: Equatable {
+    var id: String { get }
+}
+
+extension LedgerEntry: Identified {}
+extension RoundRecord: Identified {}
+extension ContractRecord: Identified {}

@@ -73,7 +73,7 @@ struct LedgerCommand: HumCommand {
         "id,time,kind,amount_seconds,balance_seconds,correction,label,reason,key,round_id,pass_id,requested_seconds,cut_seconds,used_seconds,reserve_seconds,device,contract_id"
 
     func run(context: CommandContext) throws -> Int32 {
-        let db = try LedgerCLI.open(context)
+        let db = try LedgerCLI.open(context, reading: true)
         let from = since?.epoch(endOfDay: false, calendar: db.calendar)
         let to = until?.epoch(endOfDay: true, calendar: db.calendar)
         let (opening, entries) = try db.entries(from: from, to: to)
@@ -164,7 +164,7 @@ struct LedgerCommand: HumCommand {
             "Prints nothing and exits 0 when all holds; names each failure on stderr and exits 1 otherwise.\n"
         init(_ arguments: ParsedArguments) throws {}
         func run(context: CommandContext) throws -> Int32 {
-            let failures = try LedgerCLI.open(context).check()
+            let failures = try LedgerCLI.open(context, reading: true).check()
             for failure in failures { context.stderr.write("hum: ledger check: \(failure.visible)\n") }
             return failures.isEmpty ? ExitCode.success : ExitCode.failure
         }
@@ -215,6 +215,10 @@ struct LedgerCommand: HumCommand {
     struct Export: HumCommand {
         static let name = "export"
         static let abstract = "print every entry as JSON lines, to merge into another machine's ledger"
+        static let discussion = """
+            One entry per line, oldest first; then, as typed lines ({"type": "contract", …}), the contracts its
+            grants pay, which an import needs to accept those grants.
+            """
         static let examples = [
             "hum ledger export --jsonl > laptop.jsonl  # then, on the other machine: hum ledger import laptop.jsonl"
         ]
@@ -229,11 +233,20 @@ struct LedgerCommand: HumCommand {
             output = try arguments.value(Self.output)
         }
         func run(context: CommandContext) throws -> Int32 {
-            let db = try LedgerCLI.open(context)
+            let db = try LedgerCLI.open(context, reading: true)
             let encoder = CompactJSONEncoder()
             let emit: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
+                var paid = Set<String>()
                 try db.forEachEntry(from: nil, to: nil) { e in
+                    if e.kind == .grant, let contract = e.contractID { paid.insert(contract) }
                     var bytes = try encoder.encode(e)
+                    bytes.append(10)
+                    try write(bytes)
+                }
+                // A contract's grant is accepted only with its contract: the contracts paid come along.
+                guard !paid.isEmpty else { return }
+                for contract in try db.contracts() where paid.contains(contract.id) {
+                    var bytes = try encoder.encode(ExportCommand.Typed(type: "contract", value: contract))
                     bytes.append(10)
                     try write(bytes)
                 }

@@ -12,9 +12,17 @@ import HumSystem
 enum LedgerCLI {
     /// Opens the database at `$XDG_DATA_HOME/hum/hum.db`, then settles what dead processes left behind (see
     /// `LedgerHook`). Only the commands that use the ledger or the history open it, once each.
-    static func open(_ context: CommandContext) throws -> HumDatabase {
+    ///
+    /// `reading`: the command only reads (bank, history, report, export, ledger check, a status's bank). A ledger
+    /// that exists but cannot be written (a read-only mount, a backup disk, a snapshot) is then opened read-only,
+    /// with nothing reconciled; a command that writes gets one line saying the ledger is read-only.
+    static func open(_ context: CommandContext, reading: Bool = false) throws -> HumDatabase {
         if let problem = context.paths.problem { throw HumError.failure(problem) }
-        let db = try HumDatabase(path: context.paths.databasePath)
+        let path = context.paths.databasePath
+        if reading, HumDatabase.isReadOnlyLocation(path) {
+            return try HumDatabase(readingOnly: path, calendar: .system, probe: LinuxProcessProbe())
+        }
+        let db = try HumDatabase(path: path)
         LedgerHook.reconcile(db, context: context)
         return db
     }

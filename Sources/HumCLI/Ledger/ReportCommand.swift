@@ -74,7 +74,7 @@ struct ReportCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let db = try LedgerCLI.open(context)
+        let db = try LedgerCLI.open(context, reading: true)
         let (report, focus) = try report(db, context: context)
         if json {
             var bytes = try CompactJSONEncoder().encode(report)

@@ -36,14 +36,21 @@ public enum LedgerAudit {
         public var roundsActive: Int64?
         /// What is wrong with the record itself (`ContractRecord.validationProblem`), if anything.
         public var problem: String?
+        /// The ratio it earns at, in thousandths, when known: its grant must be asked at that ratio.
+        public var ratioMilli: Int64?
+        /// The entry that paid it, as its record says, when it says.
+        public var rewardEntryID: String?
         public init(
-            id: String, status: ContractStatus, rewardSeconds: Int64?, roundsActive: Int64?, problem: String? = nil
+            id: String, status: ContractStatus, rewardSeconds: Int64?, roundsActive: Int64?, problem: String? = nil,
+            ratioMilli: Int64? = nil, rewardEntryID: String? = nil
         ) {
             self.id = id
             self.status = status
             self.rewardSeconds = rewardSeconds
             self.roundsActive = roundsActive
             self.problem = problem
+            self.ratioMilli = ratioMilli
+            self.rewardEntryID = rewardEntryID
         }
     }
 
@@ -109,7 +116,8 @@ public enum LedgerAudit {
             }
         }
         var settled = Set<String>()
-        var earnedPerDay: [String: Int64] = [:]
+        // Per device and local day: what its grants earned, and the largest cap in force among those that earned.
+        var earnedPerDay: [String: (sum: Int64, cap: Int64)] = [:]
         var reservePerWeek: [String: Int64] = [:]
         var balance: Int64 = 0
         for e in entries {
@@ -117,7 +125,7 @@ public enum LedgerAudit {
             if let key = e.key, !keys.insert(key).inserted {
                 fail(.entry(e.id), "key \"\(key)\" is used by two entries")
             }
-            if let problem = e.validationProblem() { fail(.entry(e.id), problem) }
+            if let problem = e.validationProblem() ?? ruleProblem(e) { fail(.entry(e.id), problem) }
             let local = e.device == device
             switch e.kind {
             case .grant:
@@ -129,12 +137,21 @@ public enum LedgerAudit {
                     if grantByContract[contract] != nil { fail(.entry(e.id), "contract \(contract) was granted twice") }
                     grantByContract[contract] = e
                 }
-                if local {
+                // A device grants no more on a day than the cap it had in force: when it wrote the last of the
+                // day's grants that earned, all of them together fitted under that grant's cap. So, in any order the
+                // entries arrive in, the day's grants so far never pass the largest cap among them.
+                if e.amount > 0 {
                     let dayKey = e.localDay.description
-                    let sum = earnedPerDay[dayKey, default: 0].adding(saturating: e.amount)
-                    earnedPerDay[dayKey] = sum
-                    if let cap = e.cap, sum > cap {
-                        fail(.day(dayKey), "grant \(e.id) takes \(dayKey) past its daily cap (\(sum)s > \(cap)s)")
+                    let slot = e.device + "\u{0}" + dayKey
+                    var day = earnedPerDay[slot, default: (0, 0)]
+                    day.sum = day.sum.adding(saturating: e.amount)
+                    day.cap = max(day.cap, e.cap ?? 0)
+                    earnedPerDay[slot] = day
+                    if day.sum > day.cap {
+                        fail(
+                            .entry(e.id),
+                            "grant \(e.id) takes \(dayKey) past its daily cap: device \(e.device) earned \(day.sum)s that "
+                                + "day, its cap was \(day.cap)s")
                     }
                 }
             case .spend, .hold:
@@ -253,7 +270,7 @@ public enum LedgerAudit {
     }
 
     /// A contract is paid only after approval or an override, once, what its record says, for the active time of its
-    /// rounds and no more than any ratio gives; and every grant of this database for a contract has its contract.
+    /// rounds at the ratio it was made with; and every grant for a contract has its contract.
     static func contractFailures(_ contracts: [ContractFacts], grants: [String: LedgerEntry], device: String)
         -> [Failure]
     {
@@ -280,6 +297,17 @@ public enum LedgerAudit {
                     Failure(subject, "contract \(contract.id) is \(contract.status.rawValue) but was never granted"))
                 continue
             }
+            if let paidBy = contract.rewardEntryID, paidBy != grant.id {
+                failures.append(
+                    Failure(subject, "contract \(contract.id) says entry \(paidBy) paid it; grant \(grant.id) did"))
+            }
+            if let ratio = contract.ratioMilli, let asked = contractTerms(grant)?.ratio, asked != ratio {
+                failures.append(
+                    Failure(
+                        .entry(grant.id),
+                        "grant \(grant.id) pays contract \(contract.id) at ratio \(LedgerConfig.ratioText(asked)); the "
+                            + "contract was made at \(LedgerConfig.ratioText(ratio))"))
+            }
             if let reward = contract.rewardSeconds, reward != grant.amount {
                 failures.append(
                     Failure(subject, "contract \(contract.id) says it earned \(reward)s; its grant is \(grant.amount)s")
@@ -302,7 +330,10 @@ public enum LedgerAudit {
                     ))
             }
         }
-        for (contract, grant) in grants where grant.device == device && !known.contains(contract) {
+        // A contract is paid where it is kept: a grant for a contract that is not here (whatever device wrote it) is
+        // time no contract can account for. An import brings the contracts its grants pay (`hum ledger export` and
+        // `hum export` write them).
+        for (contract, grant) in grants where !known.contains(contract) {
             failures.append(
                 Failure(.entry(grant.id), "grant \(grant.id) of \(grant.amount)s has no contract \(contract) here"))
         }

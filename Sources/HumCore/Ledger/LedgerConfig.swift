@@ -26,6 +26,10 @@ public struct LedgerConfig: Sendable, Equatable {
 
     /// The ratios `earn.ratio` accepts, in thousandths: 0.1 to 1000, with at most three decimals.
     public static let ratioMilli: ClosedRange<Int64> = 100...1_000_000
+    /// The daily caps `earn.daily-cap` accepts: 0 to 24 hours, in seconds. A grant never records a cap beyond.
+    public static let dailyCapRange: ClosedRange<Int64> = 0...86_400
+    /// The weekly reserves `emergency.weekly` accepts: 0 to 168 hours, in seconds.
+    public static let emergencyWeeklyRange: ClosedRange<Int64> = 0...(7 * 86_400)
 
     /// Seconds earned by a completed focus round of `activeSeconds`: floor(active / ratio).
     public func earned(activeSeconds: Int64) -> Int64 {
@@ -65,10 +69,12 @@ public struct LedgerConfig: Sendable, Equatable {
             earnRatioMilli = milli
         case "earn.daily-cap":
             dailyCapSeconds = try LedgerConfig.parseDuration(
-                key, value, max: 86_400, expected: "whole seconds from 0s to 24h, like 180m")
+                key, value, max: LedgerConfig.dailyCapRange.upperBound,
+                expected: "whole seconds from 0s to 24h, like 180m")
         case "emergency.weekly":
             emergencyWeeklySeconds = try LedgerConfig.parseDuration(
-                key, value, max: 7 * 86_400, expected: "whole seconds from 0s to 168h, like 10m")
+                key, value, max: LedgerConfig.emergencyWeeklyRange.upperBound,
+                expected: "whole seconds from 0s to 168h, like 10m")
         case "review.command":
             guard !value.isEmpty, value.utf8.count <= 1000, value.contains(where: { !$0.isWhitespace }),
                 !value.unicodeScalars.contains(where: VisibleText.needsEscape)
