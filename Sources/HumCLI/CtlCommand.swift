@@ -314,7 +314,7 @@ struct CtlCommand: HumCommand {
                 let saved =
                     access(context.paths.databasePath, F_OK) == 0 ? try LedgerCLI.open(context).mix(named: name) : nil
                 guard var mix = saved else {
-                    throw HumError.usage("there is no saved mix \"\(name)\"; see 'hum mix list'")
+                    throw HumError.usage("there is no saved mix \(name.quoted); see 'hum mix list'")
                 }
                 mix.name = name
                 return .play(mix)

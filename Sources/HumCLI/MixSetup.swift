@@ -52,7 +52,7 @@ enum MixSetup {
                     let hint =
                         (try? LedgerCLI.open(context).savedMixes().map { "@" + $0.name })
                         .flatMap { Suggest.closest(to: word, in: $0) }.map { "did you mean \($0)? " } ?? ""
-                    throw HumError.usage("there is no saved mix \"\(name)\"; \(hint)see 'hum mix list'")
+                    throw HumError.usage("there is no saved mix \(name.quoted); \(hint)see 'hum mix list'")
                 }
                 tokens += mix.tokens.map { ($0, word) }
                 master = master ?? mix.master
@@ -83,7 +83,7 @@ enum MixSetup {
                     names.isEmpty
                     ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
                 throw .usage(
-                    "unknown sound \"\(VisibleText.escape(token.name))\" in \"\(VisibleText.escape(word))\"; "
+                    "unknown sound \(token.name.quoted) in \(word.quoted); "
                         + "\(hint)\(listing)"
                 )
             }
@@ -97,6 +97,8 @@ enum MixSetup {
 
     /// The mix to play when the command line names none: the setting play.mix when set (it was chosen; the last mix
     /// played was only remembered), else the last one played, else the built-in default.
+    /// A value that is wrong when it is used (a stored setting naming a sound that is gone, a bad `HUM_…`) says
+    /// which value it is and how to change it or remove it.
     static func defaultMix(_ settings: Settings, catalog: SoundCatalog, context: CommandContext) throws -> Requested {
         let setting = settings.value(SettingCatalog.playMix)
         guard !setting.text.isEmpty else { return Requested(entries: try remembered(context, catalog: catalog)) }
@@ -125,7 +127,7 @@ enum MixSetup {
                 entries.append(MixEntry(token: token, sound: sound))
             } else {
                 context.warn(
-                    "the sound \"\(token.name)\" of your last mix is missing; playing the rest (see 'hum sounds')")
+                    "the sound \(token.name.quoted) of your last mix is missing; playing the rest (see 'hum sounds')")
             }
         }
         if entries.isEmpty {

@@ -202,7 +202,7 @@ public final class ControlServer {
 
     static func describe(_ error: any Error) -> String {
         switch error {
-        case DecodingError.keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
+        case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue.quoted)"
         case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
             return "\"\(c.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
         default: return "invalid JSON"

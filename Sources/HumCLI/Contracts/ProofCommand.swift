@@ -59,7 +59,7 @@ struct ProofCommand: HumCommand {
         consent = arguments.flag(Self.consent)
         json = try arguments.value(Self.format) == .json
         for link in links where !link.contains("://") && !link.hasPrefix("mailto:") {
-            throw HumError.usage("--link \"\(link)\" is not a link; write it in full, like https://example.com/page")
+            throw HumError.usage("--link \(link.quoted) is not a link; write it in full, like https://example.com/page")
         }
     }
 
@@ -76,7 +76,7 @@ struct ProofCommand: HumCommand {
                 let absolute = file.hasPrefix("/") ? file : here + "/" + file
                 let resolved = ContractSetup.realPath(absolute)
                 if resolved == nil {
-                    context.warn("--file \(file) does not exist; it is kept, and the review will say so")
+                    context.warn("--file \(file.clippedPath) does not exist; it is kept, and the review will say so")
                 }
                 let path = resolved ?? absolute
                 if !proof.files.contains(path) { proof.files.append(path) }

@@ -240,7 +240,7 @@ struct ConfigCommand: HumCommand {
             if key.hasPrefix(SettingCatalog.profilePrefix) {
                 let name = String(key.dropFirst(SettingCatalog.profilePrefix.count))
                 guard let profile = settings.profile(name) else {
-                    throw HumError.failure("there is no profile \"\(name)\"; see 'hum config list'")
+                    throw HumError.failure("there is no profile \(name.quoted); see 'hum config list'")
                 }
                 context.stdout.write(profile.text + "\n")
             } else {
@@ -277,7 +277,7 @@ struct ConfigCommand: HumCommand {
             if key == SettingCatalog.playMix, stored.hasPrefix("@"),
                 try db.mix(named: String(stored.dropFirst())) == nil
             {
-                context.warn("there is no saved mix \"\(stored.dropFirst())\" yet; save it with 'hum mix save'")
+                context.warn("there is no saved mix \(stored.dropFirst().quoted) yet; save it with 'hum mix save'")
             }
             return ExitCode.success
         }

@@ -53,7 +53,7 @@ struct PassCommand: HumCommand {
             return Watchdog.run(spec, label: label, context: context)
         }
         guard ChildProcess.resolve(command[0], path: context.environment["PATH"]) != nil else {
-            throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was held")
+            throw HumError.failure("cannot find the command \(command[0].quoted); nothing was held")
         }
         let db = try LedgerCLI.open(context)
         // Before any other thread exists (see SignalInbox): SIGTERM and SIGHUP stop the command and settle.
@@ -179,7 +179,7 @@ struct EmergencyCommand: HumCommand {
             return Watchdog.run(spec, label: command?.first ?? "the command", context: context)
         }
         if let command, ChildProcess.resolve(command[0], path: context.environment["PATH"]) == nil {
-            throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was drawn")
+            throw HumError.failure("cannot find the command \(command[0].quoted); nothing was drawn")
         }
         let db = try LedgerCLI.open(context)
         let inbox = try command.map { _ in try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT]) }

@@ -59,7 +59,7 @@ extension ControlRequest: Codable {
         case "master": command = .master(volume: try volume())
         case "play": command = .play(try c.decode(Mix.self, forKey: .mix))
         case "focus": command = .focus(try c.decode(FocusRequest.self, forKey: .focus))
-        default: throw Refusal(message: "unknown command \"\(name)\"")
+        default: throw Refusal(message: "unknown command \(name.quoted)")
         }
     }
 
