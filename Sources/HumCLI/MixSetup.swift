@@ -103,18 +103,43 @@ enum MixSetup {
         let setting = settings.value(SettingCatalog.playMix)
         guard !setting.text.isEmpty else { return Requested(entries: try remembered(context, catalog: catalog)) }
         do {
-            return try resolve(
-                words: setting.text.split(separator: " ").map(String.init), catalog: catalog, context: context)
+            return try resolve(words: settingWords(setting.text), catalog: catalog, context: context)
         } catch let error as HumError {
-            let whence =
-                if case .environment(let name) = setting.source { name } else {
-                    "the setting \(SettingCatalog.playMix)"
+            let key = SettingCatalog.playMix
+            let (whence, fix) =
+                if case .environment(let name) = setting.source {
+                    (name, "change it or unset it in the environment")
+                } else {
+                    (
+                        "the setting \(key)",
+                        "change it with 'hum config set \(key) …', or go back to the last mix played with "
+                            + "'hum config unset \(key)'"
+                    )
                 }
-            throw HumError.usage(
-                "\(whence) (\(setting.text)): \(error.message); change it with 'hum config set "
-                    + "\(SettingCatalog.playMix) …'"
-            )
+            throw HumError.usage("\(whence) \(setting.text.quoted): \(error.message); \(fix)")
         }
+    }
+
+    /// The mix words of a mix setting's value (`play.mix`, a profile's), as they are played.
+    static func settingWords(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    }
+
+    /// Checks mix words of a setting about to be stored by the rule that plays them (`resolve`: every sound in
+    /// the library, or a file that exists; a saved mix's sounds). A saved mix not saved yet (`@night`) is let
+    /// through: it may be saved later; its names are returned, for a warning.
+    static func checkSetting(_ words: [String], catalog: SoundCatalog, context: CommandContext) throws -> [String] {
+        var kept: [String] = []
+        var unsaved: [String] = []
+        for word in words {
+            if word.hasPrefix("@"), try LedgerCLI.open(context).mix(named: String(word.dropFirst())) == nil {
+                unsaved.append(String(word.dropFirst()))
+            } else {
+                kept.append(word)
+            }
+        }
+        _ = try resolve(words: kept, catalog: catalog, context: context)
+        return unsaved
     }
 
     /// The mix to play when the command line names none: the last one played, else the default. Sounds of it that

@@ -225,7 +225,7 @@ import Testing
             ["--" + long], ["play", "-" + long], ["play", "--for=" + long], ["focus", "--focus", long],
             ["focus", "--rounds", long], ["spend", long, "--on", "y"],
             ["spend", "5m", "--on", "y", "--key", "round:" + long],
-            ["config", "set", long, "3"], ["config", "set", "focus.length", long],
+            ["config", "set", long, "3"], ["config", "set", "focus.length", long], ["config", "set", "play.mix", long],
             ["config", "set", "play.mix", "rain=" + long], ["config", "set", "profile.x", "--focus " + long],
             ["config", "set", "profile.x", "--focus 5m " + long], ["config", "get", long], ["config", long],
             ["report", long], ["report", "week", long], ["history", "--since", long], ["export", "--since", long],

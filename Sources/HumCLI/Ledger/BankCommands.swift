@@ -264,6 +264,7 @@ struct ConfigCommand: HumCommand {
             _ = try SettingCatalog.normalise(key, value)
         }
         func run(context: CommandContext) throws -> Int32 {
+            let unsaved = try Self.checkMix(key, SettingCatalog.normalise(key, value), context: context)
             let db = try LedgerCLI.open(context)
             try db.setConfig(key, to: value)
             let settings = try ConfigCommand.settings(db, context: context)
@@ -274,12 +275,27 @@ struct ConfigCommand: HumCommand {
             {
                 context.warn("\(env) is set in this environment and wins over this setting here")
             }
-            if key == SettingCatalog.playMix, stored.hasPrefix("@"),
-                try db.mix(named: String(stored.dropFirst())) == nil
-            {
-                context.warn("there is no saved mix \(stored.dropFirst().quoted) yet; save it with 'hum mix save'")
+            for name in unsaved {
+                context.warn("there is no saved mix \(name.quoted) yet; save it with 'hum mix save \(name.clipped)'")
             }
             return ExitCode.success
+        }
+
+        /// A value that holds a mix (play.mix, a profile's mix words) is checked as it will be played, before it is
+        /// stored: every sound must be in the library, as 'hum play' finds it (a mix that names a sound that does
+        /// not exist would make every bare 'hum' fail). Returns the saved mixes it names that are not saved yet.
+        static func checkMix(_ key: String, _ normalised: String, context: CommandContext) throws -> [String] {
+            let words: [String]
+            switch try SettingCatalog.definition(key).kind {
+            case .mix: words = MixSetup.settingWords(normalised)
+            case .profile: words = try FocusProfile(text: normalised).mix
+            default: return []
+            }
+            do {
+                return try MixSetup.checkSetting(words, catalog: MixSetup.catalog(context), context: context)
+            } catch let error as HumError where error.kind == .usage {
+                throw HumError.usage("\(key) \(normalised.quoted): \(error.message); nothing was changed")
+            }
         }
     }
 
