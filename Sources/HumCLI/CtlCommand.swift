@@ -88,6 +88,7 @@ struct CtlCommand: HumCommand {
         } catch ControlClient.Problem.closed where command == .stop || command == .endFocus {
             status = nil  // a player that ends with the request may close before it answers: it did what was asked
         }
+        context.made("the player carried out the request", see: "hum status")
         if !quiet {
             let report = StatusReport(player: status, bankSeconds: BankReader(context: context).read())
             context.stdout.write(report.line { VisibleText.escape($0) } + "\n")

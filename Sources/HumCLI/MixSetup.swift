@@ -88,7 +88,7 @@ enum MixSetup {
                 )
             }
             if entries.contains(where: { $0.sound.path == sound.path }) {
-                throw .usage("\"\(VisibleText.escape(token.name))\" is in the mix twice; give each sound once")
+                throw .usage("\(token.name.quoted) is in the mix twice; give each sound once")
             }
             entries.append(MixEntry(token: token, sound: sound))
         }

@@ -88,9 +88,11 @@ struct ProofCommand: HumCommand {
             }
             proof.checked = Array(Set(proof.checked).union(checks).subtracting(unchecks)).sorted()
             contract = try db.saveProof(id: contract.id, proof)
+            context.made("the proof was saved", see: "hum contract show \(ContractText.short(contract.id))")
         }
         if submit {
             let outcome = try ReviewRunner.submit(contract, db: db, context: context, consent: consent)
+            context.made("the review was recorded", see: "hum contract show \(ContractText.short(contract.id))")
             if json {
                 context.stdout.write(try LedgerCLI.json(outcome.contract) + "\n")
             } else {

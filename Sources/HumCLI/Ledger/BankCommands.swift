@@ -93,7 +93,9 @@ struct SpendCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
-        let (decision, status) = (try db.record(.spend(seconds: seconds, label: label, key: key)), try db.bankStatus())
+        let decision = try db.record(.spend(seconds: seconds, label: label, key: key))
+        context.made("the spend was recorded", see: "hum ledger --since today")
+        let status = try db.bankStatus()
         let f = LedgerCLI.format
         switch decision {
         case .record:
@@ -267,6 +269,7 @@ struct ConfigCommand: HumCommand {
             let unsaved = try Self.checkMix(key, SettingCatalog.normalise(key, value), context: context)
             let db = try LedgerCLI.open(context)
             try db.setConfig(key, to: value)
+            context.made("\(key) was set", see: "hum config get \(key)")
             let settings = try ConfigCommand.settings(db, context: context)
             let stored = settings.stored[key] ?? value
             context.stdout.write("\(key) = \(stored.visible)\(ConfigCommand.consequence(of: key, settings))\n")
@@ -309,6 +312,9 @@ struct ConfigCommand: HumCommand {
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
             let removed = try db.removeConfig(key)
+            context.made(
+                "\(key) was unset",
+                see: key.hasPrefix(SettingCatalog.profilePrefix) ? "hum config list" : "hum config get \(key)")
             if key.hasPrefix(SettingCatalog.profilePrefix) {
                 context.stdout.write(removed ? "removed \(key)\n" : "there was no \(key); nothing changed\n")
             } else {

@@ -110,6 +110,7 @@ struct PassCommand: HumCommand {
         let used = min(seconds, Int64(outcome.elapsed.rounded()))
         do {
             let settle = try db.settlePass(id: passID, usedSeconds: used).entry
+            context.made("the pass was settled", see: "hum ledger --since today")
             watchdog?.done()
             let status = try db.bankStatus()
             let rest =
@@ -187,10 +188,11 @@ struct EmergencyCommand: HumCommand {
         // While a strict contract runs: a wait and a confirmation first, and the draw noted in the contract.
         let strictNote = try StrictFriction.emergency(seconds: seconds, reason: reason, db: db, context: context)
         let request = LedgerRequest.emergency(seconds: seconds, reason: reason, key: nil)
-        let (decision, status) = (
-            try strictNote.map { try db.recordEmergency(request, strictNote: $0).decision } ?? db.record(request),
-            try db.bankStatus()
-        )
+        let decision =
+            try strictNote.map { try db.recordEmergency(request, strictNote: $0).decision }
+            ?? db.record(request)
+        context.made("the emergency draw was recorded", see: "hum ledger --since today")
+        let status = try db.bankStatus()
         let f = LedgerCLI.format
         context.stderr.write(
             "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); "
