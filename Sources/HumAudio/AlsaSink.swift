@@ -110,15 +110,15 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         switch -code {
         case EBUSY:
             return
-                "the audio device \"\(device)\" is busy (another program holds it; \(call)); close that program, or "
+                "the audio device \(device.quoted) is busy (another program holds it; \(call)); close that program, or "
                 + "play through the sound server with --device default"
         case ENOENT, ENODEV, ENXIO, EINVAL:
             return
-                "no audio device \"\(device)\" (\(call): \(reason)); list devices with 'aplay -L' and pick one with "
+                "no audio device \(device.quoted) (\(call): \(reason)); list devices with 'aplay -L' and pick one with "
                 + "--device, or set HUM_DEVICE"
         default:
             return
-                "cannot use the audio device \"\(device)\" (\(call): \(reason)); try --device default, or another "
+                "cannot use the audio device \(device.quoted) (\(call): \(reason)); try --device default, or another "
                 + "device from 'aplay -L'"
         }
     }
@@ -134,7 +134,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
             usleep(100_000)
         }
         try check(result, "snd_pcm_open")
-        guard let handle else { throw AudioSinkError("cannot open the audio device \"\(device)\"") }
+        guard let handle else { throw AudioSinkError("cannot open the audio device \(device.quoted)") }
         pcm = handle
         do throws(AudioSinkError) {
             try configure(handle)

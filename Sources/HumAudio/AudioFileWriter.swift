@@ -134,7 +134,8 @@ public final class AudioFileWriter {
                 return "Opus encodes only 8000, 12000, 16000, 24000 or 48000 Hz, not \(sampleRate); use --rate 48000"
             }
         case let ext:
-            return "unknown output format \"\(ext.isEmpty ? "" : "." + ext)\"; name the file .wav, .flac, .ogg or .opus"
+            return
+                "unknown output format \((ext.isEmpty ? "" : "." + ext).quoted); name the file .wav, .flac, .ogg or .opus"
         }
         return nil
     }

@@ -46,7 +46,7 @@ public enum ArgumentParser {
                 result.spelled[info.name] = spelling
             } else {
                 if value != nil {
-                    throw .usage("option \(spelling) takes no value, but got \"\(word)\"; \(help)")
+                    throw .usage("option \(spelling) takes no value, but got \(word.quoted); \(help)")
                 }
                 result.flags.insert(info.name)
             }
@@ -80,11 +80,11 @@ public enum ArgumentParser {
                     let hint =
                         Suggest.closest(to: "--" + name, in: long.keys.map { "--" + $0 })
                         .map { "did you mean \($0)? " } ?? ""
-                    throw .usage("unknown option --\(name); \(hint)\(help)")
+                    throw .usage("unknown option \(("--" + name).clipped); \(hint)\(help)")
                 }
                 if let fixed = spelling.fixedValue {
                     if inline != nil {
-                        throw .usage("option --\(name) takes no value, but got \"\(word)\"; \(help)")
+                        throw .usage("option --\(name) takes no value, but got \(word.quoted); \(help)")
                     }
                     try store(spelling.info, fixed, spelling: "--\(name)", word: word)
                     continue
@@ -103,7 +103,7 @@ public enum ArgumentParser {
                 while !chars.isEmpty {
                     let c = chars.removeFirst()
                     guard let info = short[c] else {
-                        throw .usage("unknown option -\(c) in \"\(word)\"; \(help)")
+                        throw .usage("unknown option -\(String(c).clipped) in \(word.quoted); \(help)")
                     }
                     if info.role == .option {
                         var value: String? = chars.isEmpty ? nil : String(chars)
@@ -122,7 +122,7 @@ public enum ArgumentParser {
             result.positionals.append(word)
         }
         if !variadic, result.positionals.count > singles {
-            throw .usage("unexpected argument \"\(result.positionals[singles])\"; \(help)")
+            throw .usage("unexpected argument \(result.positionals[singles].quoted); \(help)")
         }
         return result
     }
@@ -135,15 +135,21 @@ public enum Suggest {
     public static func closest(to word: String, in candidates: [String]) -> String? {
         let lower = word.lowercased()
         guard !lower.isEmpty, lower != "--" else { return nil }
-        let scored = candidates.map { ($0, distance(lower, $0.lowercased())) }
+        let length = lower.count
+        let allowed = max(1, min(3, length / 3))
+        // The distance is at least the difference of the lengths: a candidate further than `allowed` by length
+        // alone is scored by it, so a word of 100 kB typed by mistake costs no table of 100 kB by each candidate.
+        let scored = candidates.map { candidate in
+            let gap = abs(candidate.count - length)
+            return (candidate, gap > allowed ? gap : distance(lower, candidate.lowercased()))
+        }
         // The nearest candidates; a tie is broken by the one that starts like the word, then by table order.
         guard let best = scored.map(\.1).min() else { return nil }
-        let allowed = max(1, min(3, lower.count / 3))
         let nearest = scored.filter { $0.1 == best }
         if best <= allowed {
             return (nearest.first { $0.0.lowercased().hasPrefix(String(lower.prefix(1))) } ?? nearest[0]).0
         }
-        let prefixed = candidates.filter { $0.lowercased().hasPrefix(lower) && lower.count >= 3 }
+        let prefixed = candidates.filter { $0.lowercased().hasPrefix(lower) && length >= 3 }
         return prefixed.count == 1 ? prefixed[0] : nil
     }
 

@@ -1,4 +1,5 @@
 import HumCore
+import Synchronization
 
 /// Where a command writes text. The frontend gives the real stdout and stderr; tests give a buffer.
 public protocol TextOutput: AnyObject, Sendable {
@@ -28,6 +29,9 @@ public struct CommandContext: Sendable {
     /// own): true only in hum's own process (the frontend sets it), never where hum runs inside another program,
     /// whose stderr is not hum's to move.
     public var silencesLibraryNoise = false
+    /// The lasting change the command made, once it is made (`made(_:see:)`): the frontend reads it when stdout
+    /// failed. Shared by every copy of the context.
+    public let changes = ChangeMark()
 
     public init(
         environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
@@ -53,9 +57,34 @@ public struct CommandContext: Sendable {
         if let failure = stdout.failure { throw failure }
     }
 
+    /// Marks a change that outlasts the command as made (an entry in the ledger, a setting, a request the player
+    /// carried out), right after it is committed. When the command then succeeds but what it prints cannot be
+    /// written (a full disk, a reader that went away), hum still exits 0 and says on stderr that the change was
+    /// made and how to see it: the exit code tells a script whether to run the command again, and running a spend
+    /// again would spend twice. `done` says what was made ("the spend was recorded"), `see` how to see it.
+    public func made(_ done: String, see: String) {
+        changes.mark(LastingChange(done: done, see: see))
+    }
+
     /// Prints a warning line, `hum: warning: …`, on stderr. What it quotes of people's input is shown with its
     /// control characters escaped, so the warning stays one line.
     public func warn(_ message: String) {
         stderr.write("hum: warning: \(message.visible)\n")
     }
+}
+
+/// A change a command made that outlasts it (see `CommandContext.made`).
+public struct LastingChange: Sendable, Equatable {
+    /// What was made: "the spend was recorded".
+    public var done: String
+    /// How to see it: a command line, "hum ledger --since today".
+    public var see: String
+}
+
+/// The lasting change a command made, if any (the last one marked).
+public final class ChangeMark: Sendable {
+    private let state = Mutex<LastingChange?>(nil)
+    public init() {}
+    public var change: LastingChange? { state.withLock { $0 } }
+    func mark(_ change: LastingChange) { state.withLock { $0 = change } }
 }

@@ -91,6 +91,7 @@ struct CtlCommand: HumCommand {
         } catch ControlClient.Problem.closed where command == .stop || command == .endFocus {
             status = nil  // a player that ends with the request may close before it answers: it did what was asked
         }
+        context.made("the player carried out the request", see: "hum status")
         if !quiet {
             let report = StatusReport(player: status, bankSeconds: BankReader(context: context).read())
             context.stdout.write(report.line { VisibleText.escape($0) } + "\n")
@@ -317,7 +318,7 @@ struct CtlCommand: HumCommand {
                 let saved =
                     access(context.paths.databasePath, F_OK) == 0 ? try LedgerCLI.open(context).mix(named: name) : nil
                 guard var mix = saved else {
-                    throw HumError.usage("there is no saved mix \"\(name)\"; see 'hum mix list'")
+                    throw HumError.usage("there is no saved mix \(name.quoted); see 'hum mix list'")
                 }
                 mix.name = name
                 return .play(mix)

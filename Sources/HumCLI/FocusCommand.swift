@@ -157,7 +157,7 @@ struct FocusCommand: HumCommand {
                 let names = settings.profiles.map(\.name)
                 let hint = Suggest.closest(to: name, in: names).map { "did you mean \($0)? " } ?? ""
                 throw HumError.usage(
-                    "there is no profile \"\(name)\"; \(hint)save one with 'hum config set profile.\(name) \"--focus "
+                    "there is no profile \(name.quoted); \(hint)save one with 'hum config set profile.\(name) \"--focus "
                         + "50m ...\"'"
                 )
             }

@@ -30,6 +30,6 @@ public enum Frontend {
             closedDescriptors: closed)
         context.silencesLibraryNoise = true
         let code = HumMain.run(arguments: CommandLine.arguments, context: context)
-        exit(StandardStreams.exitCode(code, stdout: stdout, stderr: stderr))
+        exit(StandardStreams.exitCode(code, stdout: stdout, stderr: stderr, made: context.changes.change))
     }
 }

@@ -71,7 +71,7 @@ public enum HumMain {
             Suggest.closest(to: name, in: CommandTable.commands.map { $0.name } + catalog.all.map(\.name))
             .map { "did you mean '\($0)'? " } ?? ""
         return fail(
-            HumError.usage("unknown command or sound \"\(name)\"; \(suggestion)see 'hum --help'"), context: context)
+            HumError.usage("unknown command or sound \(name.quoted); \(suggestion)see 'hum --help'"), context: context)
     }
 
     static func execute(_ command: any HumCommand.Type, words: [String], path: String, context: CommandContext) -> Int32
@@ -93,7 +93,7 @@ public enum HumMain {
                 let hint =
                     Suggest.closest(to: first, in: command.subcommands.map { $0.name })
                     .map { "did you mean '\($0)'? " } ?? ""
-                throw HumError.usage("unknown command \"\(path) \(first)\"; \(hint)see 'hum \(path) --help'")
+                throw HumError.usage("unknown command \("\(path) \(first)".quoted); \(hint)see 'hum \(path) --help'")
             }
             let parsed = try ArgumentParser.parse(
                 words, declarations: command.infos, path: path, example: command.firstExample)

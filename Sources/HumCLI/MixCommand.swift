@@ -75,6 +75,7 @@ struct MixCommand: HumCommand {
             }
             if let master { mix.master = master }
             try LedgerCLI.open(context).saveMix(mix, as: name)
+            context.made("the mix @\(name) was saved", see: "hum mix list")
             context.stdout.write("saved @\(name): \(VisibleText.escape(mix.summary))\n")
             return ExitCode.success
         }
@@ -163,8 +164,9 @@ struct MixCommand: HumCommand {
 
         func run(context: CommandContext) throws -> Int32 {
             guard try LedgerCLI.open(context).removeMix(named: name) else {
-                throw HumError.failure("there is no saved mix \"\(name)\"; see 'hum mix list'")
+                throw HumError.failure("there is no saved mix \(name.quoted); see 'hum mix list'")
             }
+            context.made("the mix @\(name) was removed", see: "hum mix list")
             context.stdout.write("removed @\(name)\n")
             return ExitCode.success
         }

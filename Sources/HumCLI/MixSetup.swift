@@ -52,7 +52,7 @@ enum MixSetup {
                     let hint =
                         (try? LedgerCLI.open(context).savedMixes().map { "@" + $0.name })
                         .flatMap { Suggest.closest(to: word, in: $0) }.map { "did you mean \($0)? " } ?? ""
-                    throw HumError.usage("there is no saved mix \"\(name)\"; \(hint)see 'hum mix list'")
+                    throw HumError.usage("there is no saved mix \(name.quoted); \(hint)see 'hum mix list'")
                 }
                 tokens += mix.tokens.map { ($0, word) }
                 master = master ?? mix.master
@@ -83,12 +83,12 @@ enum MixSetup {
                     names.isEmpty
                     ? "no built-in sounds were found; give a path to an audio file" : "see 'hum sounds' for the list"
                 throw .usage(
-                    "unknown sound \"\(VisibleText.escape(token.name))\" in \"\(VisibleText.escape(word))\"; "
+                    "unknown sound \(token.name.quoted) in \(word.quoted); "
                         + "\(hint)\(listing)"
                 )
             }
             if entries.contains(where: { $0.sound.path == sound.path }) {
-                throw .usage("\"\(VisibleText.escape(token.name))\" is in the mix twice; give each sound once")
+                throw .usage("\(token.name.quoted) is in the mix twice; give each sound once")
             }
             entries.append(MixEntry(token: token, sound: sound))
         }
@@ -97,22 +97,49 @@ enum MixSetup {
 
     /// The mix to play when the command line names none: the setting play.mix when set (it was chosen; the last mix
     /// played was only remembered), else the last one played, else the built-in default.
+    /// A value that is wrong when it is used (a stored setting naming a sound that is gone, a bad `HUM_…`) says
+    /// which value it is and how to change it or remove it.
     static func defaultMix(_ settings: Settings, catalog: SoundCatalog, context: CommandContext) throws -> Requested {
         let setting = settings.value(SettingCatalog.playMix)
         guard !setting.text.isEmpty else { return Requested(entries: try remembered(context, catalog: catalog)) }
         do {
-            return try resolve(
-                words: setting.text.split(separator: " ").map(String.init), catalog: catalog, context: context)
+            return try resolve(words: settingWords(setting.text), catalog: catalog, context: context)
         } catch let error as HumError {
-            let whence =
-                if case .environment(let name) = setting.source { name } else {
-                    "the setting \(SettingCatalog.playMix)"
+            let key = SettingCatalog.playMix
+            let (whence, fix) =
+                if case .environment(let name) = setting.source {
+                    (name, "change it or unset it in the environment")
+                } else {
+                    (
+                        "the setting \(key)",
+                        "change it with 'hum config set \(key) …', or go back to the last mix played with "
+                            + "'hum config unset \(key)'"
+                    )
                 }
-            throw HumError.usage(
-                "\(whence) (\(setting.text)): \(error.message); change it with 'hum config set "
-                    + "\(SettingCatalog.playMix) …'"
-            )
+            throw HumError.usage("\(whence) \(setting.text.quoted): \(error.message); \(fix)")
         }
+    }
+
+    /// The mix words of a mix setting's value (`play.mix`, a profile's), as they are played.
+    static func settingWords(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    }
+
+    /// Checks mix words of a setting about to be stored by the rule that plays them (`resolve`: every sound in
+    /// the library, or a file that exists; a saved mix's sounds). A saved mix not saved yet (`@night`) is let
+    /// through: it may be saved later; its names are returned, for a warning.
+    static func checkSetting(_ words: [String], catalog: SoundCatalog, context: CommandContext) throws -> [String] {
+        var kept: [String] = []
+        var unsaved: [String] = []
+        for word in words {
+            if word.hasPrefix("@"), try LedgerCLI.open(context).mix(named: String(word.dropFirst())) == nil {
+                unsaved.append(String(word.dropFirst()))
+            } else {
+                kept.append(word)
+            }
+        }
+        _ = try resolve(words: kept, catalog: catalog, context: context)
+        return unsaved
     }
 
     /// The mix to play when the command line names none: the last one played, else the default. Sounds of it that
@@ -125,7 +152,7 @@ enum MixSetup {
                 entries.append(MixEntry(token: token, sound: sound))
             } else {
                 context.warn(
-                    "the sound \"\(token.name)\" of your last mix is missing; playing the rest (see 'hum sounds')")
+                    "the sound \(token.name.quoted) of your last mix is missing; playing the rest (see 'hum sounds')")
             }
         }
         if entries.isEmpty {

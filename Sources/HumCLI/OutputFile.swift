@@ -50,7 +50,7 @@ final class OutputFile {
     init(path: String, newFileMode: mode_t, closed: Set<Int32> = []) throws(HumError) {
         self.path = path
         guard !path.isEmpty else { throw .usage("-o needs a file name") }
-        let shown = path.visible
+        let shown = path.clippedPath
         let writing = "cannot write \(shown)"
 
         // A descriptor hum already has.
@@ -98,7 +98,7 @@ final class OutputFile {
         if directory == "/" { template = Array(("/." + base + ".tmp-XXXXXX").utf8CString) }
         let fd = try SystemCall.check(
             template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }, "mkstemp",
-            doing: "cannot create a temporary file in \(directory.visible) to write \(shown)")
+            doing: "cannot create a temporary file in \(directory.clippedPath) to write \(shown)")
         // No child process gets it (mkostemp is not in Glibc's Swift module). Cannot fail on a descriptor just made.
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -154,8 +154,8 @@ final class PlaybackSession {
         reclaim()
         if let there = playing.first(where: { $0.entry.sound.path == sound.entry.sound.path }) {
             throw .usage(
-                "\"\(sound.entry.token.name.visible)\" is already in the mix (as "
-                    + "\"\(there.entry.token.name.visible)\"); change its volume instead"
+                "\(sound.entry.token.name.quoted) is already in the mix (as "
+                    + "\(there.entry.token.name.quoted)); change its volume instead"
             )
         }
         let fade = frames(fadeSeconds)
@@ -185,7 +185,7 @@ final class PlaybackSession {
     /// over `fadeSeconds`. Its memory is freed by `reclaim()` once the audio thread let go of it.
     func remove(_ name: String, fadeSeconds: Double = removeFadeSeconds) throws(HumError) {
         guard let index = index(of: name) else {
-            throw .usage("\"\(name.visible)\" is not playing; the mix has \(names)")
+            throw .usage("\(name.quoted) is not playing; the mix has \(names)")
         }
         let gone = playing.remove(at: index)
         mixer.slots.remove(gone.slot, fadeFrames: frames(fadeSeconds))

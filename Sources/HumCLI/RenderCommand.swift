@@ -63,7 +63,8 @@ struct RenderCommand: HumCommand {
         output = try arguments.required(Self.output)
         let ext = (output as NSString).pathExtension.lowercased()
         guard AudioFileWriter.extensions.contains(ext) else {
-            throw HumError.usage("cannot tell the format of \"\(output)\"; name it .wav, .flac, .ogg or .opus")
+            throw HumError.usage(
+                "cannot tell the format of \"\(output.clippedPath)\"; name it .wav, .flac, .ogg or .opus")
         }
         rate = try arguments.value(Self.rate) ?? 48000
         let format = try arguments.value(Self.sampleFormat)
@@ -115,7 +116,7 @@ struct RenderCommand: HumCommand {
             try Self.renderAll(mixer, into: writer)
         } catch {
             file.discard()
-            throw HumError.failure("cannot write \(output.visible): \(error.reason)")
+            throw HumError.failure("cannot write \(output.clippedPath): \(error.reason)")
         }
         try file.commit()
         return ExitCode.success

@@ -106,7 +106,13 @@ enum StandardStreams {
     /// What the process exits with, once the command has returned `code`. A command that succeeded but whose
     /// output could not all be written fails (exit 1) with one line saying why. When stdout is a regular file it is
     /// synced first, so a full disk or an I/O error the kernel reports late is caught here rather than never.
-    static func exitCode(_ code: Int32, stdout: DescriptorOutput, stderr: DescriptorOutput) -> Int32 {
+    ///
+    /// A command that `made` a lasting change (a spend recorded, a setting stored) is not run again by a script
+    /// that sees it fail, so it still exits 0: the one line says the change was made, that only its report was
+    /// lost, and how to see it.
+    static func exitCode(
+        _ code: Int32, stdout: DescriptorOutput, stderr: DescriptorOutput, made change: LastingChange? = nil
+    ) -> Int32 {
         var failure = stdout.failure
         if failure == nil {
             var info = stat()
@@ -118,6 +124,12 @@ enum StandardStreams {
             }
         }
         guard let failure, code == ExitCode.success else { return code }
+        if let change {
+            stderr.write(
+                "hum: \(change.done), but what hum printed about it could not be written "
+                    + "(\(String(cString: strerror(failure.code)))); '\(change.see)' shows it\n")
+            return ExitCode.success
+        }
         // A command that failed has said why already; this is for one that believed it had succeeded.
         stderr.write("hum: \(failure.message)\n")
         return ExitCode.failure

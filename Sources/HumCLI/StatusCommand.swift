@@ -82,11 +82,11 @@ struct StatusCommand: HumCommand {
     }
 
     static func describe(_ problem: StatusTemplate.Problem, in text: String) -> String {
-        let quoted = "--template \"\(text)\""
+        let quoted = "--template \(text.quoted)"
         guard case .unknownField(let name) = problem else { return "\(quoted) \(problem.message)" }
         let fields = StatusField.allCases.map(\.rawValue)
         let hint = Suggest.closest(to: name, in: fields).map { "did you mean {\($0)}? " } ?? ""
-        return "\(quoted) names {\(name)}, which is not a field; \(hint)see 'hum status --help' for the fields"
+        return "\(quoted) names {\(name.clipped)}, which is not a field; \(hint)see 'hum status --help' for the fields"
     }
 
     /// The fields whose motion decides when a followed output changes with the clock alone.

@@ -200,7 +200,7 @@ extension HumDatabase {
                 if let exact = try loadContracts(where: "c.id = ?", [.text(prefix)]).first { return exact }
                 guard prefix.count >= 4 else {
                     throw ContractError(
-                        "no contract \"\(prefix)\"; give its id or the first 4 characters or more (see 'hum "
+                        "no contract \(prefix.quoted); give its id or the first 4 characters or more (see 'hum "
                             + "contract list')",
                         kind: .usage)
                 }
@@ -212,13 +212,13 @@ extension HumDatabase {
                 guard ids.count == 1 else {
                     throw ContractError(
                         ids.isEmpty
-                            ? "no contract \"\(prefix)\" (see 'hum contract list')"
-                            : "\"\(prefix)\" is the start of several contracts (\(ids.joined(separator: ", "))); give "
+                            ? "no contract \(prefix.quoted) (see 'hum contract list')"
+                            : "\(prefix.quoted) is the start of several contracts (\(ids.joined(separator: ", "))); give "
                                 + "more of its id",
                         kind: .usage)
                 }
                 guard let found = try loadContracts(where: "c.id = ?", [.text(ids[0])]).first else {
-                    throw ContractError("no contract \"\(prefix)\"", kind: .usage)
+                    throw ContractError("no contract \(prefix.quoted)", kind: .usage)
                 }
                 return found
             }

@@ -64,6 +64,6 @@ extension HumDatabase {
 public struct DamagedMix: UserFacingError, Equatable {
     public var name: String
     public var message: String {
-        "the saved mix \"\(name)\" cannot be read; save it again with 'hum mix save \(name) SOUND=VOLUME...'"
+        "the saved mix \(name.quoted) cannot be read; save it again with 'hum mix save \(name) SOUND=VOLUME...'"
     }
 }

@@ -196,4 +196,50 @@ import Testing
     @Test func versionPrints() {
         #expect(runInProcess(["--version"]).stdout == "hum \(humVersion)\n")
     }
+
+    /// The one quoting helper: escaped, and at most 60 characters of a value shown, whatever it holds.
+    @Test func aQuotedValueIsEscapedAndClipped() {
+        #expect("rain".quoted == "\"rain\"")
+        #expect(String(repeating: "x", count: 60).quoted == "\"" + String(repeating: "x", count: 60) + "\"")
+        #expect(String(repeating: "x", count: 61).quoted == "\"" + String(repeating: "x", count: 59) + "…\"")
+        #expect(String(repeating: "x", count: 100_000).clipped.count == VisibleText.quoteLimit)
+        // Escapes count as they print, and are never cut in two.
+        #expect("a\u{1B}b\nc".quoted == "\"a\\eb\\nc\"")
+        #expect(String(repeating: "\u{1B}", count: 1000).clipped == String(repeating: "\\e", count: 29) + "…")
+        // One character of a thousand combining marks is clipped too.
+        let heap = "e" + String(repeating: "\u{301}", count: 100_000)
+        #expect(heap.quoted.utf8.count < 600)
+        // A path keeps its start and its file name.
+        let path = "/home/me/" + String(repeating: "deep/", count: 100) + "export.json"
+        let shown = path.clippedPath
+        #expect(shown.count == VisibleText.pathLimit && shown.hasPrefix("/home/me/") && shown.hasSuffix("export.json"))
+        #expect("/tmp/a.json".clippedPath == "/tmp/a.json")
+    }
+
+    /// A 100 kB word given by mistake is quoted by its start, in an error of one short line, on every command.
+    @Test func aHugeBadValueMakesAShortError() {
+        let long = String(repeating: "x", count: 100_000)
+        let s = Sandbox()
+        let lines: [[String]] = [
+            ["play", long], ["play", "rain=" + long], ["play", long + "=3"], ["play", "--for", long], [long],
+            ["--" + long], ["play", "-" + long], ["play", "--for=" + long], ["focus", "--focus", long],
+            ["focus", "--rounds", long], ["spend", long, "--on", "y"],
+            ["spend", "5m", "--on", "y", "--key", "round:" + long],
+            ["config", "set", long, "3"], ["config", "set", "focus.length", long], ["config", "set", "play.mix", long],
+            ["config", "set", "play.mix", "rain=" + long], ["config", "set", "profile.x", "--focus " + long],
+            ["config", "set", "profile.x", "--focus 5m " + long], ["config", "get", long], ["config", long],
+            ["report", long], ["report", "week", long], ["history", "--since", long], ["export", "--since", long],
+            ["status", "--template", "{" + long + "}"], ["ctl", long], ["sounds", long], ["mix", "save", long, "rain"],
+            ["mix", "save", "night", long], ["contract", "show", long], ["ledger", "adjust", long, "--reason", "x"],
+            ["ledger", "export", "-o", "/nonexistent/" + long], ["bank", "--format", long], ["bank", long],
+            ["completions", long], ["render", "-o", "/tmp/" + long + ".xyz", "rain"],
+        ]
+        for words in lines {
+            let r = s.run(words)
+            let shown = String(words.joined(separator: " ").prefix(40))
+            #expect(r.code == 1 || r.code == 2, "\(shown): \(r.code)")
+            #expect(r.err.hasPrefix("hum: ") && r.err.utf8.count < 300, "\(shown): \(r.err.utf8.count) bytes")
+            #expect(r.err.filter { $0 == "\n" }.count == 1, "\(shown)")
+        }
+    }
 }

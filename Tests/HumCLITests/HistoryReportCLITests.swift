@@ -266,6 +266,86 @@ import Testing
         #expect(year.contains("  Mar ███") && year.contains("  Apr "))
     }
 
+    /// Every period kind, through the built binary (a trap is an exit code there, not a crashed test run), for a
+    /// period in the future, a past one with no rounds and one with rounds only in its middle, in every format
+    /// `hum report` offers.
+    @Test func everyPeriodReportsAFuturePastOrSparsePeriodInEveryFormat() throws {
+        let s = Sandbox()
+        // Rounds only in the middle of a week, a month and a year (Wednesday 2024-07-17) and of a day (noon).
+        for (id, start) in [("mid-1", "2024-07-17T12:00:00+02:00"), ("mid-2", "2024-07-17T13:00:00+02:00")] {
+            #expect(s.run("history", "record", "--id", id, "--start", start, "--active", "25m").code == 0)
+        }
+        let thisYear = Calendar(identifier: .gregorian).component(.year, from: Date())
+        let dates = [
+            "\(thisYear + 1)-01-01", "\(thisYear + 1)-06-15", "\(thisYear + 40)-12-31", "9999-12-31",  // future
+            "2020-06-15", "1970-01-01",  // past, nothing recorded
+            "2024-07-17",  // rounds in the middle
+        ]
+        let formats = ReportCommand.format.info.valueWords
+        #expect(formats.count >= 2)
+        for period in ReportPeriod.allCases {
+            for date in dates {
+                for format in formats {
+                    let r = try runBinary(
+                        ["report", period.rawValue, date, "--format", format], environment: s.environment)
+                    #expect(r.code == 0 && r.err.isEmpty, "report \(period) \(date) \(format): \(r.code) \(r.err)")
+                    #expect(!r.out.isEmpty, "report \(period) \(date) \(format) printed nothing")
+                    if format == "json" {
+                        let object = try Self.object(r.out)
+                        #expect(object["period"] as? String == period.rawValue)
+                        if date == "2024-07-17" { #expect(object["focused_seconds"] as? Int == 3000) }
+                    } else if date == "2024-07-17" {
+                        #expect(r.out.contains("focused     50m"), "\(r.out)")
+                    } else if date.hasPrefix("\(thisYear + 1)-06") {
+                        #expect(r.out.contains("no day of this \(period.rawValue) has begun yet"), "\(r.out)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The text of a report never traps, whatever the period, the day it holds, today and the width: every period
+    /// kind at dates from years before today to years after, with rounds at its edges, its middle or nowhere.
+    @Test func reportTextRendersForAnyPeriodTodayAndWidth() {
+        let todays = ["2026-12-02", "2025-01-01", "2024-02-29", "2027-12-31", "1970-01-01", "9999-12-31"].compactMap {
+            CivilDate(text: $0)
+        }
+        var checked = 0
+        for today in todays {
+            for period in ReportPeriod.allCases {
+                for offset in stride(from: Int64(-800), through: 800, by: 37) {
+                    let date = today.adding(days: offset)
+                    guard (1970...9999).contains(date.year) else { continue }
+                    let (first, last) = period.days(holding: date)
+                    let middle = first.adding(days: (last.daysSinceEpoch - first.daysSinceEpoch) / 2)
+                    let placements: [[CivilDate]] = [[], [middle], [first, last]]
+                    for (p, days) in placements.enumerated() {
+                        let rounds = days.enumerated().map { i, day in
+                            RoundRecord(
+                                id: "r\(i)", kind: .focus, status: .completed,
+                                start: Timestamp(epochSeconds: day.daysSinceEpoch * 86_400 + 36_000, offsetSeconds: 0),
+                                end: nil, plannedSeconds: 1500, activeSeconds: 1500, pausedSeconds: 0, tags: ["t"])
+                        }
+                        var focus: [CivilDate: Int64] = [:]
+                        for day in days { focus[day, default: 0] += 1500 }
+                        let report = HistoryReport(
+                            period: period, holding: date, today: today, goalSeconds: p == 0 ? 0 : 3600,
+                            rounds: rounds, entries: [], focusByDay: focus)
+                        for width in [1, 40, 80, 400] {
+                            let text = ReportText(
+                                report: report, focusByDay: focus, width: width, color: p == 2, tags: []
+                            ).text()
+                            #expect(text.hasPrefix("\(period.rawValue) \(report.label)"))
+                            #expect(text.contains("\n  Sun"), "no heat map: \(period) \(date) today \(today)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 1000)
+    }
+
     @Test func iCalendarParsesAndRoundTripsTimesWithTheirOffsets() throws {
         let s = Self.march()
         let file = s.root + "/march.ics"

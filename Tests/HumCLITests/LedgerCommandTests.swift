@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumStore
 import HumTestSupport
 import Testing
 
@@ -238,6 +239,50 @@ import Testing
         #expect(s.run("config", "set", "earn.ratio", "5").out == "earn.ratio = 5: 25m of focus now earns 5m\n")
         _ = s.run("history", "record", "--active", "25m")
         #expect(s.run("bank", "--json").out.contains("\"balance_seconds\" : 300"))
+    }
+
+    /// A mix setting is checked on set as it is played: every sound must be in the library (as 'hum play' finds
+    /// it); a bad one is refused with exit 2, one line, and nothing stored.
+    @Test func aMixSettingNamesSoundsThatExist() {
+        let s = Sandbox()
+        for (key, value) in [
+            ("play.mix", "rain=40 nosuch=3"), ("play.mix", "rian"), ("play.mix", "rain=40 rain=3"),
+            ("profile.deep", "--focus 50m nosuch=3"), ("profile.deep", "--focus 50m brwn"),
+        ] {
+            let r = s.run("config", "set", key, value)
+            #expect(r.code == 2 && r.out.isEmpty, "\(key) \(value): \(r.code) \(r.out)")
+            #expect(r.err.hasPrefix("hum: \(key) \"") && r.err.hasSuffix("nothing was changed\n"), "\(r.err)")
+            #expect(r.err.filter { $0 == "\n" }.count == 1)
+        }
+        #expect(s.run("config", "get", "play.mix").out == "\n")
+        #expect(s.run("config", "get", "profile.deep").code == 1)
+        #expect(s.run("config", "set", "play.mix", "rain=40 brown=25").code == 0)
+        #expect(s.run("config", "get", "play.mix").out == "rain=40 brown=25\n")
+        #expect(s.run("config", "set", "profile.deep", "--focus 50m brown=30").code == 0)
+        // A saved mix may be named before it is saved: stored, with a warning.
+        let later = s.run("config", "set", "play.mix", "@night")
+        #expect(later.code == 0 && later.err.contains("there is no saved mix \"night\" yet"), "\(later.err)")
+    }
+
+    /// A bad mix stored before the check (by an older hum, by hand) makes bare 'hum' say which setting is wrong and
+    /// how to fix it; a value that cannot be read at all is ignored with a warning that says how to remove it.
+    @Test func aBadStoredMixSaysHowToFixIt() throws {
+        let s = Sandbox()
+        #expect(s.run("bank").code == 0)
+        let db = try HumDatabase(path: s.databasePath)
+        try db.setConfig("play.mix", to: "rain=40 nosuch=3")
+        let bare = s.run([])
+        #expect(bare.code == 2, "\(bare.err)")
+        #expect(bare.err.hasPrefix("hum: the setting play.mix \"rain=40 nosuch=3\": unknown sound \"nosuch\""))
+        #expect(bare.err.contains("'hum config unset play.mix'") && bare.err.filter { $0 == "\n" }.count == 1)
+        #expect(s.run("config", "unset", "play.mix").code == 0)
+        let environment = s.environment.merging(["HUM_PLAY_MIX": "nosuch"]) { $1 }
+        let out = Buffer()
+        let err = Buffer()
+        let context = CommandContext(
+            environment: environment, stdout: out, stderr: err, stdoutIsTerminal: false, stdinIsTerminal: false)
+        #expect(HumMain.run(arguments: ["hum"], context: context) == 2)
+        #expect(err.text.hasPrefix("hum: HUM_PLAY_MIX \"nosuch=75\": unknown sound") && err.text.contains("unset it"))
     }
 
     @Test func helpIsGeneratedForEveryLedgerCommand() {

@@ -98,6 +98,59 @@ final class FailingOutput: TextOutput, Sendable {
         }
     }
 
+    /// A command that changed something lasting succeeds even when what it prints about it cannot be written: the
+    /// change is made (a script that retried on exit 1 would spend twice), and one line on stderr says so and how
+    /// to see it. Every command that writes the database and then prints, with stdout on /dev/full, closed, or a
+    /// pipe nobody reads; the database is looked at afterwards.
+    @Test func aChangeThatWasMadeSucceedsWhenItsReportCannotBeWritten() throws {
+        let s = try seeded()
+        let file = s.root + "/entries.jsonl"
+        try
+            "{\"id\":\"00000000-0000-4000-8000-000000000001\",\"kind\":\"adjustment\",\"amount_seconds\":60,\"at\":\"2025-03-30T09:00:00+02:00\",\"device\":\"d\",\"payload\":\"adjustment 60 reason=seed\",\"reason\":\"seed\"}\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        func bank() throws -> Int {
+            let r = try runBinary(["bank", "--json"], environment: s.environment)
+            let object = try #require(json(r.out) as? [String: Any])
+            return try #require(object["balance_seconds"] as? Int)
+        }
+        let start = try bank()
+        var expected = start
+        for (n, stdout) in ["/dev/full", "-", "broken pipe"].enumerated() {
+            let day = "2025-03-0\(n + 1)"
+            let changes: [(words: [String], see: String, change: Int)] = [
+                (["spend", "5m", "--on", "y"], "hum ledger --since today", -300),
+                (["spend", "1m", "--on", "y", "--key", "k-\(stdout)"], "hum ledger --since today", -60),
+                (["spend", "1m", "--on", "y", "--key", "k-\(stdout)"], "hum ledger --since today", 0),
+                (["ledger", "adjust", "+2m", "--reason", "r"], "hum ledger --since today", 120),
+                (
+                    ["history", "record", "--active", "30m", "--start", day + "T09:00:00Z"],
+                    "hum history --since \(day) --until \(day)", 600
+                ),
+                (["config", "set", "focus.length", "30m"], "hum config get focus.length", 0),
+                (["config", "unset", "focus.length"], "hum config get focus.length", 0),
+                (["mix", "save", "night", "rain=40"], "hum mix list", 0),
+                (["mix", "rm", "night"], "hum mix list", 0),
+                (["ledger", "import", file], "hum ledger check", stdout == "/dev/full" ? 60 : 0),
+            ]
+            for (words, see, change) in changes {
+                let r = try runWithStdout(words, environment: s.environment, stdout: stdout)
+                #expect(r.code == 0, "\(words) > \(stdout): \(r.code) \(r.err)")
+                #expect(r.err.hasPrefix("hum: ") && r.err.hasSuffix("; '\(see)' shows it\n"), "\(words): \(r.err)")
+                #expect(r.err.contains(", but what hum printed about it could not be written ("), "\(r.err)")
+                #expect(r.err.filter { $0 == "\n" }.count == 1, "\(r.err)")
+                expected += change
+                #expect(try bank() == expected, "\(words) > \(stdout)")
+            }
+            #expect(try runBinary(["config", "get", "focus.length"], environment: s.environment).out == "25m\n")
+            #expect(try runBinary(["mix", "list", "--names"], environment: s.environment).out == "")
+        }
+        // Each spend and correction was recorded once.
+        let ledger = try runBinary(["ledger", "--json"], environment: s.environment).out
+        #expect(ledger.components(separatedBy: "\"kind\" : \"spend\"").count - 1 == 6, "\(ledger)")
+        // A command that changes nothing still fails for output it could not write (its run can be repeated).
+        #expect(try runWithStdout(["bank"], environment: s.environment, stdout: "/dev/full").code == 1)
+    }
+
     /// A command that writes nothing to stdout does not fail for a closed stdout.
     @Test func aClosedStdoutThatIsNotUsedIsNoError() throws {
         let s = try seeded()

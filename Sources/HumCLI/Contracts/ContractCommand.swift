@@ -89,6 +89,7 @@ struct ContractCommand: HumCommand {
             let db = try LedgerCLI.open(context)
             let contract = try db.contract(matching: id)
             let outcome = try db.overrideContract(id: contract.id, reason: reason)
+            context.made("the override was recorded", see: "hum contract show \(ContractText.short(contract.id))")
             let amount = outcome.grant?.entry.amount ?? 0
             var line =
                 "contract \(ContractText.short(contract.id)) overridden (\(reason.visible)): earned "
@@ -114,6 +115,7 @@ struct ContractCommand: HumCommand {
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
             let contract = try db.abandonContract(id: try db.contract(matching: id).id, reason: reason)
+            context.made("the contract was abandoned", see: "hum contract show \(ContractText.short(contract.id))")
             context.stdout.write("contract \(ContractText.short(contract.id)) abandoned; it earns nothing\n")
             return ExitCode.success
         }

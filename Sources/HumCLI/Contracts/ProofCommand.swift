@@ -59,7 +59,7 @@ struct ProofCommand: HumCommand {
         consent = arguments.flag(Self.consent)
         json = try arguments.value(Self.format) == .json
         for link in links where !link.contains("://") && !link.hasPrefix("mailto:") {
-            throw HumError.usage("--link \"\(link)\" is not a link; write it in full, like https://example.com/page")
+            throw HumError.usage("--link \(link.quoted) is not a link; write it in full, like https://example.com/page")
         }
     }
 
@@ -76,7 +76,7 @@ struct ProofCommand: HumCommand {
                 let absolute = file.hasPrefix("/") ? file : here + "/" + file
                 let resolved = ContractSetup.realPath(absolute)
                 if resolved == nil {
-                    context.warn("--file \(file) does not exist; it is kept, and the review will say so")
+                    context.warn("--file \(file.clippedPath) does not exist; it is kept, and the review will say so")
                 }
                 let path = resolved ?? absolute
                 if !proof.files.contains(path) { proof.files.append(path) }
@@ -88,9 +88,11 @@ struct ProofCommand: HumCommand {
             }
             proof.checked = Array(Set(proof.checked).union(checks).subtracting(unchecks)).sorted()
             contract = try db.saveProof(id: contract.id, proof)
+            context.made("the proof was saved", see: "hum contract show \(ContractText.short(contract.id))")
         }
         if submit {
             let outcome = try ReviewRunner.submit(contract, db: db, context: context, consent: consent)
+            context.made("the review was recorded", see: "hum contract show \(ContractText.short(contract.id))")
             if json {
                 context.stdout.write(try LedgerCLI.json(outcome.contract) + "\n")
             } else {

@@ -179,7 +179,7 @@ struct ExternalReviewer: ContractReviewer {
             throw ContractError(
                 context.stdinIsTerminal
                     ? "nothing was sent to the reviewer, and the proof was not submitted (no attempt was used)"
-                    : "the reviewer \"\(command)\" needs your consent before its first use: read what it would get "
+                    : "the reviewer \(command.quoted) needs your consent before its first use: read what it would get "
                         + "(above), then run this again with --consent (or 'hum config set review.command local'); no "
                         + "attempt was used"
             )

@@ -30,7 +30,7 @@ public struct ParsedArguments: Sendable, Equatable {
     private func read<V>(_ kind: ValueKind<V>, _ text: String, as spelling: String) throws(HumError) -> V {
         switch kind.read(text) {
         case .success(let value): return value
-        case .failure(let problem): throw .usage("\(spelling) \"\(text)\" \(problem.text)")
+        case .failure(let problem): throw .usage("\(spelling) \(text.quoted) \(problem.text)")
         }
     }
 

@@ -93,7 +93,9 @@ struct SpendCommand: HumCommand {
 
     func run(context: CommandContext) throws -> Int32 {
         let db = try LedgerCLI.open(context)
-        let (decision, status) = (try db.record(.spend(seconds: seconds, label: label, key: key)), try db.bankStatus())
+        let decision = try db.record(.spend(seconds: seconds, label: label, key: key))
+        context.made("the spend was recorded", see: "hum ledger --since today")
+        let status = try db.bankStatus()
         let f = LedgerCLI.format
         switch decision {
         case .record:
@@ -240,7 +242,7 @@ struct ConfigCommand: HumCommand {
             if key.hasPrefix(SettingCatalog.profilePrefix) {
                 let name = String(key.dropFirst(SettingCatalog.profilePrefix.count))
                 guard let profile = settings.profile(name) else {
-                    throw HumError.failure("there is no profile \"\(name)\"; see 'hum config list'")
+                    throw HumError.failure("there is no profile \(name.quoted); see 'hum config list'")
                 }
                 context.stdout.write(profile.text + "\n")
             } else {
@@ -264,8 +266,10 @@ struct ConfigCommand: HumCommand {
             _ = try SettingCatalog.normalise(key, value)
         }
         func run(context: CommandContext) throws -> Int32 {
+            let unsaved = try Self.checkMix(key, SettingCatalog.normalise(key, value), context: context)
             let db = try LedgerCLI.open(context)
             try db.setConfig(key, to: value)
+            context.made("\(key) was set", see: "hum config get \(key)")
             let settings = try ConfigCommand.settings(db, context: context)
             let stored = settings.stored[key] ?? value
             context.stdout.write("\(key) = \(stored.visible)\(ConfigCommand.consequence(of: key, settings))\n")
@@ -274,12 +278,27 @@ struct ConfigCommand: HumCommand {
             {
                 context.warn("\(env) is set in this environment and wins over this setting here")
             }
-            if key == SettingCatalog.playMix, stored.hasPrefix("@"),
-                try db.mix(named: String(stored.dropFirst())) == nil
-            {
-                context.warn("there is no saved mix \"\(stored.dropFirst())\" yet; save it with 'hum mix save'")
+            for name in unsaved {
+                context.warn("there is no saved mix \(name.quoted) yet; save it with 'hum mix save \(name.clipped)'")
             }
             return ExitCode.success
+        }
+
+        /// A value that holds a mix (play.mix, a profile's mix words) is checked as it will be played, before it is
+        /// stored: every sound must be in the library, as 'hum play' finds it (a mix that names a sound that does
+        /// not exist would make every bare 'hum' fail). Returns the saved mixes it names that are not saved yet.
+        static func checkMix(_ key: String, _ normalised: String, context: CommandContext) throws -> [String] {
+            let words: [String]
+            switch try SettingCatalog.definition(key).kind {
+            case .mix: words = MixSetup.settingWords(normalised)
+            case .profile: words = try FocusProfile(text: normalised).mix
+            default: return []
+            }
+            do {
+                return try MixSetup.checkSetting(words, catalog: MixSetup.catalog(context), context: context)
+            } catch let error as HumError where error.kind == .usage {
+                throw HumError.usage("\(key) \(normalised.quoted): \(error.message); nothing was changed")
+            }
         }
     }
 
@@ -293,6 +312,9 @@ struct ConfigCommand: HumCommand {
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
             let removed = try db.removeConfig(key)
+            context.made(
+                "\(key) was unset",
+                see: key.hasPrefix(SettingCatalog.profilePrefix) ? "hum config list" : "hum config get \(key)")
             if key.hasPrefix(SettingCatalog.profilePrefix) {
                 context.stdout.write(removed ? "removed \(key)\n" : "there was no \(key); nothing changed\n")
             } else {

@@ -116,7 +116,7 @@ final class ChildProcess {
             options.program.map { posix_spawn(&child, $0, &actions, &attributes, cArgs, cEnv) }
             ?? posix_spawnp(&child, argv[0], &actions, &attributes, cArgs, cEnv)
         guard rc == 0 else {
-            throw HumError.failure("cannot run \"\(argv[0])\": \(String(cString: strerror(rc)))")
+            throw HumError.failure("cannot run \(argv[0].quoted): \(String(cString: strerror(rc)))")
         }
         pid = child
         if let terminal = options.foreground, !options.newSession, !handedInSpawn {

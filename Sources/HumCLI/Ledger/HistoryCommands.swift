@@ -196,6 +196,8 @@ struct HistoryCommand: HumCommand {
             let db = try LedgerCLI.open(context)
             let record = record(calendar: db.calendar)
             let outcome = try db.recordRound(record)
+            let day = record.start.localDate
+            context.made("the round was recorded", see: "hum history --since \(day) --until \(day)")
             let f = LedgerCLI.format
             var out =
                 "recorded \(record.kind.rawValue) round \(record.id.visible) by hand: \(record.status.rawValue), "

@@ -208,7 +208,7 @@ enum ImportReader {
                     try add(entry, at: "line \(number)", to: &parsed, name: name)
                 case let other?:
                     throw Failure(
-                        message: "\(name) line \(number): unknown record type \"\(other)\"; nothing was imported")
+                        message: "\(name) line \(number): unknown record type \(other.quoted); nothing was imported")
                 }
             } catch let error as Failure {
                 throw error
@@ -258,7 +258,7 @@ enum ImportReader {
     }
 
     static func unreadable(_ name: String, _ schema: String) -> String {
-        "\(name) has schema \"\(schema)\"; this hum reads \(ExportDocument.readable.joined(separator: " and "))"
+        "\(name) has schema \(schema.quoted); this hum reads \(ExportDocument.readable.joined(separator: " and "))"
     }
 
     static func add(_ contract: ContractRecord, at place: String, to parsed: inout Parsed, name: String) throws {
@@ -307,7 +307,7 @@ enum ImportReader {
 
     static func describe(_ error: any Error) -> String {
         switch error {
-        case DecodingError.keyNotFound(let key, _): return "missing \"\(key.stringValue)\""
+        case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue.quoted)"
         case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c),
             DecodingError.dataCorrupted(let c):
             let path = c.codingPath.map { $0.stringValue }.joined(separator: ".")

@@ -196,9 +196,9 @@ struct LedgerCommand: HumCommand {
         }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
-            let (decision, status) = (
-                try db.record(.adjust(seconds: seconds, reason: reason, key: key)), try db.bankStatus()
-            )
+            let decision = try db.record(.adjust(seconds: seconds, reason: reason, key: key))
+            context.made("the correction was recorded", see: "hum ledger --since today")
+            let status = try db.bankStatus()
             if case .exists = decision {
                 context.stdout.write("already recorded with key \((key ?? "").visible); nothing changed\n")
             } else {
@@ -298,6 +298,7 @@ struct LedgerCommand: HumCommand {
                 let place = parsed.entryPlaces[conflict.id].map { "\(file) \($0): " } ?? ""
                 throw ImportReader.Failure(message: place + conflict.message)
             }
+            context.made("the import was recorded", see: "hum ledger check")
             var out =
                 "imported \(outcome.added) entr\(outcome.added == 1 ? "y" : "ies") (\(outcome.present) already here)"
             if !parsed.sessions.isEmpty {

@@ -53,7 +53,7 @@ struct PassCommand: HumCommand {
             return Watchdog.run(spec, label: label, context: context)
         }
         guard ChildProcess.resolve(command[0], path: context.environment["PATH"]) != nil else {
-            throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was held")
+            throw HumError.failure("cannot find the command \(command[0].quoted); nothing was held")
         }
         let db = try LedgerCLI.open(context)
         // Before any other thread exists (see SignalInbox): SIGTERM and SIGHUP stop the command and settle.
@@ -110,6 +110,7 @@ struct PassCommand: HumCommand {
         let used = min(seconds, Int64(outcome.elapsed.rounded()))
         do {
             let settle = try db.settlePass(id: passID, usedSeconds: used).entry
+            context.made("the pass was settled", see: "hum ledger --since today")
             watchdog?.done()
             let status = try db.bankStatus()
             let rest =
@@ -180,7 +181,7 @@ struct EmergencyCommand: HumCommand {
             return Watchdog.run(spec, label: command?.first ?? "the command", context: context)
         }
         if let command, ChildProcess.resolve(command[0], path: context.environment["PATH"]) == nil {
-            throw HumError.failure("cannot find the command \"\(command[0])\"; nothing was drawn")
+            throw HumError.failure("cannot find the command \(command[0].quoted); nothing was drawn")
         }
         let db = try LedgerCLI.open(context)
         let inbox = try command.map { _ in try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT]) }
@@ -188,10 +189,11 @@ struct EmergencyCommand: HumCommand {
         // While a strict contract runs: a wait and a confirmation first, and the draw noted in the contract.
         let strictNote = try StrictFriction.emergency(seconds: seconds, reason: reason, db: db, context: context)
         let request = LedgerRequest.emergency(seconds: seconds, reason: reason, key: nil)
-        let (decision, status) = (
-            try strictNote.map { try db.recordEmergency(request, strictNote: $0).decision } ?? db.record(request),
-            try db.bankStatus()
-        )
+        let decision =
+            try strictNote.map { try db.recordEmergency(request, strictNote: $0).decision }
+            ?? db.record(request)
+        context.made("the emergency draw was recorded", see: "hum ledger --since today")
+        let status = try db.bankStatus()
         let f = LedgerCLI.format
         context.stderr.write(
             "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); "

@@ -175,7 +175,7 @@ struct ReportText {
                 rows.append((label, d.focusedSeconds, d.metGoal, report.goalSeconds))
             }
         }
-        guard !rows.isEmpty else { return "" }
+        guard !rows.isEmpty else { return "  no day of this \(report.period.rawValue) has begun yet\n" }
         let labelWidth = rows.map(\.label.count).max() ?? 0
         let room = max(10, min(50, width - labelWidth - 12))
         let scale = max(1, rows.map { max($0.seconds, $0.goal) }.max() ?? 1)
@@ -198,14 +198,16 @@ struct ReportText {
     }
 
     /// Weeks as columns (Monday to Sunday down), the last 12 up to the period's end (the whole year for a year).
+    /// The map ends at today while the period runs, and at its first day while it has not begun (a period in the
+    /// future shows its first week empty, never a map that ends before it starts).
     func heatMap() -> String {
-        let end = min(report.last, report.today)
+        let end = max(report.first, min(report.last, report.today))
         let lastMonday = end.adding(days: -Int64(end.isoWeekday - 1))
         var weeks = 12
         var firstMonday = lastMonday.adding(days: -7 * Int64(weeks - 1))
         if report.period == .year {
             firstMonday = report.first.adding(days: -Int64(report.first.isoWeekday - 1))
-            weeks = Int((lastMonday.daysSinceEpoch - firstMonday.daysSinceEpoch) / 7) + 1
+            weeks = max(1, Int((lastMonday.daysSinceEpoch - firstMonday.daysSinceEpoch) / 7) + 1)
         }
         let step = 4 + weeks * 2 <= width ? 2 : 1
         var header = [Character](repeating: " ", count: 4 + weeks * step)

@@ -231,7 +231,7 @@ final class DeskScreen {
                 state.panel = .load
             case .loadMix(let name):
                 guard var mix = try LedgerCLI.open(context).mix(named: name) else {
-                    state.message = "there is no saved mix \"\(name)\""
+                    state.message = "there is no saved mix \(name.quoted)"
                     break
                 }
                 mix.name = name

@@ -499,7 +499,7 @@ final class Player {
                 let code = audio.engine.lostErrorCode
                 let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
                 context.warn(
-                    "the audio device \"\(audio.sink.device)\" went away\(reason); the mix is kept and plays again "
+                    "the audio device \(audio.sink.device.quoted) went away\(reason); the mix is kept and plays again "
                         + "when it returns"
                 )
                 changed([.note])
@@ -508,7 +508,7 @@ final class Player {
             if reportedLost {
                 reportedLost = false
                 deviceNote = nil
-                context.warn("the audio device \"\(audio.sink.device)\" is back")
+                context.warn("the audio device \(audio.sink.device.quoted) is back")
                 changed([.note])
             }
         case .idle:

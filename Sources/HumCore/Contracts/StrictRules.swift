@@ -58,7 +58,7 @@ public enum StrictRules {
             let when =
                 until.map { "after \($0.localClock) (later if its rounds are paused or wait)" } ?? "after its rounds"
             return
-                "a strict contract is running (\(String(contractID.prefix(8))), \"\(goal)\"): \(refused); nothing was "
+                "a strict contract is running (\(String(contractID.prefix(8))), \(goal.quoted)): \(refused); nothing was "
                 + "changed. It opens again \(when), or when you stop its rounds (q), which ends the contract "
                 + "unpaid; the emergency reserve stays available ('hum emergency')"
         }

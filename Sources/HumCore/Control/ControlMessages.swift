@@ -95,7 +95,7 @@ extension ControlRequest: Codable {
             return .master(volume: try volume())
         case "play": return .play(try c.decode(Mix.self, forKey: .mix))
         case "focus": return .focus(try c.decode(FocusRequest.self, forKey: .focus))
-        default: throw Refusal(message: "unknown command \"\(name)\"")
+        default: throw Refusal(message: "unknown command \(name.quoted)")
         }
     }
 

@@ -136,7 +136,7 @@ public enum LedgerMerge {
         if let byKey {
             guard byKey.payload == entry.payload, byKey.amount == entry.amount, byKey.kind == entry.kind else {
                 throw Conflict(
-                    id: entry.id, reason: "reuses key \"\(entry.key ?? "")\" for another entry (\(byKey.payload))")
+                    id: entry.id, reason: "reuses key \((entry.key ?? "").quoted) for another entry (\(byKey.payload))")
             }
             return .skip
         }

@@ -123,7 +123,7 @@ public enum LedgerAudit {
         for e in entries {
             if !ids.insert(e.id).inserted { fail(.entry(e.id), "entry id \(e.id) appears twice") }
             if let key = e.key, !keys.insert(key).inserted {
-                fail(.entry(e.id), "key \"\(key)\" is used by two entries")
+                fail(.entry(e.id), "key \(key.quoted) is used by two entries")
             }
             if let problem = e.validationProblem() ?? ruleProblem(e) { fail(.entry(e.id), problem) }
             let local = e.device == device

@@ -70,7 +70,7 @@ public enum LedgerRefusal: Error, Equatable, Sendable {
         case .reserveExhausted(let left, let asked):
             return "only \(f(left)) of this week's emergency reserve is left, \(f(asked)) asked; it refills on monday"
         case .keyConflict(let key, let existing):
-            return "key \"\(key)\" was already used for another entry (\(existing)); use a new key"
+            return "key \(key.quoted) was already used for another entry (\(existing)); use a new key"
         case .unknownPass(let id):
             return "no pass \(id) is held; nothing to settle"
         case .invalidAmount(let why):

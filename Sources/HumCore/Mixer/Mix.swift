@@ -94,14 +94,14 @@ public struct Mix: Equatable, Sendable, Codable {
             switch self {
             case .noSuchSound(let sound, let names):
                 let list = names.isEmpty ? "the mix is empty" : "the mix has " + names.joined(separator: ", ")
-                return "\"\(sound)\" is not in the mix; \(list)"
+                return "\(sound.quoted) is not in the mix; \(list)"
             case .volumeOutOfRange(let v): return "volume \(v) is outside 0–100"
-            case .alreadyThere(let sound): return "\"\(sound)\" is already in the mix; change its volume instead"
+            case .alreadyThere(let sound): return "\(sound.quoted) is already in the mix; change its volume instead"
             case .empty: return "a mix needs at least one sound"
             case .full: return "a mix holds at most \(Mix.maximumTracks) sounds; remove one first"
             case .badName(let name):
                 return
-                    "\"\(name)\" cannot name a mix: use 1 to 64 letters, digits, '-', '_' or '.', like night or "
+                    "\(name.quoted) cannot name a mix: use 1 to 64 letters, digits, '-', '_' or '.', like night or "
                     + "deep-work"
             }
         }

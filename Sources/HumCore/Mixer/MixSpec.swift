@@ -20,12 +20,12 @@ public enum MixSpec {
         /// A line for people, naming the bad word and what to try.
         public var message: String {
             switch self {
-            case .emptyName(let w): return "\"\(w)\" names no sound; write SOUND=VOLUME, for example rain=40"
+            case .emptyName(let w): return "\(w.quoted) names no sound; write SOUND=VOLUME, for example rain=40"
             case .badVolume(let w):
                 return
-                    "\"\(w)\" has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for "
+                    "\(w.quoted) has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for "
                     + "example rain=40"
-            case .volumeOutOfRange(let w): return "the volume in \"\(w)\" is outside 0–100; for example rain=40"
+            case .volumeOutOfRange(let w): return "the volume in \(w.quoted) is outside 0–100; for example rain=40"
             }
         }
     }

@@ -40,13 +40,13 @@ public struct FocusProfile: Sendable, Equatable {
             guard word.hasPrefix("--") else {
                 if word.hasPrefix("@") {
                     guard (try? Mix.checkName(String(word.dropFirst()))) != nil else {
-                        throw Problem("hum focus options; \"\(SettingError.shown(word))\" is not a saved mix's name")
+                        throw Problem("hum focus options; \(word.quoted) is not a saved mix's name")
                     }
                     mix.append(word)
                 } else {
                     guard let token = try? MixSpec.parse(word) else {
                         throw Problem(
-                            "hum focus options; \"\(SettingError.shown(word))\" is neither an option nor a mix word")
+                            "hum focus options; \(word.quoted) is neither an option nor a mix word")
                     }
                     mix.append("\(token.name)=\(MixSpec.formatVolume(token.volume))")
                 }
@@ -60,7 +60,7 @@ public struct FocusProfile: Sendable, Equatable {
             let name = String(word.dropFirst(2))
             guard FocusProfile.options.contains(name) else {
                 throw Problem(
-                    "hum focus options like \"--focus 50m --short-break 10m --rounds 3\"; \(SettingError.shown(word)) "
+                    "hum focus options like \"--focus 50m --short-break 10m --rounds 3\"; \(word.quoted) "
                         + "is not one a profile takes"
                 )
             }
@@ -70,7 +70,7 @@ public struct FocusProfile: Sendable, Equatable {
                 continue
             }
             if value == nil {
-                guard i < words.count else { throw Problem("a value after \(SettingError.shown(word))") }
+                guard i < words.count else { throw Problem("a value after \(word.quoted)") }
                 value = words[i]
                 i += 1
             }

@@ -178,7 +178,10 @@ public struct Settings: Sendable {
                 do throws(SettingError) {
                     value = Value(key: definition.key, text: try definition.normalise(text), source: .stored)
                 } catch {
-                    ignored.append("the stored \(error.message); using \(value.text.isEmpty ? "none" : value.text)")
+                    ignored.append(
+                        "the stored \(error.message); using \(value.text.isEmpty ? "none" : value.text) until it is "
+                            + "changed ('hum config set \(definition.key) …') or removed ('hum config unset "
+                            + "\(definition.key)')")
                 }
             }
             if let name = definition.environment, let text = environment[name], !text.isEmpty {

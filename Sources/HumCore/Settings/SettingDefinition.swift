@@ -6,17 +6,10 @@ public enum SettingError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .unknownKey(let key):
-            return "unknown setting \"\(SettingError.shown(key))\"; see 'hum config list' (profiles are profile.NAME)"
+            return "unknown setting \(key.quoted); see 'hum config list' (profiles are profile.NAME)"
         case .badValue(let key, let value, let expected):
-            return "bad value \"\(SettingError.shown(value))\" for \(key): expected \(expected)"
+            return "bad value \(value.quoted) for \(key.clipped): expected \(expected)"
         }
-    }
-
-    /// One line whatever was typed: control characters are shown escaped.
-    static func shown(_ text: String) -> String {
-        text.unicodeScalars.map { c in
-            c.value < 0x20 || c.value == 0x7F ? "\\u{" + String(c.value, radix: 16) + "}" : String(c)
-        }.joined()
     }
 }
 

@@ -40,7 +40,58 @@ public enum VisibleText {
     }
 }
 
+extension VisibleText {
+    /// How many characters of a value a message quotes: enough to recognise it, never a screenful (a 100 kB word
+    /// typed by mistake, or pasted, is not repeated back in full).
+    public static let quoteLimit = 60
+    /// A path is given more room (most paths fit whole): its end, the file's name, is what tells it apart.
+    public static let pathLimit = 120
+
+    /// `text` for a message: its control characters escaped (as `escape`), and at most `limit` characters shown
+    /// (escapes counted as they print). A longer text keeps its start and ends with "…"; with `keepingEnd` (a
+    /// path, where the file's name is at the end) it keeps its start and its end around "…".
+    public static func clipped<S: StringProtocol>(_ text: S, limit: Int = quoteLimit, keepingEnd: Bool = false)
+        -> String
+    {
+        // At most 4 scalars a character on average: a character of thousands of combining marks is clipped too.
+        func take<C: Sequence<Character>>(_ characters: C, room: Int) -> (pieces: [String], all: Bool) {
+            var pieces: [String] = []
+            var shown = 0
+            var scalars = 0
+            for character in characters {
+                let piece = escape(String(character))
+                shown += piece.count
+                scalars += piece.unicodeScalars.count
+                guard shown <= room, scalars <= 4 * room else { return (pieces, false) }
+                pieces.append(piece)
+            }
+            return (pieces, true)
+        }
+        let limit = max(2, limit)
+        let whole = take(text, room: limit)
+        if whole.all { return whole.pieces.joined() }
+        guard keepingEnd else { return take(text, room: limit - 1).pieces.joined() + "…" }
+        let tailRoom = (limit - 1) / 2
+        let head = take(text, room: limit - 1 - tailRoom).pieces.joined()
+        let tail = take(text.reversed(), room: tailRoom).pieces.reversed().joined()
+        return head + "…" + tail
+    }
+}
+
 extension StringProtocol {
     /// The text with its control characters shown escaped, for a terminal (see `VisibleText`).
     public var visible: String { VisibleText.escape(self) }
+
+    /// The text as a message quotes it: in double quotes, escaped, and clipped to `VisibleText.quoteLimit`
+    /// characters (`"xxxx…"`). Every message that repeats what someone typed or stored uses this (or `clipped`).
+    public var quoted: String { "\"" + VisibleText.clipped(self) + "\"" }
+
+    /// The text escaped and clipped as in `quoted`, without the quotes.
+    public var clipped: String { VisibleText.clipped(self) }
+
+    /// A path as a message quotes it: escaped, and clipped in its middle to `VisibleText.pathLimit` characters,
+    /// keeping the start and the file's name.
+    public var clippedPath: String {
+        VisibleText.clipped(self, limit: VisibleText.pathLimit, keepingEnd: true)
+    }
 }

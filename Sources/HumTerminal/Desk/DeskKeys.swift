@@ -172,7 +172,7 @@ public enum DeskKeys {
             state.cursor = 0
         case .enter:
             guard matches.indices.contains(state.cursor) else {
-                state.message = "no sound matches \"\(state.filter)\""
+                state.message = "no sound matches \(state.filter.quoted)"
                 return .none
             }
             state.panel = .main
