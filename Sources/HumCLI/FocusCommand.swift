@@ -92,22 +92,9 @@ struct FocusCommand: HumCommand {
         ContractSetup.doneWhen, ContractSetup.firstStep, ContractSetup.watch, ContractSetup.strict,
     ]
 
-    /// The plan's options as given on the command line (nil: from the profile, the settings or hum's default).
-    var focus: Double?
-    var shortBreak: Double?
-    var longBreak: Double?
-    var longEvery: Int?
-    var rounds: Int?
-    var fade: Double?
-    var autoAdvance: FocusPlan.AutoAdvance?
-    var words: [String]
-    var noSound: Bool
-    var quiet: Bool
-    var inhibit: Bool
-    var goal: String?
-    var tags: [String]
-    var onEvent: [String]?
-    var profile: String?
+    /// The options as given on the command line; `FocusOptions.resolve(settings:)` layers them over the profile,
+    /// the settings and hum's defaults.
+    var options: FocusOptions
     var master: Double?
     var device: String?
     var raw: Bool
@@ -115,90 +102,41 @@ struct FocusCommand: HumCommand {
     var contract: ContractSetup.Asked?
 
     init(_ arguments: ParsedArguments) throws {
-        focus = try arguments.value(Self.focus)
-        shortBreak = try arguments.value(Self.shortBreak)
-        longBreak = try arguments.value(Self.longBreak)
-        longEvery = try arguments.value(Self.longEvery)
-        rounds = try arguments.value(Self.rounds)
-        fade = try arguments.value(Self.fade)
-        autoAdvance = try arguments.value(Self.autoAdvance)
-        noSound = arguments.flag(Self.noSound)
-        quiet = arguments.flag(Self.quiet)
-        inhibit = arguments.flag(Self.inhibit)
-        goal = try arguments.value(Self.goal)
-        tags = try arguments.values(Self.tag)
-        profile = try arguments.value(Self.profile)
+        /// Seconds as parsed, to the millisecond.
+        func duration(_ option: Option<Double>) throws -> Duration? {
+            try arguments.value(option).map { .milliseconds(Int64(($0 * 1000).rounded())) }
+        }
+        // Read in this order, so that of several bad values the same one is named first as before.
+        var options = FocusOptions()
+        options.focus = try duration(Self.focus)
+        options.shortBreak = try duration(Self.shortBreak)
+        options.longBreak = try duration(Self.longBreak)
+        options.longEvery = try arguments.value(Self.longEvery)
+        options.rounds = try arguments.value(Self.rounds)
+        options.fade = try duration(Self.fade)
+        options.autoAdvance = try arguments.value(Self.autoAdvance)
+        options.noSound = arguments.flag(Self.noSound)
+        options.quiet = arguments.flag(Self.quiet)
+        options.inhibit = arguments.flag(Self.inhibit)
+        options.goal = try arguments.value(Self.goal)
+        options.tags = try arguments.values(Self.tag)
+        options.profile = try arguments.value(Self.profile)
         master = try arguments.value(PlayCommand.master)
         device = try arguments.value(PlayCommand.device)
         raw = arguments.flag(MixSetup.raw)
         verbose = arguments.flag(PlayCommand.verbose)
-        onEvent = try arguments.value(Self.onEvent)
-        contract = try ContractSetup.read(arguments, goal: goal)
-        words = try arguments.positionals(Self.sounds)
-        if noSound, !words.isEmpty {
+        options.onEvent = try arguments.value(Self.onEvent)
+        contract = try ContractSetup.read(arguments, goal: options.goal)
+        options.words = try arguments.positionals(Self.sounds)
+        self.options = options
+        if options.noSound, !options.words.isEmpty {
             throw HumError.usage("--no-sound plays nothing; leave out the sounds or drop --no-sound")
         }
     }
 
-    /// What to run, from the command line over the profile over the settings over hum's defaults. Pure: the
-    /// settings are handed in.
-    struct Resolved: Equatable {
-        var plan: FocusPlan
-        var request: FocusRequest
-        /// The mix words to play (empty: the default mix), and whether the session is silent.
-        var words: [String]
-        var noSound: Bool
-    }
-
-    func resolve(_ settings: Settings) throws -> Resolved {
-        var profile = FocusProfile()
-        if let name = self.profile {
-            guard let saved = settings.profile(name) else {
-                let names = settings.profiles.map(\.name)
-                let hint = Suggest.closest(to: name, in: names).map { "did you mean \($0)? " } ?? ""
-                throw HumError.usage(
-                    "there is no profile \(name.quoted); \(hint)save one with 'hum config set profile.\(name) \"--focus "
-                        + "50m ...\"'"
-                )
-            }
-            profile = saved
-        }
-        func duration(_ given: Double?, _ saved: Int64?, _ key: String) -> Duration {
-            if let given { return .milliseconds(Int64((given * 1000).rounded())) }
-            if let saved { return .milliseconds(saved) }
-            return settings.duration(key)
-        }
-        let plan = try FocusPlan(
-            focus: duration(focus, profile.focus, SettingCatalog.focusLength),
-            shortBreak: duration(shortBreak, profile.shortBreak, SettingCatalog.focusShortBreak),
-            longBreak: duration(longBreak, profile.longBreak, SettingCatalog.focusLongBreak),
-            longBreakEvery: longEvery ?? profile.longEvery ?? settings.count(SettingCatalog.focusLongEvery),
-            rounds: rounds ?? profile.rounds ?? settings.count(SettingCatalog.focusRounds),
-            fade: duration(fade, profile.fade, SettingCatalog.focusFade),
-            autoAdvance: autoAdvance ?? profile.autoAdvance
-                ?? FocusPlan.AutoAdvance(rawValue: settings.text(SettingCatalog.focusAutoAdvance)) ?? .all)
-        let savedEvent = settings.text(SettingCatalog.focusOnEvent)
-        // A saved command was split when it was set (SettingDefinition); one edited by hand is split here too.
-        let saved = savedEvent.isEmpty ? nil : try? ShellWords.split(savedEvent)
-        guard savedEvent.isEmpty || saved != nil else {
-            throw HumError.usage(
-                "the setting focus.on-event has a quote left open; fix it with 'hum config set focus.on-event ...'")
-        }
-        let event = onEvent ?? saved
-        var request = FocusRequest(
-            plan: plan, goal: goal ?? profile.goal, tags: tags.isEmpty ? profile.tags : tags, quiet: quiet,
-            onEvent: event)
-        request.bell = !quiet && settings.isOn(SettingCatalog.notifyBell)
-        request.notify = !quiet && settings.isOn(SettingCatalog.notifyDesktop)
-        request.inhibit = inhibit || settings.isOn(SettingCatalog.focusInhibit) ? true : nil
-        let words = self.words.isEmpty && !noSound ? profile.mix : self.words
-        return Resolved(
-            plan: plan, request: request, words: words, noSound: noSound || (self.words.isEmpty && profile.noSound))
-    }
-
     func run(context: CommandContext) throws -> Int32 {
         let settings = try SettingsReader.read(context, required: true)
-        let resolved = try resolve(settings)
+        let resolved = try options.resolve(settings: settings)
         var request = resolved.request
         if let contract, let goal = request.goal {
             let start = try ContractSetup.start(contract, goal: goal, context: context)
@@ -211,7 +149,7 @@ struct FocusCommand: HumCommand {
     }
 
     /// Starts the rounds: on the running player, or on a player of this process.
-    func play(_ request: FocusRequest, _ resolved: Resolved, settings: Settings, context: CommandContext) throws
+    func play(_ request: FocusRequest, _ resolved: FocusResolution, settings: Settings, context: CommandContext) throws
         -> Int32
     {
         let words = resolved.words
@@ -259,22 +197,5 @@ struct FocusCommand: HumCommand {
         }
         try player.startFocus(request, stopsPlayer: true)
         return player.run()
-    }
-
-    /// The chime at the output rate, matched to the sounds' loudness with libebur128 (as dual mono, as it plays).
-    static func chime(rate: Int, targetLUFS: Double) -> LoopBuffer {
-        var samples = Chime.render(sampleRate: rate)
-        if let meter = try? LoudnessMeter(channels: 2, sampleRate: rate) {
-            var stereo = [Float](repeating: 0, count: samples.count * 2)
-            for (i, s) in samples.enumerated() {
-                stereo[2 * i] = s
-                stereo[2 * i + 1] = s
-            }
-            if (try? meter.add(stereo)) != nil, let m = try? meter.measurement(), m.integratedLUFS.isFinite {
-                let gain = Float(pow(10, (targetLUFS - m.integratedLUFS) / 20))
-                samples = samples.map { $0 * gain }
-            }
-        }
-        return LoopBuffer(interleaved: samples, channels: 1)
     }
 }

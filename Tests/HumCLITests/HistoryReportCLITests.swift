@@ -437,49 +437,31 @@ import Testing
         #expect(r.code == 0, "\(r.err)")
     }
 
-    /// The command line wins over the profile, which wins over the settings, which win over hum's defaults.
-    @Test func focusLayersItsDefaults() throws {
+    /// hum focus's command line reaches FocusOptions, which layers it (FocusOptionsTests holds the rules).
+    @Test func focusCommandLineReachesItsOptions() throws {
         func focus(_ words: String...) throws -> FocusCommand {
             try FocusCommand(try ArgumentParser.parse(words, declarations: FocusCommand.infos, path: "focus"))
         }
-        let settings = Settings(
-            stored: [
-                "focus.length": "40m", "focus.rounds": "6", "notify.bell": "off", "focus.on-event": "note.sh",
-                "profile.deep": "--focus 50m --short-break 10m --tag deep brown=30",
-            ], environment: ["HUM_FOCUS_FADE": "3s"])
-        let plain = try focus().resolve(settings)
-        #expect(plain.plan.focus == .seconds(2400) && plain.plan.rounds == 6 && plain.plan.fade == .seconds(3))
-        #expect(!plain.request.bell && plain.request.notify && plain.request.onEvent == ["note.sh"])
-        #expect(plain.words.isEmpty && !plain.noSound)
-        let deep = try focus("--profile", "deep", "--short-break", "7m").resolve(settings)
-        #expect(deep.plan.focus == .seconds(3000) && deep.plan.shortBreak == .seconds(420) && deep.plan.rounds == 6)
-        #expect(deep.request.tags == ["deep"] && deep.words == ["brown=30"])
-        let mine = try focus("--profile", "deep", "rain=40", "--tag", "mine", "--quiet").resolve(settings)
-        #expect(mine.words == ["rain=40"] && mine.request.tags == ["mine"] && !mine.request.notify)
-        #expect(throws: HumError.self) { try focus("--profile", "deeep").resolve(settings) }
-        // --on-event and focus.on-event are split as a shell would: quoted words stay whole.
-        let quoted = try focus("--on-event", "notify-send \"hum says\" 'it is time'").resolve(settings)
-        #expect(quoted.request.onEvent == ["notify-send", "hum says", "it is time"])
-        let savedQuoted = Settings(stored: ["focus.on-event": "sh -c 'echo $HUM_EVENT >> log'"], environment: [:])
-        #expect(try focus().resolve(savedQuoted).request.onEvent == ["sh", "-c", "echo $HUM_EVENT >> log"])
+        #expect(try focus().options == FocusOptions())
+        let all = try focus(
+            "--focus", "50m", "--short-break", "90s", "--long-break", "1h", "--long-every", "3", "--rounds", "2",
+            "--fade", "2.5s", "--auto-advance", "none", "--quiet", "--inhibit", "--goal", "draft", "--tag", "a",
+            "--tag", "b", "--profile", "deep", "rain=40", "brown")
+        #expect(
+            all.options
+                == FocusOptions(
+                    focus: .seconds(3000), shortBreak: .seconds(90), longBreak: .seconds(3600), longEvery: 3,
+                    rounds: 2, fade: .milliseconds(2500), autoAdvance: .off, quiet: true, inhibit: true,
+                    goal: "draft", tags: ["a", "b"], profile: "deep", words: ["rain=40", "brown"]))
+        #expect(try focus("--no-sound").options == FocusOptions(noSound: true))
+        #expect(throws: HumError.self) { try focus("--no-sound", "rain") }
+        // --on-event is split as a shell would: quoted words stay whole; a quote left open is a usage error.
+        let quoted = try focus("--on-event", "notify-send \"hum says\" 'it is time'")
+        #expect(quoted.options.onEvent == ["notify-send", "hum says", "it is time"])
         #expect(throws: HumError.self) { try focus("--on-event", "say 'open") }
-        // The sleep lock: off by default, on by the flag, by the setting, or by its environment variable.
-        #expect(plain.request.inhibit == nil)
-        #expect(try focus("--inhibit").resolve(settings).request.inhibit == true)
-        let inhibiting = Settings(stored: ["focus.inhibit": "on"], environment: [:])
-        #expect(try focus().resolve(inhibiting).request.inhibit == true)
-        let byEnvironment = Settings(stored: [:], environment: ["HUM_FOCUS_INHIBIT": "on"])
-        #expect(try focus().resolve(byEnvironment).request.inhibit == true)
         // Every option a profile takes is hum focus's own, spelled the same.
         let names = Set(FocusCommand.arguments.map(\.info.name))
         for option in FocusProfile.options { #expect(names.contains(option), "\(option)") }
-        // The request carries the bell and the notification to a player, and an older client's quiet too.
-        let wire = try JSONEncoder().encode(plain.request)
-        #expect(try JSONDecoder().decode(FocusRequest.self, from: wire) == plain.request)
-        let old =
-            #"{"focus_seconds":60,"short_break_seconds":60,"long_break_seconds":60,"long_break_every":4,"rounds":1,"fade_seconds":1,"auto_advance":"all","tags":[],"quiet":true}"#
-        let decoded = try JSONDecoder().decode(FocusRequest.self, from: Data(old.utf8))
-        #expect(!decoded.bell && !decoded.notify)
     }
 }
 

@@ -266,8 +266,7 @@ final class DeskScreen {
     /// The focus rounds `f` starts: the plan of the settings, as a bare `hum focus` would run it.
     private func focusRequest() throws -> FocusRequest {
         let settings = try SettingsReader.read(context, required: true)
-        let parsed = try ArgumentParser.parse([], declarations: FocusCommand.infos, path: "focus")
-        return try FocusCommand(parsed).resolve(settings).request
+        return try FocusOptions().resolve(settings: settings).request
     }
 
     /// `q`, Ctrl-C, SIGTERM, SIGHUP: leave, as DeskLeave decides: focus rounds run on; otherwise a player

@@ -74,7 +74,7 @@ final class Player {
                 fadeSeconds: options.endAfter.map { min(options.fadeSeconds, $0 / 2) } ?? options.fadeSeconds,
                 raw: options.raw, context: context, startSilent: options.startSilent,
                 chime: { rate in
-                    FocusCommand.chime(
+                    Chime.matched(
                         rate: rate,
                         targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
                 }, endAfter: options.endAfter, onEngineChange: { watch.notify() })
