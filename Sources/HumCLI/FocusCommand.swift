@@ -155,6 +155,8 @@ struct FocusCommand: HumCommand {
         let words = resolved.words
         let noSound = resolved.noSound
         let catalog = MixSetup.catalog(context)
+        // A mix that cannot be read is a usage error, said before anything looks for a player or takes the claim.
+        if !words.isEmpty { _ = try MixSetup.resolve(words: words, catalog: catalog, context: context) }
         // A player already runs (or another hum is starting one): the rounds start on it (on the sounds given, if
         // any). Else this process holds the claim to be the player, before it opens anything.
         let claim: PlayerClaim

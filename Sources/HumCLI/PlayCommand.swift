@@ -63,6 +63,11 @@ struct PlayCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
+        // A mix that cannot be read is a usage error, said before anything looks for a player or takes the claim
+        // to be one (two hums with a typo must not meet there).
+        if !words.isEmpty {
+            _ = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), context: context)
+        }
         if detach {
             if let client = try PlayerLink.connectLive(context) { return try join(client, context: context) }
             do {
