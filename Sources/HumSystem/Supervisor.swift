@@ -1,5 +1,4 @@
 import CLinux
-import HumSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -13,34 +12,34 @@ import HumSystem
 ///
 /// It sleeps in poll on a signalfd (SIGCHLD, SIGTERM, SIGHUP, SIGINT) until a signal comes or the next heartbeat,
 /// the deadline or the SIGKILL is due.
-final class Supervisor {
-    enum StopReason { case timeUp, asked, settledElsewhere }
+public final class Supervisor {
+    public enum StopReason { case timeUp, asked, settledElsewhere }
 
-    struct Outcome {
+    public struct Outcome {
         /// Seconds from the start to the end of the command's tree, or to the first stop signal if that came first.
-        var elapsed: Double
-        var reason: StopReason?
+        public var elapsed: Double
+        public var reason: StopReason?
         /// The command's exit code (the shell's convention: 128 + signal).
-        var exitCode: Int32
+        public var exitCode: Int32
         /// Processes still there 5 s after SIGKILL (stuck in the kernel), left behind.
-        var leftBehind: Int
+        public var leftBehind: Int
     }
 
-    let child: ChildProcess
-    let start: Double
+    public let child: ChildProcess
+    public let start: Double
     private let inbox: SignalInbox
     private let terminal: Int32?
     private var modes: termios? = nil
-    private(set) var tree: ProcessTree
+    public private(set) var tree: ProcessTree
 
     /// Starts `argv` (see `ChildProcess`); `start` (monotonic seconds) is the pass's zero. `inbox` must take SIGCHLD,
     /// SIGTERM, SIGHUP and SIGINT.
-    init(
+    public init(
         argv: [String], environment: [String], removing: Set<String>, start: Double, inbox: SignalInbox
-    ) throws(HumError) {
+    ) throws(ProcessError) {
         self.inbox = inbox
         // Orphans of the command come to hum, not to init: found, stopped and reaped here.
-        try SystemCall.check("prctl(PR_SET_CHILD_SUBREAPER)") { hum_become_subreaper() }
+        try ProcessCall.check("prctl(PR_SET_CHILD_SUBREAPER)") { hum_become_subreaper() }
         terminal = ForegroundTerminal.lendable()
         if let terminal {
             var saved = termios()
@@ -54,11 +53,11 @@ final class Supervisor {
     }
 
     /// Processes of hum's that are not the command's (the watchdog): neither counted nor signalled.
-    func spare(_ pid: pid_t) { tree.spared.insert(pid) }
+    public func spare(_ pid: pid_t) { tree.spared.insert(pid) }
 
     /// Supervises until the command's tree is gone. `heartbeat` is called every `interval` seconds with the seconds
     /// elapsed, and returns false when the pass was settled elsewhere; `onStop` is told why the command is stopped.
-    func run(
+    public func run(
         limit: Double, grace: Double, interval: Double, heartbeat: (Double) -> Bool,
         onStop: (StopReason) -> Void
     ) -> Outcome {
@@ -132,7 +131,7 @@ final class Supervisor {
         var info = siginfo_t()
         while true {
             info = siginfo_t()
-            let r = SystemCall.tolerate { waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) }
+            let r = ProcessCall.tolerate { waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) }
             let pid = info._sifields._sigchld.si_pid
             guard r == 0, pid != 0 else { return }
             if pid == child.pid {
@@ -141,12 +140,12 @@ final class Supervisor {
                 for zombie in ProcessTable.snapshot().entries
                 where zombie.parent == me && zombie.isDead && zombie.pid != child.pid {
                     var status: Int32 = 0
-                    _ = SystemCall.tolerate { waitpid(zombie.pid, &status, WNOHANG) }
+                    _ = ProcessCall.tolerate { waitpid(zombie.pid, &status, WNOHANG) }
                 }
                 return
             }
             var status: Int32 = 0
-            _ = SystemCall.tolerate { waitpid(pid, &status, WNOHANG) }
+            _ = ProcessCall.tolerate { waitpid(pid, &status, WNOHANG) }
         }
     }
 
@@ -162,7 +161,7 @@ final class Supervisor {
         }
         giveBackTerminal()
         // SIGSTOP, not SIGTSTP: hum may have been started with SIGTSTP ignored, and must stop all the same.
-        SystemCall.tolerate { kill(getpid(), SIGSTOP) }
+        ProcessCall.tolerate { kill(getpid(), SIGSTOP) }
         // Continued: in the foreground (`fg`) the command gets the terminal again; in the background (`bg`) not.
         if tcgetpgrp(terminal) == getpgrp() { ForegroundTerminal.hand(terminal, to: child.group) }
         child.signalGroup(SIGCONT)
@@ -177,7 +176,7 @@ final class Supervisor {
             sigaddset(&block, SIGTTOU)
             var old = sigset_t()
             pthread_sigmask(SIG_BLOCK, &block, &old)
-            SystemCall.tolerate { tcsetattr(terminal, TCSADRAIN, &modes) }
+            ProcessCall.tolerate { tcsetattr(terminal, TCSADRAIN, &modes) }
             pthread_sigmask(SIG_SETMASK, &old, nil)
         }
     }

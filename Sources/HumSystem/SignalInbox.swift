@@ -10,29 +10,29 @@ import CLinux
 ///
 /// Must be created before hum starts any thread: threads inherit the mask of the thread that creates them, and a
 /// thread that does not block a signal would take it instead of the inbox. The ledger commands start none.
-final class SignalInbox {
-    let descriptor: Int32
+public final class SignalInbox {
+    public let descriptor: Int32
     private var previous = sigset_t()
     private var closed = false
 
-    init(_ signals: [Int32]) throws(HumError) {
+    public init(_ signals: [Int32]) throws(ProcessError) {
         var set = sigset_t()
         sigemptyset(&set)
         for s in signals { sigaddset(&set, s) }
         var old = sigset_t()
-        try SystemCall.checkCode("pthread_sigmask", pthread_sigmask(SIG_BLOCK, &set, &old))
+        try ProcessCall.checkCode("pthread_sigmask", pthread_sigmask(SIG_BLOCK, &set, &old))
         previous = old
         let fd = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             pthread_sigmask(SIG_SETMASK, &old, nil)
-            throw HumError.failure("signalfd failed: \(reason)")
+            throw ProcessError.failure("signalfd failed: \(reason)")
         }
         descriptor = fd
     }
 
     /// The signals that arrived since the last call (each standard signal at most once: they do not queue).
-    func take() -> [Int32] {
+    public func take() -> [Int32] {
         var taken: [Int32] = []
         var info = signalfd_siginfo()
         while true {
@@ -45,16 +45,16 @@ final class SignalInbox {
 
     /// Waits until a signal arrives, `extra` is readable or hung up, or `timeout` seconds pass (nil: no limit).
     /// Returns the descriptors that are ready (the inbox's own included when a signal is waiting).
-    func wait(timeout: Double?, extra: [Int32] = []) -> Set<Int32> {
+    public func wait(timeout: Double?, extra: [Int32] = []) -> Set<Int32> {
         var fds = ([descriptor] + extra).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let milliseconds = timeout.map { Int32(min(max(0, ($0 * 1000).rounded(.up)), 86_400_000)) } ?? -1
-        let n = SystemCall.tolerate { poll(&fds, nfds_t(fds.count), milliseconds) }
+        let n = ProcessCall.tolerate { poll(&fds, nfds_t(fds.count), milliseconds) }
         guard n > 0 else { return [] }
         return Set(fds.filter { $0.revents != 0 }.map(\.fd))
     }
 
     /// Unblocks the signals again. What arrived and was not taken is dropped: the supervision is over.
-    func close() {
+    public func close() {
         guard !closed else { return }
         closed = true
         _ = take()
