@@ -34,7 +34,9 @@ let package = Package(
         .target(name: "HumCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
         .target(name: "HumStore", dependencies: ["HumCore", "CSQLite"], swiftSettings: strict),
-        // The machine's clocks, time zone and /proc, behind HumCore's seams (WallClock, TimeZoneSeam, ProcessProbe).
+        // The machine's clocks, time zone and /proc, behind HumCore's seams (WallClock, TimeZoneSeam, ProcessProbe);
+        // the event loop; and processes: a command in a group of its own, a process tree, a command run for its
+        // output (git, a reviewer), the supervisor of a pass's command. Its errors are its own (ProcessError).
         .target(name: "HumSystem", dependencies: ["HumCore", "CLinux"], swiftSettings: strict),
         .target(name: "HumTerminal", dependencies: ["HumCore", "CCurses"], swiftSettings: strict),
         // The control socket: the player's server and its clients (hum status, hum ctl, an attached screen).

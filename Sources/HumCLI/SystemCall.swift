@@ -6,8 +6,8 @@ import HumCore
 
 /// How HumCLI makes a system call whose failure matters: the result is checked, and a failure becomes one line for
 /// people saying what hum was doing (where that is known), why (the system's words), and which call failed, like
-/// `cannot write backup.json: No space left on device (fsync)`. The one checker of the CLI's C calls: files, the
-/// process supervision of passes, the player's descriptors.
+/// `cannot write backup.json: No space left on device (fsync)`. The one checker of the CLI's C calls: files and the
+/// player's descriptors (the process machinery in HumSystem has its own, `ProcessCall`, throwing `ProcessError`).
 enum SystemCall {
     /// Passes a result of 0 or more through; for a negative one, throws the failure with `errno`.
     @discardableResult

@@ -188,6 +188,64 @@ public final class EventLoop {
         }
     }
 
+    /// Signals taken as events for as long as the source is open, then given back: they are blocked in this thread
+    /// (and every thread started after, so open it before starting any) and read from a signalfd on the loop. A
+    /// signal that arrives before `handler` is set, or while the loop is not running, waits in the signalfd for the
+    /// next turn. `close()` (or the end of the source) stops watching, drops what was not taken, and restores the
+    /// signal mask it found. How a command that supervises a child (a pass) takes SIGCHLD, SIGTERM, SIGHUP and
+    /// SIGINT.
+    public final class SignalSource {
+        public let fd: Int32
+        /// Called on the loop with each signal taken.
+        public var handler: ((Int32) -> Void)?
+        private var token: Token?
+        private let loop: EventLoop  // kept alive: its handler is what reads this descriptor
+        private var previous = sigset_t()
+
+        init(loop: EventLoop, signals: [Int32]) throws(EventLoopError) {
+            var set = sigset_t()
+            sigemptyset(&set)
+            for s in signals { sigaddset(&set, s) }
+            var old = sigset_t()
+            let code = pthread_sigmask(SIG_BLOCK, &set, &old)
+            guard code == 0 else { throw EventLoopError(call: "pthread_sigmask", code: code) }
+            let fd = signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+            guard fd >= 0 else {
+                let error = EventLoopError(call: "signalfd", code: errno)
+                pthread_sigmask(SIG_SETMASK, &old, nil)
+                throw error
+            }
+            self.fd = fd
+            self.loop = loop
+            previous = old
+            token = loop.watch(fd) { [unowned self] _ in
+                var info = signalfd_siginfo()
+                while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+                    self.handler?(Int32(info.ssi_signo))
+                }
+            }
+        }
+
+        /// Stops watching, drops the signals not taken and unblocks them again. Called again, it does nothing.
+        public func close() {
+            guard let token else { return }
+            loop.remove(token)
+            self.token = nil
+            handler = nil
+            var info = signalfd_siginfo()
+            while read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {}
+            Glibc.close(fd)
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+
+        deinit { close() }
+    }
+
+    /// A signal source for `signals`, open until closed (see `SignalSource`).
+    public func signalSource(_ signals: [Int32]) throws(EventLoopError) -> SignalSource {
+        try SignalSource(loop: self, signals: signals)
+    }
+
     // MARK: Wake-ups from other threads
 
     /// An eventfd another thread pokes (`notify()`, safe from any thread, no allocation, one write) to have

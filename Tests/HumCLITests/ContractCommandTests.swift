@@ -28,32 +28,6 @@ import Testing
         return id
     }
 
-    /// The captured-command machinery (an external reviewer, git): the output counts when the command exits, even
-    /// while a process it left in the background holds its stdout, which is stopped with the command's group; a
-    /// command that closes its stdout but does not exit is still late.
-    @Test func aCapturedCommandEndsAtItsExitAndItsGroupIsStopped() throws {
-        let box = Sandbox()
-        let pidFile = box.path("background.pid")
-        let started = Date()
-        let answered = try CapturedCommand.run(
-            ["/bin/sh", "-c", "read line; echo \"got $line\"; sleep 100 & echo $! > '\(pidFile)'"],
-            input: Array("pass\n".utf8), timeout: 30)
-        #expect(!answered.timedOut && !answered.tooLong && answered.exitCode == 0)
-        #expect(String(decoding: answered.output, as: UTF8.self) == "got pass\n")
-        #expect(Date().timeIntervalSince(started) < 15, "at its exit, not at the timeout")
-        let pid = try #require(
-            Int32(
-                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(
-                    in: .whitespacesAndNewlines) ?? ""))
-        #expect(processIsGone(pid), "what it left in the background was stopped")
-
-        let failed = try CapturedCommand.run(["/bin/sh", "-c", "echo no; exit 3"], timeout: 30)
-        #expect(!failed.timedOut && failed.exitCode == 3 && failed.output == Array("no\n".utf8))
-
-        let late = try CapturedCommand.run(["/bin/sh", "-c", "echo early; exec >&-; sleep 100"], timeout: 1)
-        #expect(late.timedOut, "it closed its stdout, but had not exited in time")
-    }
-
     @Test func anAbandonedContractEarnsNothingAndTakesNoProof() throws {
         let box = Sandbox()
         let repo = try e2e.repository(box, files: ["a.md": "a\n"])

@@ -325,35 +325,6 @@ import Testing
     }
 }
 
-/// `focus --on-event` hooks and notify-send run through `ChildProcess`: each leads a group of its own, and is
-/// stopped as a whole. (The focus session gives a hook 10 s, then SIGTERM, then SIGKILL from 12 s.)
-@Suite struct HookProcessTests {
-    @Test func aHookIsStoppedWithEverythingItStarted() throws {
-        let child = try ChildProcess(argv: ["sh", "-c", "trap '' TERM; sleep \(uniqueSleep("31.209")) & wait"])
-        let end = Date().addingTimeInterval(3)
-        while commandsRunning(containing: uniqueSleep("31.209")) == 0, Date() < end { usleep(20_000) }
-        let started = Date()
-        child.finish(within: 0.3, grace: 0.5)
-        #expect(commandsRunning(containing: uniqueSleep("31.209")) == 0, "the hook's background process outlived it")
-        #expect(child.exitCode == 128 + SIGKILL)
-        #expect(Date().timeIntervalSince(started) < 2.5)
-    }
-
-    @Test func aHookIsFinishedOnlyWhenNothingOfItIsLeft() throws {
-        let child = try ChildProcess(argv: ["sh", "-c", "sleep \(uniqueSleep("31.210")) & exit 3"])
-        let end = Date().addingTimeInterval(3)
-        while !child.hasExited(), Date() < end { usleep(20_000) }
-        #expect(child.hasExited() && child.exitCode == 3)
-        // The shell is gone, its background process is not: the hook is not finished.
-        #expect(!child.finished())
-        #expect(commandsRunning(containing: uniqueSleep("31.210")) == 1)
-        child.signalGroup(SIGTERM)
-        let gone = Date().addingTimeInterval(3)
-        while !child.finished(), Date() < gone { usleep(20_000) }
-        #expect(child.finished() && commandsRunning(containing: uniqueSleep("31.210")) == 0)
-    }
-}
-
 /// The pids of hum processes (the pass and its watchdog) whose command line holds `label`.
 func humProcesses(labelled label: String) -> [pid_t] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -77,6 +77,38 @@ import Testing
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
+    /// A supervisor's signals: one that comes before there is a handler waits for the loop; on close, one not taken
+    /// is dropped (SIGUSR2's default would end the test process) and the mask is as it was.
+    @Test func aSignalSourceKeepsEarlySignalsAndGivesTheMaskBack() throws {
+        // This thread may have inherited a mask with SIGUSR2 blocked (from a test that blocks it, see
+        // InterruptCleanup): unblocked here, as it was found afterwards.
+        var usr2 = sigset_t()
+        sigemptyset(&usr2)
+        sigaddset(&usr2, SIGUSR2)
+        var found = sigset_t()
+        pthread_sigmask(SIG_UNBLOCK, &usr2, &found)
+        defer { pthread_sigmask(SIG_SETMASK, &found, nil) }
+        let loop = EventLoop()
+        var mask = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &mask)
+        #expect(sigismember(&mask, SIGUSR2) == 0)
+        let source = try loop.signalSource([SIGUSR2])
+        raise(SIGUSR2)
+        var got: [Int32] = []
+        source.handler = { signal in
+            got.append(signal)
+            loop.stop()
+        }
+        loop.run()
+        #expect(got == [SIGUSR2])
+        raise(SIGUSR2)
+        source.close()
+        source.close()
+        pthread_sigmask(SIG_SETMASK, nil, &mask)
+        #expect(sigismember(&mask, SIGUSR2) == 0)
+        #expect(got == [SIGUSR2])
+    }
+
     @Test func aHandlerMayRemoveASourceReadyInTheSameTurn() throws {
         let loop = EventLoop()
         var a: [Int32] = [0, 0]

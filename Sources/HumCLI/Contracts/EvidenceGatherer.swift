@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HumCore
+import HumSystem
 
 #if canImport(Glibc)
     import Glibc

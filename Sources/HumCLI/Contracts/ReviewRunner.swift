@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HumCore
 import HumStore
+import HumSystem
 
 /// Submitting a contract's proof: what hum checks of each item, the request, the reviewer (hum's own, or the command
 /// the user configured, after consent), and the decision recorded with the grant when it approves.

@@ -56,9 +56,11 @@ struct PassCommand: HumCommand {
             throw HumError.failure("cannot find the command \(command[0].quoted); nothing was held")
         }
         let db = try LedgerCLI.open(context)
-        // Before any other thread exists (see SignalInbox): SIGTERM and SIGHUP stop the command and settle.
-        let inbox = try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT])
-        defer { inbox.close() }
+        // Before any other thread exists (see EventLoop.SignalSource): SIGTERM and SIGHUP stop the command and
+        // settle, also when they come before it starts.
+        let loop = EventLoop()
+        let signals = try Self.supervisedSignals(on: loop)
+        defer { signals.close() }
         var rng = SystemRandomNumberGenerator()
         let passID = Identifier.make(using: &rng)
         let hold = try db.openPass(id: passID, seconds: seconds, label: label, forfeit: forfeit, command: command)
@@ -79,7 +81,8 @@ struct PassCommand: HumCommand {
         let supervisor: Supervisor
         do {
             supervisor = try Supervisor(
-                argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, inbox: inbox)
+                argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, loop: loop,
+                signals: signals)
         } catch {
             _ = try? db.settlePass(id: passID, usedSeconds: 0)
             watchdog?.done()
@@ -144,6 +147,17 @@ struct PassCommand: HumCommand {
     }
 }
 
+extension PassCommand {
+    /// The signals a supervised command's hum takes on its loop (see `Supervisor`).
+    static func supervisedSignals(on loop: EventLoop) throws(HumError) -> EventLoop.SignalSource {
+        do {
+            return try loop.signalSource([SIGCHLD, SIGTERM, SIGHUP, SIGINT])
+        } catch {
+            throw HumError.failure(error.description)
+        }
+    }
+}
+
 /// `hum emergency DUR --reason TEXT [-- COMMAND…]`: a draw on the weekly emergency reserve.
 struct EmergencyCommand: HumCommand {
     static let name = "emergency"
@@ -184,8 +198,9 @@ struct EmergencyCommand: HumCommand {
             throw HumError.failure("cannot find the command \(command[0].quoted); nothing was drawn")
         }
         let db = try LedgerCLI.open(context)
-        let inbox = try command.map { _ in try SignalInbox([SIGCHLD, SIGTERM, SIGHUP, SIGINT]) }
-        defer { inbox?.close() }
+        let loop = EventLoop()
+        let signals = try command.map { _ in try PassCommand.supervisedSignals(on: loop) }
+        defer { signals?.close() }
         // While a strict contract runs: a wait and a confirmation first, and the draw noted in the contract.
         let strictNote = try StrictFriction.emergency(seconds: seconds, reason: reason, db: db, context: context)
         let request = LedgerRequest.emergency(seconds: seconds, reason: reason, key: nil)
@@ -199,7 +214,7 @@ struct EmergencyCommand: HumCommand {
             "hum: emergency: \(f(decision.entry.reserve ?? seconds)) drawn (\(reason.visible)); "
                 + "\(f(status.emergencyLeft)) of the reserve left this week\n"
         )
-        guard let command, let inbox else { return ExitCode.success }
+        guard let command, let signals else { return ExitCode.success }
         // The same supervision as a pass: its own process group, the watchdog, SIGTERM then SIGKILL, and a row
         // owned by this process that the next hum command reconciles if this hum and its watchdog both die. Nothing
         // is settled: the draw is not returned when the command ends early.
@@ -217,7 +232,8 @@ struct EmergencyCommand: HumCommand {
             watchdog?.done()
         }
         let supervisor = try Supervisor(
-            argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, inbox: inbox)
+            argv: command, environment: [tag], removing: [Watchdog.environmentKey], start: start, loop: loop,
+            signals: signals)
         let leader = LinuxProcessProbe().owner(of: supervisor.child.pid)
         if let watchdog {
             supervisor.spare(watchdog.process.pid)

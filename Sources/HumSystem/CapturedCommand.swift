@@ -1,6 +1,5 @@
 import CLinux
 import HumCore
-import HumSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -14,29 +13,29 @@ import HumSystem
 /// its stdout then, and what arrives within a short grace after, is read; the end of its stdout is not awaited, since
 /// a process it left in the background may hold it open. Whatever it leaves in its group is then stopped (SIGTERM,
 /// SIGKILL a second later), as is the whole group when the time is up or the output too long.
-enum CapturedCommand {
-    struct Result {
+public enum CapturedCommand {
+    public struct Result {
         /// The exit code (128 + signal), when it ended by itself in time.
-        var exitCode: Int32
-        var output: [UInt8]
+        public var exitCode: Int32
+        public var output: [UInt8]
         /// It had not exited when the time was up: stopped, its output not to be used.
-        var timedOut: Bool
+        public var timedOut: Bool
         /// It wrote more than the limit: stopped, its output not to be used.
-        var tooLong: Bool
+        public var tooLong: Bool
     }
 
     /// How long output is still read after the command exited, for what its last writes left in flight.
-    static let exitGrace = 0.2
+    public static let exitGrace = 0.2
 
-    static func run(
+    public static func run(
         _ argv: [String], input: [UInt8] = [], timeout: Double, limit: Int = 1 << 20, quiet: Bool = false,
         environment: [String] = [], removing: Set<String> = []
     ) throws -> Result {
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
-        try SystemCall.check(hum_pipe_cloexec(&stdinPipe), "pipe2", doing: "cannot run \(argv[0])")
+        try ProcessCall.check(hum_pipe_cloexec(&stdinPipe), "pipe2", doing: "cannot run \(argv[0])")
         defer { for fd in stdinPipe where fd >= 0 { close(fd) } }
-        try SystemCall.check(hum_pipe_cloexec(&stdoutPipe), "pipe2", doing: "cannot run \(argv[0])")
+        try ProcessCall.check(hum_pipe_cloexec(&stdoutPipe), "pipe2", doing: "cannot run \(argv[0])")
         defer { for fd in stdoutPipe where fd >= 0 { close(fd) } }
         var descriptors = [(stdinPipe[0], Int32(0)), (stdoutPipe[1], Int32(1))]
         let null = quiet ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1
@@ -87,7 +86,7 @@ enum CapturedCommand {
             if writing { fds.append(pollfd(fd: writer, events: Int16(POLLOUT), revents: 0)) }
             if pidfd >= 0 { fds.append(pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)) }
             let wait = pidfd >= 0 ? min(left, 60) : min(left, 0.05)
-            let ready = SystemCall.tolerate { poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up))) }
+            let ready = ProcessCall.tolerate { poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up))) }
             if ready < 0 { usleep(10_000) }
             for fd in fds where fd.revents != 0 {
                 if fd.fd == writer, writing {
@@ -115,7 +114,7 @@ enum CapturedCommand {
             let left = graceEnd - monotonicSeconds()
             guard left > 0 else { break }  // a process still writing is not read for ever
             var fd = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
-            let ready = SystemCall.tolerate { poll(&fd, 1, Int32((left * 1000).rounded(.up))) }
+            let ready = ProcessCall.tolerate { poll(&fd, 1, Int32((left * 1000).rounded(.up))) }
             guard ready > 0 else { break }
             reading = readSome()
             if output.count > limit { return ended(tooLong: true) }
@@ -124,7 +123,7 @@ enum CapturedCommand {
     }
 
     /// A read or a write, again while a signal interrupts it.
-    static func retrying(_ body: () -> Int) -> Int {
+    public static func retrying(_ body: () -> Int) -> Int {
         while true {
             let n = body()
             if n < 0 && errno == EINTR { continue }

@@ -20,13 +20,13 @@
 ///
 /// git itself is looked for only in the absolute directories of PATH. A call is run directly (no shell) through
 /// `CapturedCommand`: a process group of its own, stopped after the time.
-struct GitCommand {
+public struct GitCommand {
     /// The git program (an absolute path, found on PATH).
-    let program: String
+    public let program: String
 
     /// git, found in the absolute directories of PATH (`searchPath`) only: an empty or relative entry names the
     /// folder hum runs in, which may well be the watched repository, with a `git` of its own.
-    static func find(searchPath: String?) -> GitCommand? {
+    public static func find(searchPath: String?) -> GitCommand? {
         let directories = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").filter {
             $0.hasPrefix("/")
         }
@@ -35,7 +35,7 @@ struct GitCommand {
     }
 
     /// The configuration every call gets, set on the command line (which wins over every configuration file).
-    static let fixedConfiguration: [(String, String)] = [
+    public static let fixedConfiguration: [(String, String)] = [
         ("core.fsmonitor", "false"), ("core.untrackedCache", "false"), ("core.hooksPath", "/dev/null"),
         ("core.pager", "cat"), ("log.showSignature", "false"), ("gpg.program", "/bin/false"),
         ("gpg.openpgp.program", "/bin/false"), ("gpg.ssh.program", "/bin/false"), ("gpg.x509.program", "/bin/false"),
@@ -44,15 +44,17 @@ struct GitCommand {
     ]
 
     /// Commands that can print a diff: they are told not to convert text nor run an external diff.
-    static let diffing: Set<String> = ["log", "show", "diff", "diff-tree", "diff-index", "diff-files", "whatchanged"]
+    public static let diffing: Set<String> = [
+        "log", "show", "diff", "diff-tree", "diff-index", "diff-files", "whatchanged",
+    ]
     /// Commands that can show signatures.
-    static let signing: Set<String> = ["log", "show", "whatchanged"]
+    public static let signing: Set<String> = ["log", "show", "whatchanged"]
 
     /// The most filter drivers neutralised; a configuration naming more is not run at all.
-    static let filterLimit = 256
+    public static let filterLimit = 256
 
     /// The command line of `git ARGUMENTS` in `directory`.
-    func argv(_ arguments: [String], in directory: String) -> [String] {
+    public func argv(_ arguments: [String], in directory: String) -> [String] {
         var argv = [program, "--no-pager"]
         for (key, value) in Self.fixedConfiguration { argv += ["-c", key + "=" + value] }
         argv += ["-C", directory]
@@ -64,7 +66,7 @@ struct GitCommand {
     }
 
     /// The environment changes of every call: hum's `GIT_*` left out, ours added (`extra`: more `NAME=value`).
-    static func environment(extra: [String] = []) -> (set: [String], removing: Set<String>) {
+    public static func environment(extra: [String] = []) -> (set: [String], removing: Set<String>) {
         var removing: Set<String> = ["SSH_ASKPASS"]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -81,7 +83,9 @@ struct GitCommand {
 
     /// Runs `git ARGUMENTS` in `directory`, its stderr on /dev/null. Nil when it could not be run safely (the filter
     /// drivers could not be read) or not at all.
-    func run(_ arguments: [String], in directory: String, limit: Int, timeout: Double = 10) -> CapturedCommand.Result? {
+    public func run(_ arguments: [String], in directory: String, limit: Int, timeout: Double = 10) -> CapturedCommand
+        .Result?
+    {
         guard let filters = filterDrivers(in: directory, timeout: timeout) else { return nil }
         var extra: [String] = []
         var count = 0
@@ -97,7 +101,7 @@ struct GitCommand {
 
     /// The names of the filter drivers the configuration seen from `directory` defines (`filter.NAME.…`), read with
     /// the fixed configuration (reading configuration runs nothing). Nil when they could not be read.
-    func filterDrivers(in directory: String, timeout: Double) -> [String]? {
+    public func filterDrivers(in directory: String, timeout: Double) -> [String]? {
         guard
             let result = capture(
                 ["config", "-z", "--name-only", "--get-regexp", "^filter\\."], in: directory, extra: [], limit: 1 << 20,

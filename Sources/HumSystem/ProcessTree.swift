@@ -1,5 +1,3 @@
-import HumSystem
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -12,22 +10,33 @@ import HumSystem
 /// - an environment entry (`HUM_PASS_ID=<id>`) that every process inherits: what finds them after hum died, when
 ///   ancestry is lost (orphans go to init). A process that both leaves the group and clears its environment is
 ///   found only while hum lives.
-struct ProcessTree {
+public struct ProcessTree {
     /// The group the command leads (its pid).
-    var group: pid_t? = nil
+    public var group: pid_t? = nil
     /// The start time of the group's leader, for a caller that is not its parent: the group is then trusted only
     /// while that leader exists (a zombie counts), since once it is gone the number can be reused by a stranger's
     /// group. The parent keeps the leader unreaped, which keeps the number, and leaves this nil.
-    var leaderStart: Int64? = nil
+    public var leaderStart: Int64? = nil
     /// hum itself, when it is the subreaper of the command.
-    var ancestor: pid_t? = nil
+    public var ancestor: pid_t? = nil
     /// The environment entry the command's processes carry.
-    var tag: String? = nil
+    public var tag: String? = nil
     /// Processes never counted nor signalled, with what they start (the watchdog).
-    var spared: Set<pid_t> = []
+    public var spared: Set<pid_t> = []
+
+    public init(
+        group: pid_t? = nil, leaderStart: Int64? = nil, ancestor: pid_t? = nil, tag: String? = nil,
+        spared: Set<pid_t> = []
+    ) {
+        self.group = group
+        self.leaderStart = leaderStart
+        self.ancestor = ancestor
+        self.tag = tag
+        self.spared = spared
+    }
 
     /// The living members now.
-    func members(in table: ProcessTable = .snapshot()) -> [ProcessTable.Entry] {
+    public func members(in table: ProcessTable = .snapshot()) -> [ProcessTable.Entry] {
         var found: [pid_t: ProcessTable.Entry] = [:]
         let me = getpid()
         if let group = trustedGroup(in: table) {
@@ -43,7 +52,7 @@ struct ProcessTree {
         return found.values.sorted { $0.pid < $1.pid }
     }
 
-    func trustedGroup(in table: ProcessTable) -> pid_t? {
+    public func trustedGroup(in table: ProcessTable) -> pid_t? {
         guard let group else { return nil }
         guard let leaderStart else { return group }
         return table.entries.contains { $0.pid == group && $0.start == leaderStart } ? group : nil
@@ -52,16 +61,16 @@ struct ProcessTree {
     /// Sends `signal` to every member: once to the group, and to each member outside it. After SIGTERM also
     /// SIGCONT, so a stopped process wakes to handle it. Returns how many processes were signalled.
     @discardableResult
-    func signal(_ signal: Int32, members: [ProcessTable.Entry]? = nil) -> Int {
+    public func signal(_ signal: Int32, members: [ProcessTable.Entry]? = nil) -> Int {
         let members = members ?? self.members()
         let wake = signal == SIGTERM || signal == SIGHUP
         if let group, members.contains(where: { $0.group == group }) {
-            SystemCall.tolerate { kill(-group, signal) }
-            if wake { SystemCall.tolerate { kill(-group, SIGCONT) } }
+            ProcessCall.tolerate { kill(-group, signal) }
+            if wake { ProcessCall.tolerate { kill(-group, SIGCONT) } }
         }
         for member in members where member.group != group {
-            SystemCall.tolerate { kill(member.pid, signal) }
-            if wake { SystemCall.tolerate { kill(member.pid, SIGCONT) } }
+            ProcessCall.tolerate { kill(member.pid, signal) }
+            if wake { ProcessCall.tolerate { kill(member.pid, SIGCONT) } }
         }
         return members.count
     }
@@ -70,7 +79,7 @@ struct ProcessTree {
     /// then SIGKILL to what is left after `grace` seconds. Nothing tells a non-parent when a process ends, so it
     /// looks again every 100 ms during the grace period only. Returns how many processes were found.
     @discardableResult
-    func stop(grace: Double) -> Int {
+    public func stop(grace: Double) -> Int {
         let found = members()
         guard !found.isEmpty else { return 0 }
         signal(SIGTERM, members: found)
