@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct DocsCommandTests {
     /// Every command path of the table, with its declaration.
-    static var paths: [(path: String, command: any HumCommand.Type)] { ManpageCommand.paths() }
+    static var paths: [(path: String, command: CommandEntry)] { ManpageCommand.paths() }
 
     /// The declaration is the one source: every option's every spelling, every positional and every subcommand is
     /// named by `--help`, by the man page and by each shell's completion script.
