@@ -71,6 +71,9 @@ public protocol HumCommand {
     static var arguments: [any Declared] { get }
     /// Nested commands, chosen by the first word (`hum ledger check`).
     static var subcommands: [any HumCommand.Type] { get }
+    /// Nested commands given as values, after `subcommands`: the rows of a table of like commands, each with no
+    /// type of its own (the requests of `hum ctl`).
+    static var subcommandRows: [CommandEntry] { get }
 
     init(_ arguments: ParsedArguments) throws
     func run(context: CommandContext) throws -> Int32
@@ -81,11 +84,53 @@ extension HumCommand {
     public static var examples: [String] { [] }
     public static var arguments: [any Declared] { [] }
     public static var subcommands: [any HumCommand.Type] { [] }
+    public static var subcommandRows: [CommandEntry] { [] }
 
     static var infos: [ArgumentInfo] { arguments.map(\.info) }
+}
+
+/// A command as a value: all that `--help`, the man page, the completions and the dispatcher read of it. A
+/// `HumCommand` type is one (`CommandEntry(PlayCommand.self)`); so is a row of a table, declared by values alone.
+public struct CommandEntry {
+    public let name: String
+    public let abstract: String
+    public let discussion: String
+    public let examples: [String]
+    public let arguments: [any Declared]
+    public let subcommands: [CommandEntry]
+    /// Validation (a bad value is a usage error, and no I/O happens), then what runs the command.
+    let prepare: (ParsedArguments) throws -> (CommandContext) throws -> Int32
+
+    public init(
+        name: String, abstract: String, discussion: String = "", examples: [String] = [],
+        arguments: [any Declared] = [], subcommands: [CommandEntry] = [],
+        prepare: @escaping (ParsedArguments) throws -> (CommandContext) throws -> Int32
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.examples = examples
+        self.arguments = arguments
+        self.subcommands = subcommands
+        self.prepare = prepare
+    }
+
+    /// The command a type declares: `init(_:)` validates, `run` runs.
+    public init(_ command: any HumCommand.Type) {
+        self.init(
+            name: command.name, abstract: command.abstract, discussion: command.discussion,
+            examples: command.examples, arguments: command.arguments,
+            subcommands: command.subcommands.map(CommandEntry.init) + command.subcommandRows
+        ) { parsed in
+            let ready = try command.init(parsed)
+            return { context in try ready.run(context: context) }
+        }
+    }
+
+    var infos: [ArgumentInfo] { arguments.map(\.info) }
 
     /// The first example without its comment, for error messages.
-    static var firstExample: String? {
+    var firstExample: String? {
         examples.first.map { line in
             guard let hash = line.range(of: "  #") else { return line }
             var head = line[..<hash.lowerBound]

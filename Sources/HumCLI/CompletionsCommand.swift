@@ -52,7 +52,7 @@ struct CompletionTable {
                 path: "", abstract: "", subcommands: commands.map { ($0.name, $0.abstract) },
                 options: [Help.helpFlag.info, Flag("version", short: "V", help: "print the version").info],
                 positionals: PlayCommand.infos.filter { $0.role == .positional(variadic: true) }, takesCommand: false))
-        func walk(_ command: any HumCommand.Type, _ prefix: String) {
+        func walk(_ command: CommandEntry, _ prefix: String) {
             let path = prefix.isEmpty ? command.name : prefix + " " + command.name
             let infos = command.infos
             entries.append(
@@ -65,7 +65,7 @@ struct CompletionTable {
                     takesCommand: infos.contains { $0.role == .commandAfterDashes }))
             for sub in command.subcommands { walk(sub, path) }
         }
-        for command in commands { walk(command, "") }
+        for command in commands { walk(CommandEntry(command), "") }
         self.entries = entries
     }
 

@@ -3,7 +3,7 @@ import HumCore
 /// `--help` text, made from a command's declaration, so it can never drift from what the parser accepts.
 enum Help {
     /// The usage lines of a command path: its own, then its subcommands'.
-    static func usage(for command: any HumCommand.Type, path: String) -> [String] {
+    static func usage(for command: CommandEntry, path: String) -> [String] {
         var lines = [(["hum", path] + command.infos.map(\.synopsis)).joined(separator: " ")]
         for sub in command.subcommands {
             lines += usage(for: sub, path: path + " " + sub.name)
@@ -11,7 +11,7 @@ enum Help {
         return lines
     }
 
-    static func text(for command: any HumCommand.Type, path: String) -> String {
+    static func text(for command: CommandEntry, path: String) -> String {
         var out = "\(command.abstract)\n\nUsage:\n"
         for line in usage(for: command, path: path) { out += wrap(line, indent: 4).map { "  " + $0 + "\n" }.joined() }
         if !command.subcommands.isEmpty {

@@ -50,17 +50,17 @@ public enum HumMain {
             context.stdout.write(overview())
             return ExitCode.success
         }
-        let play: any HumCommand.Type = PlayCommand.self
+        let play = CommandEntry(PlayCommand.self)
         guard let name = words.first else {
             // Bare `hum` on a terminal is the full screen; elsewhere (and on a terminal that cannot show a screen,
             // or of no known type) it plays, as it always did.
             if context.stdinIsTerminal && context.stdoutIsTerminal, CursesScreen.canShow() {
-                return execute(UICommand.self, words: [], path: UICommand.name, context: context)
+                return execute(CommandEntry(UICommand.self), words: [], path: UICommand.name, context: context)
             }
             return execute(play, words: [], path: play.name, context: context)
         }
         if let command = CommandTable.commands.first(where: { $0.name == name }) {
-            return execute(command, words: Array(words.dropFirst()), path: name, context: context)
+            return execute(CommandEntry(command), words: Array(words.dropFirst()), path: name, context: context)
         }
         // `hum rain=40`, `hum rain`, `hum @night`, `hum --for 30m`: without a command, the words are play's.
         let catalog = MixSetup.catalog(context)
@@ -74,8 +74,7 @@ public enum HumMain {
             HumError.usage("unknown command or sound \(name.quoted); \(suggestion)see 'hum --help'"), context: context)
     }
 
-    static func execute(_ command: any HumCommand.Type, words: [String], path: String, context: CommandContext) -> Int32
-    {
+    static func execute(_ command: CommandEntry, words: [String], path: String, context: CommandContext) -> Int32 {
         var words = words
         if let first = words.first, let sub = command.subcommands.first(where: { $0.name == first }) {
             words.removeFirst()
@@ -98,10 +97,10 @@ public enum HumMain {
             let parsed = try ArgumentParser.parse(
                 words, declarations: command.infos, path: path, example: command.firstExample)
             // Without a home, only the commands that write no file run (never a fallback to a shared directory).
-            if let problem = context.paths.problem, command != CompletionsCommand.self, command != ManpageCommand.self {
+            if let problem = context.paths.problem, path != CompletionsCommand.name, path != ManpageCommand.name {
                 throw HumError.failure(problem)
             }
-            return try command.init(parsed).run(context: context)
+            return try command.prepare(parsed)(context)
         } catch let error as any UserFacingError {
             return fail(error, context: context)
         } catch {

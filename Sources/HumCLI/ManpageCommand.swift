@@ -13,15 +13,15 @@ struct ManpageCommand: HumCommand {
 
     /// Every command path in the table's order.
     static func paths(_ commands: [any HumCommand.Type] = CommandTable.commands) -> [(
-        path: String, command: any HumCommand.Type
+        path: String, command: CommandEntry
     )] {
-        var out: [(String, any HumCommand.Type)] = []
-        func walk(_ command: any HumCommand.Type, _ prefix: String) {
+        var out: [(String, CommandEntry)] = []
+        func walk(_ command: CommandEntry, _ prefix: String) {
             let path = prefix.isEmpty ? command.name : prefix + " " + command.name
             out.append((path, command))
             for sub in command.subcommands { walk(sub, path) }
         }
-        for command in commands { walk(command, "") }
+        for command in commands { walk(CommandEntry(command), "") }
         return out
     }
 

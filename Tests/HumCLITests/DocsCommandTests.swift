@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct DocsCommandTests {
     /// Every command path of the table, with its declaration.
-    static var paths: [(path: String, command: any HumCommand.Type)] { ManpageCommand.paths() }
+    static var paths: [(path: String, command: CommandEntry)] { ManpageCommand.paths() }
 
     /// The declaration is the one source: every option's every spelling, every positional and every subcommand is
     /// named by `--help`, by the man page and by each shell's completion script.
@@ -170,6 +170,36 @@ import Testing
             + [8, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0]
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         return box.run("mix", "save", "night", file + "=40").code == 0
+    }
+
+    /// `hum ctl`'s requests are the rows of one table: every row is a subcommand that help lists and every shell
+    /// completes, in the table's order, and what a row's examples ask of the player is the protocol's request of
+    /// the row's name (`mix` plays a saved mix: `play`).
+    @Test func ctlRequestsAreTheRowsOfOneTable() throws {
+        let rows = CtlCommand.requests.map(\.name)
+        let ctl = try #require(Self.paths.first { $0.path == "ctl" }?.command)
+        #expect(ctl.subcommands.map(\.name) == rows)
+        let help = runInProcess(["ctl", "--help"]).stdout
+        let commands = help.components(separatedBy: "\nCommands:\n").last?.components(separatedBy: "\n\n").first
+        let names = commands?.split(separator: "\n").filter { !$0.hasPrefix("   ") }.map { $0.split(separator: " ")[0] }
+        #expect(names?.map { String($0) } == rows)
+        let shells = try Shells()
+        for complete in [shells.bash, shells.zsh, shells.fish] {
+            #expect(try complete("hum ctl ").sorted() == rows.sorted())
+        }
+        #expect(try saveMix(in: shells.box))
+        let context = CommandContext(
+            environment: shells.box.environment, stdout: Buffer(), stderr: Buffer(), stdoutIsTerminal: false,
+            stdinIsTerminal: false)
+        for (row, entry) in zip(CtlCommand.requests, ctl.subcommands) {
+            #expect(entry.infos.last?.name == "quiet", "\(row.name)")
+            for example in row.examples.isEmpty ? ["hum ctl \(row.name)"] : row.examples {
+                let words = example.split(separator: " ").dropFirst(3).map { String($0) }
+                let parsed = try ArgumentParser.parse(words, declarations: entry.infos, path: "ctl \(row.name)")
+                let request = try row.read(parsed)(context)
+                #expect(request.name == (row.name == "mix" ? "play" : row.name), "\(example)")
+            }
+        }
     }
 
     @Test func commandsAndFilesWhereTheyBelong() throws {
