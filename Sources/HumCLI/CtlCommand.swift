@@ -12,13 +12,6 @@ enum VolumeChange: Sendable, Equatable {
     case to(Double)
     case by(Double)
 
-    func applied(to current: Double) -> Double {
-        switch self {
-        case .to(let v): return v
-        case .by(let step): return Volume.checked(min(100, max(0, current + step))) ?? 0
-        }
-    }
-
     static let kind = ValueKind<VolumeChange>("VOLUME") { text in
         let relative = text.hasPrefix("+") || text.hasPrefix("-")
         let body = relative ? String(text.dropFirst()) : text
