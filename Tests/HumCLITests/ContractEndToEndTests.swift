@@ -177,12 +177,12 @@ import Testing
         }
         #expect(grant?["label"] as? String == "overridden: the table is on paper")
 
-        // The export carries it (schema 2), and a fresh database restored from it has it, checked.
+        // The export carries it (schema 2 and later), and a fresh database restored from it has it, checked.
         let file = box.root + "/backup.json"
         #expect(box.run("export", "-o", file).code == 0)
         let document = try #require(
             json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)) as? [String: Any])
-        #expect(document["schema"] as? String == "hum.export/2")
+        #expect(document["schema"] as? String == "hum.export/3")
         let exported = try #require((document["contracts"] as? [[String: Any]])?.first)
         #expect((exported["override"] as? [String: Any])?["reason"] as? String == "the table is on paper")
         #expect((exported["evidence"] as? [String: Any])?["files"] != nil)

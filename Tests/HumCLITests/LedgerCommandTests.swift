@@ -118,7 +118,7 @@ import Testing
         #expect(r.code == 0)
         let document = try #require(
             json(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)) as? [String: Any])
-        #expect(document["schema"] as? String == "hum.export/2")
+        #expect(document["schema"] as? String == "hum.export/3")
         #expect((document["sessions"] as? [Any])?.count == 1 && (document["ledger"] as? [Any])?.count == 3)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: s.root).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
@@ -310,7 +310,9 @@ import Testing
         let defs = try #require(schema["$defs"] as? [String: Any])
         let s = Sandbox()
         _ = s.run("ledger", "adjust", "+1h", "--reason", "seed")
-        _ = s.run("history", "record", "--active", "25m", "--sound", "rain:0.5", "--tag", "t", "--goal", "g")
+        _ = s.run(
+            "history", "record", "--active", "25m", "--sound", "rain:0.5", "--sound", "brown=80", "--tag", "t",
+            "--goal", "g")
         _ = s.run(
             "history", "record", "--active", "5m", "--kind", "short-break", "--status", "skipped", "--start",
             "2025-03-30T09:00:00+02:00")
@@ -318,7 +320,10 @@ import Testing
         _ = s.run("emergency", "1m", "--reason", "r")
         let document = try #require(json(s.run("export").out) as? [String: Any])
         #expect(Set(document.keys) == Set(schema["required"] as? [String] ?? []))
-        #expect(document["schema"] as? String == "hum.export/2")
+        #expect(document["schema"] as? String == "hum.export/3")
+        let properties = try #require(schema["properties"] as? [String: Any])
+        #expect((properties["schema"] as? [String: Any])?["const"] as? String == document["schema"] as? String)
+        #expect(schema["$id"] as? String == document["schema"] as? String)
         func check(_ object: [String: Any], against name: String) throws {
             let def = try #require(defs[name] as? [String: Any])
             let properties = try #require(def["properties"] as? [String: Any])
@@ -340,6 +345,20 @@ import Testing
         let ledger = try #require(document["ledger"] as? [[String: Any]])
         #expect(sessions.count == 2 && ledger.count == 4)
         for session in sessions { try check(session, against: "session") }
+        // Each sound of a mix: its keys, and its volume within the schema's range (0–100, as the command line's).
+        let session = try #require(defs["session"] as? [String: Any])
+        let mix = try #require(
+            ((session["properties"] as? [String: Any])?["mix"] as? [String: Any])?["items"] as? [String: Any])
+        let mixProperties = try #require(mix["properties"] as? [String: Any])
+        let volume = try #require(mixProperties["volume"] as? [String: Any])
+        let range = try #require(volume["minimum"] as? Double)...(try #require(volume["maximum"] as? Double))
+        let items = sessions.flatMap { $0["mix"] as? [[String: Any]] ?? [] }
+        #expect(items.map { $0["volume"] as? Double } == [50, 80])
+        for item in items {
+            #expect(
+                Set(item.keys) == Set(mix["required"] as? [String] ?? []) && Set(item.keys) == Set(mixProperties.keys))
+            #expect(range.contains(item["volume"] as? Double ?? -1), "\(item)")
+        }
         for entry in ledger { try check(entry, against: "entry") }
     }
 }

@@ -38,7 +38,7 @@ import Testing
         #expect(Set([two, one, comma, try CSVText.list(["a", "", "b"]), try CSVText.list([])]).count == 5)
         #expect(
             try CSVText.mix([MixItem(sound: "rain", volume: 0.4)])
-                == "\"[{\"\"sound\"\":\"\"rain\"\",\"\"volume\"\":0.4}]\"")
+                == "\"[{\"\"sound\"\":\"\"rain\"\",\"\"volume\"\":40}]\"")
         #expect(throws: (any Error).self) { try CSVText.mix([MixItem(sound: "x", volume: .nan)]) }
     }
 

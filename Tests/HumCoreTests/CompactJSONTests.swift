@@ -16,7 +16,7 @@ import Testing
                 RoundRecord(
                     id: "r\(i)" + text(), kind: .focus, status: i % 2 == 0 ? .completed : .running, start: t,
                     end: i % 2 == 0 ? t : nil, plannedSeconds: 1500, activeSeconds: Int64(i), pausedSeconds: -3,
-                    mix: [MixItem(sound: text(), volume: Double(rng.next() % 1000) / 997)],
+                    mix: [MixItem(sound: text(), volume: Double(rng.next() % 10001) / 100 / 100)],
                     goal: i % 3 == 0 ? nil : text(), tags: [text(), text()], earnedSeconds: 500))
         }
         var entry = LedgerEntry(id: text(), key: nil, kind: .settle, amount: -5, at: t, device: "d", payload: text())

@@ -222,11 +222,12 @@ struct ExportCommand: HumCommand {
     static let name = "export"
     static let abstract = "export the history and the ledger as JSON, JSON lines or CSV, or the rounds as iCalendar"
     static let discussion = """
-        json is one document, {"schema": "hum.export/2", "exported_at", "sessions", "ledger", "contracts"},
-        described by docs/export.schema.json; jsonl is a header line then one typed line per session, entry and
-        contract; csv lists the sessions (the ledger's CSV is 'hum ledger --csv'); ical writes the finished rounds
-        as calendar events (RFC 5545), each at its recorded local time and offset. With -o the file is written
-        atomically. A json or jsonl export is also a backup: 'hum ledger import FILE' restores it.
+        json is one document, {"schema": "\(ExportDocument.schemaName)", "exported_at", "sessions", "ledger",
+        "contracts"}, described by docs/export.schema.json; jsonl is a header line then one typed line per session,
+        entry and contract; csv lists the sessions (the ledger's CSV is 'hum ledger --csv'); ical writes the finished
+        rounds as calendar events (RFC 5545), each at its recorded local time and offset. A session's mix volumes
+        are 0–100, as everywhere in hum. With -o the file is written atomically. A json or jsonl export is also a
+        backup: 'hum ledger import FILE' restores it (exports of hum.export/1 and /2, with volumes 0–1, too).
         """
     static let examples = [
         "hum export -o ~/hum-backup.json",

@@ -165,6 +165,9 @@ enum ImportReader {
             if try !source.fill() { return Parsed() }
         }
         let decoder = JSONDecoder()
+        // Session lines before (or without) a header are read as hum read them before version 3: volumes 0–1.
+        var unit = MixVolumeUnit.fraction
+        decoder.userInfo[MixVolumeUnit.key] = unit
         var parsed = Parsed()
         var number = 0
         var seenRecord = false
@@ -194,12 +197,16 @@ enum ImportReader {
             do {
                 switch probe?.type {
                 case "header":
-                    if let schema = probe?.schema, !ExportDocument.readable.contains(schema) {
-                        throw Failure(message: unreadable(name, schema))
+                    if let schema = probe?.schema {
+                        guard ExportDocument.readable.contains(schema) else {
+                            throw Failure(message: unreadable(name, schema))
+                        }
+                        unit = ExportDocument.volumeUnit(schema: schema)
+                        decoder.userInfo[MixVolumeUnit.key] = unit
                     }
                 case "session":
                     let session = try decoder.decode(RoundRecord.self, from: data)
-                    try add(session, at: "line \(number)", to: &parsed, name: name)
+                    try add(session, at: "line \(number)", to: &parsed, name: name, unit: unit)
                 case "contract":
                     let contract = try decoder.decode(ContractRecord.self, from: data)
                     try add(contract, at: "line \(number)", to: &parsed, name: name)
@@ -239,6 +246,8 @@ enum ImportReader {
             )
         }
         guard ExportDocument.readable.contains(schema) else { throw Failure(message: unreadable(name, schema)) }
+        unit = ExportDocument.volumeUnit(schema: schema)
+        decoder.userInfo[MixVolumeUnit.key] = unit
         let exported: ExportDocument
         do {
             exported = try decoder.decode(ExportDocument.self, from: data)
@@ -246,7 +255,7 @@ enum ImportReader {
             throw Failure(message: "\(name) is not a valid hum export: \(describe(error)); nothing was imported")
         }
         for (i, session) in exported.sessions.enumerated() {
-            try add(session, at: "session \(i + 1)", to: &parsed, name: name)
+            try add(session, at: "session \(i + 1)", to: &parsed, name: name, unit: unit)
         }
         for (i, entry) in exported.ledger.enumerated() {
             try add(entry, at: "ledger entry \(i + 1)", to: &parsed, name: name)
@@ -275,8 +284,11 @@ enum ImportReader {
         try once(entry, "entry", at: place, in: &parsed.entries, places: &parsed.entryPlaces, name: name)
     }
 
-    static func add(_ session: RoundRecord, at place: String, to parsed: inout Parsed, name: String) throws {
-        if let problem = session.validationProblem() {
+    /// A session, its volumes checked in the `unit` the file writes them.
+    static func add(
+        _ session: RoundRecord, at place: String, to parsed: inout Parsed, name: String, unit: MixVolumeUnit
+    ) throws {
+        if let problem = session.validationProblem(unit: unit) {
             throw Failure(message: "\(name) \(place) is invalid: \(problem); nothing was imported")
         }
         try once(session, "session", at: place, in: &parsed.sessions, places: &parsed.sessionPlaces, name: name)

@@ -11,6 +11,11 @@ public enum RoundStatus: String, Sendable, Codable, CaseIterable {
 }
 
 /// One sound of the mix that played during a round.
+///
+/// Held (and stored in the database) as a fraction, but written and read in JSON on hum's 0–100 scale, as every
+/// other output shows a volume (`hum status --json`, `hum mix list --json`, the control protocol). Files of
+/// `hum.export/1` and `/2` wrote the fraction: `ImportReader` reads them with `MixVolumeUnit.fraction` in the
+/// decoder's `userInfo`.
 public struct MixItem: Sendable, Equatable, Codable {
     public var sound: String
     /// The volume as a fraction: hum's 0–100 volume scale divided by 100 (0 when muted).
@@ -19,6 +24,76 @@ public struct MixItem: Sendable, Equatable, Codable {
         self.sound = sound
         self.volume = volume
     }
+
+    /// The volume on hum's 0–100 scale, as outputs show it: the shortest decimal that divided by 100 gives the
+    /// fraction back exactly (60, not 60.00000000000001, for 0.6), so an export imported again stores the same
+    /// fraction and exports the same number. A fraction that no number divided by 100 gives (not one hum makes
+    /// itself: those are a 0–100 volume divided by 100) is shown as the nearest that one does, so it moves by at most
+    /// one unit in the last place on its first trip, and then exports the same. Not finite stays not finite (JSON
+    /// refuses it).
+    public var percent: Double { Self.percent(ofFraction: volume) }
+
+    public static func percent(ofFraction fraction: Double) -> Double {
+        guard fraction.isFinite else { return fraction }
+        if let exact = exactPercent(fraction) { return exact }
+        let raw = fraction * 100
+        return exactPercent(raw / 100) ?? raw
+    }
+
+    /// The shortest decimal `p` with `p / 100 == fraction`, or nil when there is none near `fraction * 100`.
+    static func exactPercent(_ fraction: Double) -> Double? {
+        let raw = fraction * 100
+        guard raw.isFinite else { return nil }
+        var scale = 1.0
+        for _ in 0...17 {
+            let candidate = (raw * scale).rounded() / scale
+            if candidate.isFinite, candidate / 100 == fraction { return candidate == 0 ? 0 : candidate }
+            scale *= 10
+        }
+        var up = raw
+        var down = raw
+        for _ in 0..<4 {
+            if up / 100 == fraction { return up }
+            if down / 100 == fraction { return down }
+            up = up.nextUp
+            down = down.nextDown
+        }
+        return nil
+    }
+
+    enum CodingKeys: String, CodingKey { case sound, volume }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sound = try c.decode(String.self, forKey: .sound)
+        let written = try c.decode(Double.self, forKey: .volume)
+        switch MixVolumeUnit.of(decoder) {
+        case .percent: volume = written / 100
+        case .fraction: volume = written
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sound, forKey: .sound)
+        try c.encode(percent, forKey: .volume)
+    }
+}
+
+/// How a JSON input writes a mix's volumes: 0–100 (`hum.export/3` and every output of hum now), or a fraction 0–1
+/// (`hum.export/1` and `/2`, and session lines without a header, as hum read them before). Given to a decoder in its
+/// `userInfo` under `MixVolumeUnit.key`; without it, 0–100.
+public enum MixVolumeUnit: Sendable, Equatable {
+    case percent, fraction
+
+    public static let key = CodingUserInfoKey(rawValue: "hum.mix-volume-unit")!
+
+    static func of(_ decoder: any Decoder) -> MixVolumeUnit {
+        decoder.userInfo[key] as? MixVolumeUnit ?? .percent
+    }
+
+    /// The range a volume of this unit is written in, for messages.
+    public var rangeText: String { self == .percent ? "0 to 100" : "0 to 1" }
 }
 
 /// One round (a session) of the history: focus or break, as it was recorded.
@@ -65,8 +140,9 @@ public struct RoundRecord: Sendable, Equatable, Codable {
     }
 
     /// Checks every number against `LedgerBounds` (times within a year, instants within 1970 to 9999, volumes
-    /// within 0 to 1) and the sizes of the lists. Used on import and by `hum ledger check`. The first problem, or nil.
-    public func validationProblem() -> String? {
+    /// within 0 to 1 as a fraction) and the sizes of the lists. Used on import and by `hum ledger check`; a volume's
+    /// range is named in `unit`, the unit the file (or the outputs, for the check) writes. The first problem, or nil.
+    public func validationProblem(unit: MixVolumeUnit = .percent) -> String? {
         guard !id.isEmpty, id.utf8.count <= LedgerBounds.idBytes else { return "a session has an empty or overlong id" }
         let seconds: [(String, Int64)] = [
             ("planned", plannedSeconds), ("active", activeSeconds), ("paused", pausedSeconds),
@@ -81,7 +157,7 @@ public struct RoundRecord: Sendable, Equatable, Codable {
             return "session \(id): more than \(LedgerBounds.listCount) sounds or tags"
         }
         for item in mix where !(item.volume.isFinite && LedgerBounds.volume.contains(item.volume)) {
-            return "session \(id): the volume of \(item.sound) is out of range (0 to 1)"
+            return "session \(id): the volume of \(item.sound) is out of range (\(unit.rangeText))"
         }
         if let contractID, contractID.isEmpty || contractID.utf8.count > LedgerBounds.idBytes {
             return "session \(id): an empty or overlong contract id"
@@ -253,11 +329,17 @@ public enum HistorySummary {
 
 /// `hum export --format json`: one document, described by docs/export.schema.json.
 /// Version 2 added contracts (with their evidence, reviews, overrides and events), each session's `contract_id` and
-/// `recorded_by_hand`, and the `contract_id` of a contract's grant; version 1 files are still read.
+/// `recorded_by_hand`, and the `contract_id` of a contract's grant. Version 3 writes a session's mix volumes 0–100,
+/// as every other output does (versions 1 and 2 wrote fractions 0–1). Files of versions 1 and 2 are still read.
 public struct ExportDocument: Sendable, Equatable, Codable {
-    public static let schemaName = "hum.export/2"
+    public static let schemaName = "hum.export/3"
     /// The schemas `hum ledger import` reads.
-    public static let readable = ["hum.export/1", "hum.export/2"]
+    public static let readable = ["hum.export/1", "hum.export/2", "hum.export/3"]
+
+    /// How a file of `schema` writes mix volumes: fractions before version 3.
+    public static func volumeUnit(schema: String) -> MixVolumeUnit {
+        schema == "hum.export/1" || schema == "hum.export/2" ? .fraction : .percent
+    }
     public var schema: String = ExportDocument.schemaName
     public var exportedAt: Timestamp
     public var sessions: [RoundRecord]
@@ -281,6 +363,13 @@ public struct ExportDocument: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schema = try c.decode(String.self, forKey: .schema)
+        // Its volumes are read in the unit the decoder was given: one that is not the schema's would misread them.
+        guard Self.volumeUnit(schema: schema) == MixVolumeUnit.of(decoder) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .schema, in: c,
+                debugDescription: "\(schema) writes volumes \(Self.volumeUnit(schema: schema).rangeText), "
+                    + "but the decoder reads them \(MixVolumeUnit.of(decoder).rangeText)")
+        }
         exportedAt = try c.decode(Timestamp.self, forKey: .exportedAt)
         sessions = try c.decode([RoundRecord].self, forKey: .sessions)
         ledger = try c.decode([LedgerEntry].self, forKey: .ledger)

@@ -14,8 +14,8 @@
 /// a formula character and are written as they are.
 ///
 /// **Lists** (a round's tags and its mix) are one cell holding a JSON array (`["writing","deep work"]`,
-/// `[{"sound":"rain","volume":0.4}]`), so no tag or sound name can be confused with a separator. The cell starts
-/// with `[` and is quoted like any other.
+/// `[{"sound":"rain","volume":40}]`, volumes 0–100), so no tag or sound name can be confused with a separator. The
+/// cell starts with `[` and is quoted like any other.
 public enum CSVText {
     /// The characters that make a spreadsheet read a cell as a formula (OWASP's list), and the single quote that
     /// marks a neutralised cell.
