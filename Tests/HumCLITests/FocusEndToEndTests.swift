@@ -16,7 +16,9 @@ import Testing
             + "\(log)\n")
             .write(toFile: hook, atomically: true, encoding: .utf8)
         chmod(hook, 0o755)
-        return (hook, log)
+        // Read by sh rather than executed: a file just written can be "busy" for exec (ETXTBSY) while any child
+        // another test spawned at that moment still holds the writer's descriptor, and the hook would not run.
+        return ("/bin/sh " + hook, log)
     }
 
     func sessions(_ box: Sandbox) throws -> [[String: Any]] {
