@@ -63,7 +63,8 @@ let package = Package(
             name: "HumAudioTests", dependencies: ["HumTestSupport", "HumAudio", "HumSynth", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumSynthTests", dependencies: ["HumSynth", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumStoreTests", dependencies: ["HumTestSupport", "HumStore", "HumCore"], swiftSettings: strict),
-        .testTarget(name: "HumSystemTests", dependencies: ["HumSystem", "HumCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HumSystemTests", dependencies: ["HumTestSupport", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(
             name: "HumControlTests", dependencies: ["HumTestSupport", "HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),

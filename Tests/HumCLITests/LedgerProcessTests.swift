@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumCLI
@@ -188,21 +189,3 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.databasePath)) == garbage)
     }
 }
-
-/// How many processes have an argument equal to `argument` (read from /proc; nothing is signalled).
-func commandsRunning(containing argument: String) -> Int {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    var count = 0
-    for pid in entries where Int32(pid) != nil {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
-        let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?
-            .split(separator: " ").first
-        if args.contains(argument), state != "Z" { count += 1 }
-    }
-    return count
-}
-
-/// A number for a test's `sleep` that no other test run on the machine uses (the tests find their commands' processes
-/// by it among every process of the machine): `base` followed by this test process's pid.
-func uniqueSleep(_ base: String) -> String { base + "0" + String(getpid()) }

@@ -109,15 +109,6 @@ func waitFor(_ pid: pid_t) -> Int32 {
     return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
 }
 
-/// True when process `pid` no longer runs: gone (ESRCH), or dead and not yet reaped (a zombie).
-func processIsGone(_ pid: pid_t) -> Bool {
-    if kill(pid, 0) != 0 { return errno == ESRCH }
-    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-    guard let close = stat.lastIndex(of: ")") else { return true }
-    let state = stat[stat.index(after: close)...].split(separator: " ").first
-    return state == "Z" || state == "X"
-}
-
 /// Runs the built binary and waits.
 func runBinary(_ arguments: [String], environment: [String: String], program: String = humBinary) throws -> (
     code: Int32, out: String, err: String

@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumSystem
@@ -70,31 +71,4 @@ import Testing
         let late = try CapturedCommand.run(["/bin/sh", "-c", "echo early; exec >&-; sleep 100"], timeout: 1)
         #expect(late.timedOut, "it closed its stdout, but had not exited in time")
     }
-}
-
-/// How many living processes have `argument` among their arguments.
-func commandsRunning(containing argument: String) -> Int {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    var count = 0
-    for pid in entries where Int32(pid) != nil {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
-        let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?
-            .split(separator: " ").first
-        if args.contains(argument), state != "Z" { count += 1 }
-    }
-    return count
-}
-
-/// A number for a test's `sleep` that no other test run on the machine uses (the tests find their commands' processes
-/// by it among every process of the machine): `base` followed by this test process's pid.
-func uniqueSleep(_ base: String) -> String { base + "0" + String(getpid()) }
-
-/// True when `pid` is gone or a zombie.
-func processIsGone(_ pid: pid_t) -> Bool {
-    if kill(pid, 0) != 0 { return errno == ESRCH }
-    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-    guard let close = stat.lastIndex(of: ")") else { return true }
-    let state = stat[stat.index(after: close)...].split(separator: " ").first
-    return state == "Z" || state == "X"
 }
