@@ -93,11 +93,7 @@ extension HumDatabase {
                 return connection
             }
             if appID == 0 && objects == 0 && version == 0 { throw StoreError.readOnlyOlder(path: path, version: 0) }
-            throw StoreError.foreign(
-                path: path,
-                detail: appID == 0
-                    ? "a SQLite database with \(objects) objects and no hum marker"
-                    : "a SQLite database with application id \(appID)")
+            throw StoreError.foreignDatabase(path: path, applicationID: appID, objects: objects)
         } catch let error as SQLiteError where error.isCorruption {
             throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
         }
@@ -261,11 +257,7 @@ extension HumDatabase {
             }
             // An empty SQLite database (left by an older hum killed while creating one) holds nothing to lose.
             if appID == 0 && objects == 0 && version == 0 { return }
-            throw StoreError.foreign(
-                path: path,
-                detail: appID == 0
-                    ? "a SQLite database with \(objects) objects and no hum marker"
-                    : "a SQLite database with application id \(appID)")
+            throw StoreError.foreignDatabase(path: path, applicationID: appID, objects: objects)
         } catch let error as SQLiteError where error.isCorruption {
             throw StoreError.notADatabase(path: path, detail: error.sqliteMessage)
         }

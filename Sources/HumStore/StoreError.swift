@@ -151,3 +151,14 @@ extension StoreError: UserFacingError {
 extension SQLiteError: UserFacingError {
     public var message: String { StoreError.describe(self) }
 }
+
+extension StoreError {
+    /// A SQLite database that is not hum's: named by its application id, or by its size when it has none.
+    static func foreignDatabase(path: String, applicationID: Int64, objects: Int64) -> StoreError {
+        .foreign(
+            path: path,
+            detail: applicationID == 0
+                ? "a SQLite database with \(objects) objects and no hum marker"
+                : "a SQLite database with application id \(applicationID)")
+    }
+}
