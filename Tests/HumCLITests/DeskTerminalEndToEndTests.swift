@@ -84,6 +84,18 @@ import Testing
         return directory
     }
 
+    /// An 80×24 shell at its prompt, in the sandbox with its small library, playing to ALSA's null device.
+    static func shell(for box: Sandbox, _ extra: [String: String] = [:]) throws -> (Shell, [String: String]) {
+        var env = box.environment
+        env["HUM_SOUNDS_DIR"] = try library(in: box)
+        env["HUM_DEVICE"] = "null"
+        env["TERM"] = "screen"
+        env.merge(extra) { _, new in new }
+        let shell = try Shell(columns: 80, rows: 24, environment: env)
+        _ = try shell.waitUntil(shows: "PROMPT>")
+        return (shell, env)
+    }
+
     static func line(_ screen: String, containing text: String) -> String {
         screen.split(separator: "\n").map(String.init).first { $0.contains(text) } ?? ""
     }
@@ -97,12 +109,7 @@ import Testing
 
     @Test func theFullScreenDoesWhatIssue13Lists() throws {
         let box = Sandbox()
-        var env = box.environment
-        env["HUM_SOUNDS_DIR"] = try Self.library(in: box)
-        env["HUM_DEVICE"] = "null"
-        env["TERM"] = "screen"
-        let shell = try Shell(columns: 80, rows: 24, environment: env)
-        _ = try shell.waitUntil(shows: "PROMPT>")
+        let (shell, env) = try Self.shell(for: box)
         try shell.type("\(humBinary)")
         try shell.keys("Enter")
 
@@ -292,12 +299,7 @@ import Testing
     /// was recorded as interrupted.
     @Test func leavingDuringFocusLeavesTheRoundsRunning() throws {
         let box = Sandbox()
-        var env = box.environment
-        env["HUM_SOUNDS_DIR"] = try Self.library(in: box)
-        env["HUM_DEVICE"] = "null"
-        env["TERM"] = "screen"
-        let shell = try Shell(columns: 80, rows: 24, environment: env)
-        _ = try shell.waitUntil(shows: "PROMPT>")
+        let (shell, _) = try Self.shell(for: box)
         try shell.type("\(humBinary)")
         try shell.keys("Enter")
         _ = try shell.waitUntil { $0.contains("master") && $0.contains("brown") }
@@ -316,15 +318,8 @@ import Testing
     /// A round that earns shows it briefly, in the accent (reverse video with NO_COLOR), and the bank counts it.
     @Test func aRoundThatEarnsShowsIt() throws {
         let box = Sandbox()
-        var env = box.environment
-        env["HUM_SOUNDS_DIR"] = try Self.library(in: box)
-        env["HUM_DEVICE"] = "null"
-        env["TERM"] = "screen"
-        env["HUM_FOCUS_LENGTH"] = "3s"
-        env["HUM_FOCUS_ROUNDS"] = "1"
-        env["HUM_FOCUS_FADE"] = "1s"
-        let shell = try Shell(columns: 80, rows: 24, environment: env)
-        _ = try shell.waitUntil(shows: "PROMPT>")
+        let (shell, _) = try Self.shell(
+            for: box, ["HUM_FOCUS_LENGTH": "3s", "HUM_FOCUS_ROUNDS": "1", "HUM_FOCUS_FADE": "1s"])
         let pidFile = box.path("ui.pid")
         try shell.type("sh -c 'echo $$ > \(pidFile); exec \(humBinary)'")
         try shell.keys("Enter")
