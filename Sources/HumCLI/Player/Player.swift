@@ -32,12 +32,12 @@ final class Player {
     let loop = EventLoop()
     let sessionID = UUID().uuidString.lowercased()
     let options: Options
-    private(set) var mix: Mix
+    var mix: Mix  // set by the requests here and in Player+Sounds.swift
     private(set) var audio: PlaybackSession?
     var focus: FocusRun?
     private(set) var state: PlayerStatus.State = .playing
     /// The audio device's trouble, while it lasts ("waiting for the audio device").
-    private var deviceNote: String?
+    var deviceNote: String?
     private var server: ControlServer?
     var screen: LineScreen?
     /// Adapters that watch the player (the session bus, a full screen): told of every change after the views, on
@@ -53,7 +53,7 @@ final class Player {
     private var engineWatch: EventLoop.Notifier?
     private var reportedLost = false
     /// The mix as the user last set it (what the next bare `hum` plays), apart from the focus rounds' own fades.
-    private var remembered: [MixToken]
+    var remembered: [MixToken]
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
     init(context: CommandContext, mix: Mix, entries: [MixEntry], options: Options) throws {
@@ -165,123 +165,19 @@ final class Player {
         return moved == 0 ? 0 : moved  // never -0
     }
 
-    // MARK: Changing the sounds
+    // MARK: Changing the sounds (the requests themselves: Player+Sounds.swift)
 
     /// Sounds loading on a thread of their own, for a request already answered: their place in the mix is taken
     /// at once (the status shows them, with a note), and they play once loaded.
-    private enum Loading {
+    enum Loading {
         /// A sound added; it fades in when loaded.
         case add(SoundLoad, sound: String)
         /// A whole new mix; it crossfades in when every new sound is loaded.
         case replace(SoundLoad, mix: Mix, entries: [MixEntry])
     }
 
-    private var loading: [Loading] = []
-    private var loadsDone: EventLoop.Notifier?
-
-    private func requireAudio() throws -> PlaybackSession {
-        guard let audio else {
-            throw HumError.failure(
-                "this player runs the timer alone (--no-sound); stop it ('hum ctl stop') and start 'hum play' or 'hum "
-                    + "focus' with sounds"
-            )
-        }
-        return audio
-    }
-
-    /// The sound a name or path refers to, as `hum play` would resolve it.
-    private func resolve(_ tokens: [MixToken]) throws -> [MixEntry] {
-        try MixSetup.resolve(tokens.map { ($0, $0.name) }, catalog: MixSetup.catalog(context))
-    }
-
-    private func startLoad(_ entries: [MixEntry], on audio: PlaybackSession) throws -> SoundLoad {
-        if loadsDone == nil { loadsDone = try loop.notifier { [unowned self] in self.loaded() } }
-        let notifier = loadsDone
-        return audio.load(entries) { notifier?.notify() }
-    }
-
-    private func add(_ sound: String, volume: Double) throws {
-        let audio = try requireAudio()
-        // The file's header is read now, so the request is answered with what is wrong with it.
-        let entry = try MixSetup.checkHeaders(resolve([MixToken(name: sound, volume: volume)]), context: context)[0]
-        try mix.add(entry.token.name, volume: volume)
-        do {
-            loading.append(.add(try startLoad([entry], on: audio), sound: entry.token.name))
-        } catch {
-            _ = try? mix.remove(entry.token.name)
-            throw error
-        }
-        mixChanged()  // the note says it loads (loadingNote)
-    }
-
-    private func remove(_ sound: String) throws {
-        let audio = try requireAudio()
-        guard let index = mix.index(of: sound) else {
-            throw Mix.Problem.noSuchSound(sound, inMix: mix.tracks.map(\.sound))
-        }
-        let name = mix.tracks[index].sound
-        if audio.slot(of: name) != nil { try audio.remove(name) }  // else it is still loading: it is left out then
-        try mix.remove(name)
-        mixChanged()
-    }
-
-    private func play(_ next: Mix) throws {
-        let audio = try requireAudio()
-        guard !next.tracks.isEmpty else { throw Mix.Problem.empty }
-        // Files that cannot be opened are left out (and said in the reply's error when none can): the mix that
-        // plays is never traded for one that cannot.
-        let entries = try MixSetup.checkHeaders(resolve(next.tokens), context: context)
-        var next = next
-        let kept = Set(entries.map(\.token.name))
-        next.tracks.removeAll { !kept.contains($0.sound) }
-        loading.append(.replace(try startLoad(audio.toLoad(entries), on: audio), mix: next, entries: entries))
-        changed([.note])
-    }
-
-    /// Sounds finished loading: they join the mix.
-    private func loaded() {
-        guard let audio else { return }
-        var changes: Set<ControlEvent.Subsystem> = []
-        loading.removeAll { item in
-            switch item {
-            case .add(let load, let sound):
-                guard let result = load.result else { return false }
-                for problem in result.problems { context.warn(problem) }
-                // Still wanted (not removed meanwhile): it fades in at the volume the mix has for it now.
-                if let track = mix.tracks.first(where: { $0.sound == sound }) {
-                    if let loadedSound = result.loaded.first {
-                        do {
-                            try audio.add(loadedSound, volume: track.volume, muted: track.muted)
-                        } catch let error as any UserFacingError {
-                            context.warn(error.message)
-                            _ = try? mix.remove(sound)
-                        } catch {}
-                    } else {
-                        _ = try? mix.remove(sound)
-                    }
-                    changes.insert(.mix)
-                }
-                return true
-            case .replace(let load, let next, let entries):
-                guard let result = load.result else { return false }
-                for problem in result.problems { context.warn(problem) }
-                // Nothing of it loaded and nothing of it already playing: the mix plays on as it is.
-                guard !result.loaded.isEmpty || entries.contains(where: { audio.slot(of: $0.token.name) != nil })
-                else { return true }
-                do {
-                    mix = try audio.replace(with: next, entries: entries, loaded: result.loaded)
-                    remembered = mix.tokens
-                    try? focus?.input(.userChangedMix)
-                    changes.insert(.mix)
-                } catch let error as any UserFacingError {
-                    context.warn(error.message)
-                } catch {}
-                return true
-            }
-        }
-        changes.insert(.note)  // what still loads, if anything
-        if !changes.isEmpty { changed(Array(changes)) }
-    }
+    var loading: [Loading] = []
+    var loadsDone: EventLoop.Notifier?
 
     /// Brings back a mix saved earlier (the focus rounds' resume mix), with the same sounds in the same order.
     func restore(_ saved: Mix) {
@@ -306,7 +202,7 @@ final class Player {
     }
 
     /// The mix changed by request: the audio follows, the focus machine learns the user took over, views redraw.
-    private func mixChanged() {
+    func mixChanged() {
         audio?.apply(mix)
         remembered = mix.tokens
         try? focus?.input(.userChangedMix)
@@ -360,22 +256,6 @@ final class Player {
     }
 
     // MARK: Status and changes
-
-    /// What the status says is under way, made from what is true now (never a note left from before): the device's
-    /// trouble, else the newest mix still loading, else the sounds being added that the mix still holds.
-    var note: String? {
-        if let deviceNote { return deviceNote }
-        guard state != .stopping else { return nil }
-        var adding: [String] = []
-        for item in loading.reversed() {
-            switch item {
-            case .replace(_, let next, _): return "loading \(next.name.map { "@" + $0 } ?? "the new mix")"
-            case .add(_, let sound) where mix.index(of: sound) != nil: adding.insert(sound, at: 0)
-            case .add: continue
-            }
-        }
-        return adding.isEmpty ? nil : "loading " + adding.joined(separator: ", ")
-    }
 
     var status: PlayerStatus {
         let elapsed = Int64(monotonicSeconds() - started)
