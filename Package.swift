@@ -44,10 +44,18 @@ let package = Package(
         // The desktop's own controls over D-Bus (sd-bus): MPRIS for media keys and panels, notifications, and
         // logind's sleep inhibitor, in the player's event loop.
         .target(name: "HumBus", dependencies: ["HumCore", "HumSystem", "CSystemd"], swiftSettings: strict),
+        // What runs: the player and its interpreter, the playback session and sound loading, the mix's resolution and
+        // the last mix, focus rounds, contracts at run time, the pass run and its watchdog, detaching. Its inputs are
+        // an injected PlayerEnvironment and event loop; its errors are its own (PlayerError). Never the CLI's.
+        .target(
+            name: "HumPlayer",
+            dependencies: ["HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumBus", "CLinux"],
+            swiftSettings: strict),
         .target(
             name: "HumCLI",
             dependencies: [
-                "HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal", "HumBus", "CLinux",
+                "HumCore", "HumAudio", "HumStore", "HumSystem", "HumControl", "HumTerminal", "HumBus", "HumPlayer",
+                "CLinux",
             ],
             swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
@@ -69,8 +77,14 @@ let package = Package(
             name: "HumControlTests", dependencies: ["HumTestSupport", "HumControl", "HumSystem", "HumCore"], swiftSettings: strict),
         .testTarget(name: "HumTerminalTests", dependencies: ["HumTestSupport", "HumTerminal", "HumCore"], swiftSettings: strict),
         .testTarget(
+            name: "HumPlayerTests",
+            dependencies: ["HumTestSupport", "HumPlayer", "HumCore", "HumAudio", "HumStore", "HumSystem"],
+            swiftSettings: strict),
+        .testTarget(
             name: "HumCLITests",
-            dependencies: ["HumTestSupport", "HumCLI", "HumCore", "HumAudio", "HumControl", "HumBus", "CSystemd"],
+            dependencies: [
+                "HumTestSupport", "HumCLI", "HumPlayer", "HumCore", "HumAudio", "HumControl", "HumBus", "CSystemd",
+            ],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

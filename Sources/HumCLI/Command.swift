@@ -36,22 +36,6 @@ public enum HumError: UserFacingError, Equatable, Sendable {
     }
 }
 
-/// The process exit codes hum uses.
-public enum ExitCode {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 2
-    public static let refused: Int32 = 3
-
-    public static func of(_ kind: FailureKind) -> Int32 {
-        switch kind {
-        case .usage: return usage
-        case .failure: return failure
-        case .refused: return refused
-        }
-    }
-}
-
 /// A command of `hum`, declared once: its name, its words for people, and its arguments as typed declarations.
 /// Usage lines, `--help`, the man page and the shell completions are all made from this declaration.
 ///

@@ -1,9 +1,10 @@
 import HumCore
+import HumPlayer
 import Synchronization
 
-/// Where a command writes text. The frontend gives the real stdout and stderr; tests give a buffer.
-public protocol TextOutput: AnyObject, Sendable {
-    func write(_ text: String)
+/// Where a command writes text. The frontend gives the real stdout and stderr; tests give a buffer. The runtime
+/// writes to the same outputs, as `TextSink`s.
+public protocol TextOutput: TextSink {
     /// The first write that failed, if one did (later writes are dropped). Nil for outputs that cannot fail.
     var failure: OutputFailure? { get }
 }
@@ -64,6 +65,15 @@ public struct CommandContext: Sendable {
     /// again would spend twice. `done` says what was made ("the spend was recorded"), `see` how to see it.
     public func made(_ done: String, see: String) {
         changes.mark(LastingChange(done: done, see: see))
+    }
+
+    /// What the runtime (HumPlayer) is given of this context: the one place it is built.
+    public var runtime: PlayerEnvironment {
+        let changes = changes
+        return PlayerEnvironment(
+            variables: environment, paths: paths, stdout: stdout, stderr: stderr, stdoutIsTerminal: stdoutIsTerminal,
+            stdinIsTerminal: stdinIsTerminal, useColor: useColor, silencesLibraryNoise: silencesLibraryNoise,
+            made: { done, see in changes.mark(LastingChange(done: done, see: see)) })
     }
 
     /// Prints a warning line, `hum: warning: …`, on stderr. What it quotes of people's input is shown with its

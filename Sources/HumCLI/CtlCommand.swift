@@ -2,6 +2,7 @@ import FoundationEssentials
 import HumAudio
 import HumControl
 import HumCore
+import HumPlayer
 
 #if canImport(Glibc)
     import Glibc
@@ -157,8 +158,10 @@ struct CtlCommand: HumCommand {
             return { context in
                 // Resolved here, so a typo is told with a suggestion, and a file is named by its whole path: the
                 // player does not run in this directory.
-                let entry = try MixSetup.resolve(words: [word], catalog: MixSetup.catalog(context), context: context)
-                    .entries[0]
+                let entry = try MixSetup.resolve(
+                    words: [word], catalog: MixSetup.catalog(context.runtime), environment: context.runtime
+                )
+                .entries[0]
                 var sound = entry.token.name
                 if entry.sound.source == .file, !sound.hasPrefix("/") {
                     sound = FileManager.default.currentDirectoryPath + "/" + sound

@@ -1,5 +1,6 @@
 import HumControl
 import HumCore
+import HumPlayer
 import HumSystem
 
 #if canImport(Glibc)
@@ -27,15 +28,12 @@ struct DaemonCommand: HumCommand {
         PlayCommand.verbose,
     ]
 
-    /// Set by `hum play --detach`: the descriptor on which the player says `ready` (or why it could not start).
-    static let readyVariable = "HUM_READY_FD"
-
     let play: PlayCommand
 
     init(_ arguments: ParsedArguments) throws { play = try PlayCommand(arguments) }
 
     func run(context: CommandContext) throws -> Int32 {
-        let ready = context.environment[Self.readyVariable].flatMap { Int32($0) }
+        let ready = context.environment[Detached.readyVariable].flatMap { Int32($0) }
         var told = false
         do {
             // The claim first, before the audio opens: of hums started together, one plays.

@@ -2,7 +2,9 @@ import Foundation
 import HumAudio
 import HumControl
 import HumCore
+import HumPlayer
 import HumStore
+import HumSystem
 import HumTerminal
 
 #if canImport(Glibc)
@@ -88,7 +90,7 @@ struct FocusCommand: HumCommand {
         }, help: "use the options saved as profile.NAME ('hum config set profile.NAME \"--focus 50m ...\"')")
     static let arguments: [any Declared] = [
         sounds, focus, shortBreak, longBreak, longEvery, rounds, fade, autoAdvance, goal, tag, noSound, quiet, inhibit,
-        onEvent, profile, PlayCommand.master, PlayCommand.device, MixSetup.raw, PlayCommand.verbose,
+        onEvent, profile, PlayCommand.master, PlayCommand.device, PlayCommand.raw, PlayCommand.verbose,
         ContractSetup.doneWhen, ContractSetup.firstStep, ContractSetup.watch, ContractSetup.strict,
     ]
 
@@ -123,7 +125,7 @@ struct FocusCommand: HumCommand {
         options.profile = try arguments.value(Self.profile)
         master = try arguments.value(PlayCommand.master)
         device = try arguments.value(PlayCommand.device)
-        raw = arguments.flag(MixSetup.raw)
+        raw = arguments.flag(PlayCommand.raw)
         verbose = arguments.flag(PlayCommand.verbose)
         options.onEvent = try arguments.value(Self.onEvent)
         contract = try ContractSetup.read(arguments, goal: options.goal)
@@ -135,7 +137,7 @@ struct FocusCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let settings = try SettingsReader.read(context, required: true)
+        let settings = try SettingsReader.read(context.runtime, required: true)
         let resolved = try options.resolve(settings: settings)
         var request = resolved.request
         if let contract, let goal = request.goal {
@@ -154,9 +156,9 @@ struct FocusCommand: HumCommand {
     {
         let words = resolved.words
         let noSound = resolved.noSound
-        let catalog = MixSetup.catalog(context)
+        let catalog = MixSetup.catalog(context.runtime)
         // A mix that cannot be read is a usage error, said before anything looks for a player or takes the claim.
-        if !words.isEmpty { _ = try MixSetup.resolve(words: words, catalog: catalog, context: context) }
+        if !words.isEmpty { _ = try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime) }
         // A player already runs (or another hum is starting one): the rounds start on it (on the sounds given, if
         // any). Else this process holds the claim to be the player, before it opens anything.
         let claim: PlayerClaim
@@ -164,7 +166,7 @@ struct FocusCommand: HumCommand {
         case .mine(let mine): claim = mine
         case .theirs(let client):
             if !words.isEmpty {
-                let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
+                let requested = try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
                 let mix = Mix(
                     tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100,
                     name: requested.name)
@@ -178,23 +180,23 @@ struct FocusCommand: HumCommand {
         if !noSound {
             requested =
                 words.isEmpty
-                ? try MixSetup.defaultMix(settings, catalog: catalog, context: context)
-                : try MixSetup.resolve(words: words, catalog: catalog, context: context)
+                ? try MixSetup.defaultMix(settings, catalog: catalog, environment: context.runtime)
+                : try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
         }
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
         let player = try Player(
-            context: context, mix: mix, entries: requested.entries,
+            environment: context.runtime, loop: EventLoop(), mix: mix, entries: requested.entries,
             options: .init(
                 device: PlaybackSession.device(
-                    option: device ?? settings.text(SettingCatalog.playDevice), context: context),
+                    option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
                 raw: raw, fadeSeconds: 1, endAfter: nil, silent: noSound, startSilent: true))
         try player.listen(claim: claim)
         if verbose { player.describeAudio() }
-        if !noSound { MixSetup.remember(player.mix.tokens, context: context) }
+        if !noSound { MixSetup.remember(player.mix.tokens, environment: context.runtime) }
         if context.stdinIsTerminal && context.stdoutIsTerminal {
             player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
-                _ = try? player.handle(player.focus == nil ? .stop : .endFocus)
+                _ = try? player.handle(player.hasFocus ? .endFocus : .stop)
             }
         }
         try player.startFocus(request, stopsPlayer: true)

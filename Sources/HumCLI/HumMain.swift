@@ -1,4 +1,5 @@
 import HumCore
+import HumPlayer
 import HumTerminal
 
 /// The table of top-level commands. A new command is one line here.
@@ -63,7 +64,7 @@ public enum HumMain {
             return execute(CommandEntry(command), words: Array(words.dropFirst()), path: name, context: context)
         }
         // `hum rain=40`, `hum rain`, `hum @night`, `hum --for 30m`: without a command, the words are play's.
-        let catalog = MixSetup.catalog(context)
+        let catalog = MixSetup.catalog(context.runtime)
         if name.hasPrefix("-") || name.hasPrefix("@") || name.contains("=") || catalog.resolve(name) != nil {
             return execute(play, words: words, path: play.name, context: context)
         }

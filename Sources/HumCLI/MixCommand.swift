@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HumCore
+import HumPlayer
 import HumStore
 
 #if canImport(Glibc)
@@ -70,7 +71,8 @@ struct MixCommand: HumCommand {
                 }
                 mix = try PlayerLink.send(.status, to: client).mix
             } else {
-                let requested = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), context: context)
+                let requested = try MixSetup.resolve(
+                    words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
                 mix = Mix(tokens: requested.entries.map(\.token), master: requested.master ?? 100)
             }
             if let master { mix.master = master }
@@ -119,7 +121,7 @@ struct MixCommand: HumCommand {
                 context.stdout.write(saved.map { $0.name + "\n" }.joined())
                 return ExitCode.success
             }
-            let recent = MixSetup.recentMixes(context)
+            let recent = MixSetup.recentMixes(context.runtime)
             if json {
                 let listings =
                     saved.map { Listing(kind: "saved", name: $0.name, mix: $0.mix, savedAt: $0.savedAt) }

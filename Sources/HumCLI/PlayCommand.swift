@@ -1,6 +1,8 @@
 import HumAudio
 import HumControl
 import HumCore
+import HumPlayer
+import HumSystem
 import HumTerminal
 
 #if canImport(Glibc)
@@ -35,7 +37,8 @@ struct PlayCommand: HumCommand {
     static let fade = Option("fade", .duration, help: "fade in at the start and out at the end (default 1s)")
     static let device = Option(
         "device", .device, help: "ALSA PCM to play to (default: $HUM_DEVICE, else the setting play.device, 'default')")
-    static let raw = MixSetup.raw
+    static let raw = Flag(
+        "raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
     static let verbose = Flag(
         "verbose", short: "v", help: "say on stderr how the audio runs: device, rate, format, the engine's priority")
     static let detach = Flag(
@@ -66,12 +69,13 @@ struct PlayCommand: HumCommand {
         // A mix that cannot be read is a usage error, said before anything looks for a player or takes the claim
         // to be one (two hums with a typo must not meet there).
         if !words.isEmpty {
-            _ = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), context: context)
+            _ = try MixSetup.resolve(
+                words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
         }
         if detach {
             if let client = try PlayerLink.connectLive(context) { return try join(client, context: context) }
             do {
-                return try Detached.start(self, context: context)
+                return try startDetached(context: context)
             } catch is Detached.AnotherPlayerStarting {
                 // Another hum took the claim a moment before this one's player could: its player gets the request.
                 return try join(try PlayerLink.awaitStarting(context), context: context)
@@ -95,11 +99,11 @@ struct PlayCommand: HumCommand {
     /// A player already runs (or another hum is starting one): the request goes to it, in the order requests
     /// arrive, and on a terminal this hum shows its screen.
     func join(_ client: ControlClient, context: CommandContext) throws -> Int32 {
-        let catalog = MixSetup.catalog(context)
+        let catalog = MixSetup.catalog(context.runtime)
         if !words.isEmpty {
-            let requested = try MixSetup.resolve(words: words, catalog: catalog, context: context)
+            let requested = try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
             // What cannot be opened is said here, by this hum, and never sent (nothing at all: exit 1).
-            let playable = try MixSetup.checkHeaders(requested.entries, context: context)
+            let playable = try MixSetup.checkHeaders(requested.entries, environment: context.runtime)
             let mix = Mix(
                 tokens: playable.map(\.token), master: master ?? requested.master ?? 100,
                 name: requested.name)
@@ -115,25 +119,35 @@ struct PlayCommand: HumCommand {
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
     /// `claim`: the claim to be the player, held by the caller (taken before anything is opened).
     func makePlayer(context: CommandContext, claim: PlayerClaim) throws -> Player {
-        let catalog = MixSetup.catalog(context)
-        let settings = try SettingsReader.read(context)
+        let catalog = MixSetup.catalog(context.runtime)
+        let settings = try SettingsReader.read(context.runtime)
         let requested =
             words.isEmpty
-            ? try MixSetup.defaultMix(settings, catalog: catalog, context: context)
-            : try MixSetup.resolve(words: words, catalog: catalog, context: context)
+            ? try MixSetup.defaultMix(settings, catalog: catalog, environment: context.runtime)
+            : try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
         let player = try Player(
-            context: context, mix: mix, entries: requested.entries,
+            environment: context.runtime, loop: EventLoop(), mix: mix, entries: requested.entries,
             options: .init(
                 device: PlaybackSession.device(
-                    option: device ?? settings.text(SettingCatalog.playDevice), context: context),
+                    option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
                 raw: raw, fadeSeconds: fade,
                 endAfter: duration, silent: false))
         try player.listen(claim: claim)
         if verbose { player.describeAudio() }
-        MixSetup.remember(player.mix.tokens, context: context)
+        MixSetup.remember(player.mix.tokens, environment: context.runtime)
         return player
+    }
+
+    /// Starts this play as a player in the background (`--detach`, `hum ui`). The words are checked here first, so
+    /// a typo is a usage error of this command (the player opens the audio).
+    func startDetached(context: CommandContext, announce: Bool = true) throws -> Int32 {
+        if !words.isEmpty {
+            _ = try MixSetup.resolve(
+                words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
+        }
+        return try Detached.start(daemonWords: daemonWords, environment: context.runtime, announce: announce)
     }
 
     /// The words that start the same player elsewhere (`hum daemon …` for `--detach`).

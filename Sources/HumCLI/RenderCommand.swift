@@ -1,6 +1,7 @@
 import Foundation
 import HumAudio
 import HumCore
+import HumPlayer
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +45,7 @@ struct RenderCommand: HumCommand {
         "no-dither",
         help: "round 16-bit samples instead of dithering them, to compare renders sample by sample (or HUM_DITHER=off)")
     static let arguments: [any Declared] = [
-        sounds, duration, output, rate, sampleFormat, master, fade, MixSetup.raw, noDither,
+        sounds, duration, output, rate, sampleFormat, master, fade, PlayCommand.raw, noDither,
     ]
 
     var words: [String]
@@ -78,7 +79,7 @@ struct RenderCommand: HumCommand {
         sampleFormat = format ?? .s16
         master = try arguments.value(Self.master)
         fade = try arguments.value(Self.fade) ?? 1
-        raw = arguments.flag(MixSetup.raw)
+        raw = arguments.flag(PlayCommand.raw)
         dither = !arguments.flag(Self.noDither)
     }
 
@@ -99,10 +100,11 @@ struct RenderCommand: HumCommand {
             file.discard()
             throw HumError.usage(problem)
         }
-        let requested = try MixSetup.resolve(words: words, catalog: MixSetup.catalog(context), context: context)
+        let requested = try MixSetup.resolve(
+            words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
         let entries = requested.entries
         let master = self.master ?? requested.master ?? 100
-        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, context: context)
+        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, environment: context.runtime)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
         let mixer = Mixer(sampleRate: rate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames)

@@ -1,6 +1,7 @@
 import Foundation
 import HumAudio
 import HumCore
+import HumPlayer
 
 /// `hum sounds`: what can be played.
 struct SoundsCommand: HumCommand {
@@ -48,7 +49,7 @@ struct SoundsCommand: HumCommand {
     }
 
     func run(context: CommandContext) throws -> Int32 {
-        let catalog = MixSetup.catalog(context)
+        let catalog = MixSetup.catalog(context.runtime)
         if namesOnly {
             // Names only: no file is opened, so a completion stays instant.
             context.stdout.write((catalog.builtins + catalog.userFolder.sounds).map { $0.name + "\n" }.joined())

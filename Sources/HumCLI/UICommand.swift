@@ -1,4 +1,5 @@
 import HumCore
+import HumPlayer
 import HumTerminal
 
 /// `hum ui` (and bare `hum` on a terminal): the full screen, a calm desk companion over the player.
@@ -39,7 +40,7 @@ struct UICommand: HumCommand {
         var client = try PlayerLink.connectLive(context)
         if client == nil {
             do {
-                _ = try Detached.start(play, context: context, announce: false)
+                _ = try play.startDetached(context: context, announce: false)
                 startedHere = true
                 client = try PlayerLink.connect(context)
             } catch is Detached.AnotherPlayerStarting {
@@ -47,8 +48,8 @@ struct UICommand: HumCommand {
             }
         }
         if let client, !startedHere, !play.words.isEmpty {
-            let catalog = MixSetup.catalog(context)
-            let requested = try MixSetup.resolve(words: play.words, catalog: catalog, context: context)
+            let catalog = MixSetup.catalog(context.runtime)
+            let requested = try MixSetup.resolve(words: play.words, catalog: catalog, environment: context.runtime)
             let mix = Mix(
                 tokens: requested.entries.map(\.token), master: requested.master ?? 100, name: requested.name)
             _ = try PlayerLink.send(.play(mix), to: client)

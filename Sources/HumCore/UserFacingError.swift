@@ -29,6 +29,22 @@ extension FailureKind {
     }
 }
 
+/// The process exit codes hum uses.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 2
+    public static let refused: Int32 = 3
+
+    public static func of(_ kind: FailureKind) -> Int32 {
+        switch kind {
+        case .usage: return usage
+        case .failure: return failure
+        case .refused: return refused
+        }
+    }
+}
+
 /// An error written for the person at the terminal: one line, lower-case, that says what went wrong and what to
 /// try. Every error that can reach the frontend conforms, and the frontend prints `hum: ` and the message, then
 /// exits by its kind. This is the one mechanism for messages: no error is described by its Swift spelling.

@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumPlayer
 import Testing
 
 @testable import HumCLI
@@ -82,8 +83,10 @@ import Testing
         let context = CommandContext(
             environment: environment, stdout: Buffer(), stderr: Buffer(), stdoutIsTerminal: false,
             stdinIsTerminal: false)
-        for volume in 1...12 { MixSetup.remember([MixToken(name: "rain", volume: Double(volume))], context: context) }
-        MixSetup.remember([MixToken(name: "rain", volume: 5)], context: context)  // played again: moves up
+        for volume in 1...12 {
+            MixSetup.remember([MixToken(name: "rain", volume: Double(volume))], environment: context.runtime)
+        }
+        MixSetup.remember([MixToken(name: "rain", volume: 5)], environment: context.runtime)  // played again: moves up
         _ = run(s, "mix", "save", "night", "wind=10")
         let out = run(s, "mix", "list").out
         let recent = out.split(separator: "\n").drop { $0 != "recent:" }.dropFirst().map {
@@ -94,13 +97,13 @@ import Testing
             recent == [
                 "rain=5", "rain=12", "rain=11", "rain=10", "rain=9", "rain=8", "rain=7", "rain=6", "rain=4", "rain=3",
             ])
-        #expect(MixSetup.lastMix(context) == [MixToken(name: "rain", volume: 5)])
+        #expect(MixSetup.lastMix(context.runtime) == [MixToken(name: "rain", volume: 5)])
         let json =
             try JSONSerialization.jsonObject(with: Data(run(s, "mix", "list", "--json").out.utf8)) as! [[String: Any]]
         #expect(json.map { $0["kind"] as? String } == ["saved"] + Array(repeating: "recent", count: 10))
         #expect((json[1]["played_at"] as? String).flatMap { Timestamp(rfc3339: $0) } != nil)
         // A volume off the scale and a time that is not one, written by hand, are not shown.
-        let path = MixSetup.lastMixPath(context)
+        let path = MixSetup.lastMixPath(context.runtime)
         var text = try String(contentsOfFile: path, encoding: .utf8)
         text = text.replacingOccurrences(of: "\"volume\":12", with: "\"volume\":1200")
         try text.write(toFile: path, atomically: true, encoding: .utf8)

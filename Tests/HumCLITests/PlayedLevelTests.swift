@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumPlayer
 import Testing
 
 @testable import HumAudio

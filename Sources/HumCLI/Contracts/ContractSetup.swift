@@ -1,4 +1,5 @@
 import HumCore
+import HumPlayer
 import HumStore
 
 #if canImport(Glibc)
@@ -105,9 +106,5 @@ enum ContractSetup {
     }
 
     /// The path with symbolic links resolved, or nil when it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func realPath(_ path: String) -> String? { EvidenceGatherer.realPath(path) }
 }

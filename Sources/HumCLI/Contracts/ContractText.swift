@@ -1,4 +1,5 @@
 import HumCore
+import HumPlayer
 
 /// How contracts read on a terminal: `hum contract list|show`, `hum proof`, `hum history`, the focus lines. What
 /// people or imports wrote (goals, criteria, reasons, paths, commit subjects) is shown with control characters
@@ -11,26 +12,7 @@ enum ContractText {
     static func name(_ path: String) -> String { (path.split(separator: "/").last.map(String.init) ?? path).visible }
 
     /// `2 files changed (intro.md: modified, +3 lines, +40 words; …), 1 commit (“Cite sources”)`.
-    static func evidenceLine(_ e: ContractEvidence) -> String {
-        let count = e.files.count + e.moreFiles
-        var parts: [String] = []
-        if count == 0 {
-            parts.append("no watched file changed")
-        } else {
-            let shown = e.files.prefix(3).map { "\(name($0.path)): \($0.summary)" }.joined(separator: "; ")
-            parts.append("\(count) file\(count == 1 ? "" : "s") changed (\(shown)\(count > 3 ? "; …" : ""))")
-        }
-        if e.commits.isEmpty {
-            parts.append("no commit")
-        } else {
-            let shown = e.commits.prefix(2).map { "“\($0.subject.visible)”" }.joined(separator: ", ")
-            parts.append(
-                "\(e.commits.count) commit\(e.commits.count == 1 ? "" : "s") "
-                    + "(\(shown)\(e.commits.count > 2 ? ", …" : ""))"
-            )
-        }
-        return parts.joined(separator: ", ")
-    }
+    static func evidenceLine(_ e: ContractEvidence) -> String { ContractLines.evidence(e) }
 
     /// What a contract can earn, before it starts.
     static func terms(_ t: ContractTerms, strict: Bool) -> String {

@@ -1,4 +1,5 @@
 import HumCore
+import HumPlayer
 import HumStore
 
 /// `hum proof ID …`: the proof of a contract, editable until it is submitted for review.
@@ -91,7 +92,7 @@ struct ProofCommand: HumCommand {
             context.made("the proof was saved", see: "hum contract show \(ContractText.short(contract.id))")
         }
         if submit {
-            let outcome = try ReviewRunner.submit(contract, db: db, context: context, consent: consent)
+            let outcome = try ReviewRunner.submit(contract, db: db, environment: context.runtime, consent: consent)
             context.made("the review was recorded", see: "hum contract show \(ContractText.short(contract.id))")
             if json {
                 context.stdout.write(try LedgerCLI.json(outcome.contract) + "\n")

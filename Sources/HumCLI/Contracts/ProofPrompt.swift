@@ -1,4 +1,5 @@
 import HumCore
+import HumPlayer
 import HumStore
 
 /// On a terminal, when a contract's rounds end, hum asks for the proof there and then: a line of text, each
@@ -52,7 +53,7 @@ enum ProofPrompt {
             context.stdout.write("the proof is saved as a draft: 'hum proof \(short) --submit' when it is ready\n")
             return
         }
-        let outcome = try ReviewRunner.submit(saved, db: db, context: context, consent: false)
+        let outcome = try ReviewRunner.submit(saved, db: db, environment: context.runtime, consent: false)
         context.stdout.write(ReviewRunner.describe(outcome))
     }
 }

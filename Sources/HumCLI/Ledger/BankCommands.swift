@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HumCore
+import HumPlayer
 import HumStore
 
 /// `hum bank`: what is banked, earned today against the cap, the emergency reserve left, an open pass.
@@ -295,8 +296,9 @@ struct ConfigCommand: HumCommand {
             default: return []
             }
             do {
-                return try MixSetup.checkSetting(words, catalog: MixSetup.catalog(context), context: context)
-            } catch let error as HumError where error.kind == .usage {
+                return try MixSetup.checkSetting(
+                    words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
+            } catch let error as PlayerError where error.kind == .usage {
                 throw HumError.usage("\(key) \(normalised.quoted): \(error.message); nothing was changed")
             }
         }

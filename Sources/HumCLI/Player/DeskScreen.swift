@@ -1,6 +1,7 @@
 import HumAudio
 import HumControl
 import HumCore
+import HumPlayer
 import HumSystem
 import HumTerminal
 
@@ -79,8 +80,8 @@ final class DeskScreen {
                 self.leave()
             }
         }
-        state.sounds = Self.sounds(MixSetup.catalog(context))
-        state.blink = (try? SettingsReader.read(context))?.isOn(SettingCatalog.uiBlink) ?? false
+        state.sounds = Self.sounds(MixSetup.catalog(context.runtime))
+        state.blink = (try? SettingsReader.read(context.runtime))?.isOn(SettingCatalog.uiBlink) ?? false
         do {
             curses = try CursesScreen(color: state.color)
         } catch {
@@ -265,7 +266,7 @@ final class DeskScreen {
 
     /// The focus rounds `f` starts: the plan of the settings, as a bare `hum focus` would run it.
     private func focusRequest() throws -> FocusRequest {
-        let settings = try SettingsReader.read(context, required: true)
+        let settings = try SettingsReader.read(context.runtime, required: true)
         return try FocusOptions().resolve(settings: settings).request
     }
 

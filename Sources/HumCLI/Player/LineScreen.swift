@@ -1,5 +1,6 @@
 import HumControl
 import HumCore
+import HumPlayer
 import HumSystem
 import HumTerminal
 
@@ -7,18 +8,9 @@ import HumTerminal
     import Glibc
 #endif
 
-/// What a screen steers: the player of this process, or one reached through the control socket.
-protocol PlayerHandle: AnyObject {
-    func send(_ command: PlayerCommand) throws -> PlayerStatus
-}
-
-extension Player: PlayerHandle {
-    func send(_ command: PlayerCommand) throws -> PlayerStatus { try handle(command) }
-}
-
 /// The one-line live screen on a terminal: it shows the player's status (redrawn when something changes, and
 /// once a second for the clock) and turns keys into requests to the player, local or remote.
-final class LineScreen {
+final class LineScreen: PlayerView {
     let terminal = Terminal()
     let color: Bool
     weak var player: (any PlayerHandle)?

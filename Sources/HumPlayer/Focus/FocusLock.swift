@@ -11,7 +11,7 @@ import HumCore
 final class FocusLock {
     private let descriptor: Int32
 
-    init(paths: HumPaths, startedAt: Timestamp) throws(HumError) {
+    init(paths: HumPaths, startedAt: Timestamp) throws(PlayerError) {
         let path = paths.stateDirectory + "/focus.lock"
         try? FileManager.default.createDirectory(
             atPath: paths.stateDirectory, withIntermediateDirectories: true,

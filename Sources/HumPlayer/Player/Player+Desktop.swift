@@ -8,14 +8,14 @@ extension Player {
     /// a session bus the player plays on; `--verbose` says so (`describeDesktop`).
     func attachDesktop() {
         let desktop = DesktopBus(
-            environment: context.environment, loop: loop,
+            environment: environment.variables, loop: loop,
             player: DesktopPlayer(
                 status: { [unowned self] in
                     try? self.focus?.input(.tick)  // the focus clock, moved on to now: Position is read on demand
                     return self.status
                 },
                 handle: { [unowned self] in try self.handle($0) }),
-            warn: { [unowned self] in self.context.warn($0) })
+            warn: { [unowned self] in self.environment.warn($0) })
         self.desktop = desktop
         watchers.append { [unowned self] status, _ in desktop.changed(status, keepAwake: self.keepsAwake(status)) }
     }
@@ -35,7 +35,7 @@ extension Player {
     /// `--verbose`: whether the desktop can reach the player, and later what the bus said.
     func describeDesktop() {
         guard let desktop else { return }
-        context.stderr.write("hum: desktop: \(desktop.description)\n")
-        desktop.say = { [unowned self] in self.context.stderr.write("hum: desktop: \($0)\n") }
+        environment.stderr.write("hum: desktop: \(desktop.description)\n")
+        desktop.say = { [unowned self] in self.environment.stderr.write("hum: desktop: \($0)\n") }
     }
 }

@@ -85,7 +85,7 @@ final class ContractRun {
                     + "earns nothing"
                 : nil
         }
-        let found = evidence.map(ContractText.evidenceLine) ?? "no evidence"
+        let found = evidence.map(ContractLines.evidence) ?? "no evidence"
         return
             "contract \(short) (\(start.goal.visible)) is in proof review: \(found); prove it with 'hum proof "
             + "\(short) --text … --submit'"

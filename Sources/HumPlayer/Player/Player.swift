@@ -14,32 +14,46 @@ import HumSystem
 /// the audio is set from and every view renders), runs every request through one interpreter (`handle`), and
 /// lives on one event loop that sleeps until a key, a client, a signal, a deadline or the audio engine has
 /// something to say.
-final class Player {
-    struct Options {
-        var device: String
-        var raw: Bool
+public final class Player {
+    public struct Options {
+        public var device: String
+        public var raw: Bool
         /// Fade in at the start and out at a stop (`--fade`).
-        var fadeSeconds: Double
+        public var fadeSeconds: Double
         /// A timed play (`--for`).
-        var endAfter: Double?
+        public var endAfter: Double?
         /// The timer alone: no audio at all.
-        var silent: Bool
+        public var silent: Bool
         /// Start silent: focus rounds fade the mix in themselves.
-        var startSilent = false
+        public var startSilent = false
+
+        public init(
+            device: String, raw: Bool, fadeSeconds: Double, endAfter: Double?, silent: Bool, startSilent: Bool = false
+        ) {
+            self.device = device
+            self.raw = raw
+            self.fadeSeconds = fadeSeconds
+            self.endAfter = endAfter
+            self.silent = silent
+            self.startSilent = startSilent
+        }
     }
 
-    let context: CommandContext
-    let loop = EventLoop()
+    /// The outside world: variables, paths, output, clocks (given by the caller, never reached for).
+    public let environment: PlayerEnvironment
+    /// The loop the player lives on: its timers, signals, socket and the engine's wake-ups (given by the caller).
+    public let loop: EventLoop
     let sessionID = UUID().uuidString.lowercased()
     let options: Options
-    var mix: Mix  // set by the requests here and in Player+Sounds.swift
+    public internal(set) var mix: Mix  // set by the requests here and in Player+Sounds.swift
     private(set) var audio: PlaybackSession?
     var focus: FocusRun?
     private(set) var state: PlayerStatus.State = .playing
     /// The audio device's trouble, while it lasts ("waiting for the audio device").
     var deviceNote: String?
     private var server: ControlServer?
-    var screen: LineScreen?
+    /// The terminal's one-line screen, when this process has one.
+    public var screen: (any PlayerView)?
     /// Adapters that watch the player (the session bus, a full screen): told of every change after the views, on
     /// the loop's thread.
     var watchers: [(PlayerStatus, [ControlEvent.Subsystem]) -> Void] = []
@@ -47,8 +61,8 @@ final class Player {
     var desktop: DesktopBus?
     /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
     /// for it.
-    var onReady: (() -> Void)?
-    private let started = monotonicSeconds()
+    public var onReady: (() -> Void)?
+    private let started: Double
     private var stopRequests = 0
     private var engineWatch: EventLoop.Notifier?
     private var reportedLost = false
@@ -56,8 +70,11 @@ final class Player {
     var remembered: [MixToken]
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
-    init(context: CommandContext, mix: Mix, entries: [MixEntry], options: Options) throws {
-        self.context = context
+    public init(environment: PlayerEnvironment, loop: EventLoop, mix: Mix, entries: [MixEntry], options: Options) throws
+    {
+        self.environment = environment
+        self.loop = loop
+        started = environment.monotonic()
         self.options = options
         self.mix = mix
         remembered = mix.tokens
@@ -72,11 +89,11 @@ final class Player {
             let audio = try PlaybackSession(
                 entries: entries, device: options.device, master: mix.master,
                 fadeSeconds: options.endAfter.map { min(options.fadeSeconds, $0 / 2) } ?? options.fadeSeconds,
-                raw: options.raw, context: context, startSilent: options.startSilent,
+                raw: options.raw, environment: environment, startSilent: options.startSilent,
                 chime: { rate in
                     Chime.matched(
                         rate: rate,
-                        targetLUFS: MixSetup.catalog(context).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
+                        targetLUFS: MixSetup.catalog(environment).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
                 }, endAfter: options.endAfter, onEngineChange: { watch.notify() })
             self.audio = audio
             // The sounds that could not be loaded were reported and left out: the mix is what plays.
@@ -89,11 +106,11 @@ final class Player {
 
     /// Runs one request, from whoever sent it, and returns the status after it.
     @discardableResult
-    func handle(_ command: PlayerCommand) throws -> PlayerStatus {
+    public func handle(_ command: PlayerCommand) throws -> PlayerStatus {
         // A player fading out to stop would drop any change: it says so, and clients wait for it to end and start
         // the next player (PlayerLink.connectLive).
         if state == .stopping, ![.status, .subscribe, .stop].contains(command) {
-            throw HumError.failure(
+            throw PlayerError.failure(
                 "the player is stopping (it was asked to stop), so '\(command.name)' would be lost; once it has "
                     + "stopped, start a new one with 'hum play'")
         }
@@ -107,13 +124,13 @@ final class Player {
         case .toggle:
             try setPaused(!isPaused)
         case .skip:
-            guard let focus else { throw HumError.usage("no focus rounds are running; nothing to skip") }
+            guard let focus else { throw PlayerError.usage("no focus rounds are running; nothing to skip") }
             try focus.input(.skip)
         case .extend(let seconds):
-            guard let focus else { throw HumError.usage("no focus rounds are running; nothing to extend") }
+            guard let focus else { throw PlayerError.usage("no focus rounds are running; nothing to extend") }
             try focus.extend(seconds: seconds)
         case .restart:
-            guard let focus else { throw HumError.usage("no focus rounds are running; nothing to restart") }
+            guard let focus else { throw PlayerError.usage("no focus rounds are running; nothing to restart") }
             try focus.input(.restart)
         case .stop:
             stop()
@@ -144,16 +161,16 @@ final class Player {
             try play(next)
         case .focus(let request):
             if let running = focus?.status {
-                throw HumError.failure(
+                throw PlayerError.failure(
                     "focus rounds are already running (pid \(getpid()), \(running.phase.rawValue) "
                         + "\(running.round)/\(running.rounds)); end them first with 'hum ctl end-focus' or q in "
                         + "their screen"
                 )
             }
-            if pendingFocus != nil { throw HumError.failure("focus rounds are about to start (pid \(getpid()))") }
+            if pendingFocus != nil { throw PlayerError.failure("focus rounds are about to start (pid \(getpid()))") }
             try startFocus(request, stopsPlayer: false)
         case .endFocus:
-            guard let focus else { throw HumError.usage("no focus rounds are running") }
+            guard let focus else { throw PlayerError.usage("no focus rounds are running") }
             try focus.input(.stop)
         }
         return status
@@ -209,6 +226,9 @@ final class Player {
         changed([.mix])
     }
 
+    /// Whether focus rounds run on this player.
+    public var hasFocus: Bool { focus != nil }
+
     var isPaused: Bool { focus.map(\.isPaused) ?? (state == .paused) }
 
     private func setPaused(_ paused: Bool) throws {
@@ -235,7 +255,7 @@ final class Player {
     private var pendingFocus: FocusRun?
 
     /// Starts focus rounds on this player; `stopsPlayer` when the player exists for them (`hum focus`).
-    func startFocus(_ request: FocusRequest, stopsPlayer: Bool) throws {
+    public func startFocus(_ request: FocusRequest, stopsPlayer: Bool) throws {
         let run = try FocusRun(player: self, plan: try request.plan(), request: request)
         run.stopsPlayer = stopsPlayer
         if let audio, !audio.engine.hasStarted {
@@ -257,10 +277,11 @@ final class Player {
 
     // MARK: Status and changes
 
-    var status: PlayerStatus {
-        let elapsed = Int64(monotonicSeconds() - started)
+    public var status: PlayerStatus {
+        let now = environment.monotonic()
+        let elapsed = Int64(now - started)
         var left: Int64? = nil
-        if let end = options.endAfter { left = max(0, Int64((end - (monotonicSeconds() - started)).rounded(.up))) }
+        if let end = options.endAfter { left = max(0, Int64((end - (now - started)).rounded(.up))) }
         // A focus round paused (from a key, the socket or the bus) pauses the player: its state says so, for status
         // bars that read only the state.
         var status = PlayerStatus(
@@ -273,7 +294,7 @@ final class Player {
     }
 
     /// Tells every view and subscriber what changed.
-    func changed(_ what: [ControlEvent.Subsystem]) {
+    public func changed(_ what: [ControlEvent.Subsystem]) {
         let status = status
         server?.broadcast(ControlEvent(what: what, status: status))
         screen?.show(status)
@@ -283,34 +304,34 @@ final class Player {
     /// A line for people and scripts reading this player's stdout (one per focus phase change, or a warning).
     func say(_ line: String) {
         screen?.interrupt()
-        context.stdout.write(line + "\n")
+        environment.stdout.write(line + "\n")
         screen?.show(status)
     }
 
     // MARK: Lifecycle
 
     /// `--verbose`: how the audio runs, on stderr.
-    func describeAudio() {
+    public func describeAudio() {
         guard let audio else {
-            context.stderr.write("hum: audio: none (the timer alone)\n")
+            environment.stderr.write("hum: audio: none (the timer alone)\n")
             return
         }
         let sink = audio.sink
         let period = Double(sink.periodFrames) / Double(max(sink.sampleRate, 1)) * 1000
         let buffer = Double(sink.bufferFrames) / Double(max(sink.sampleRate, 1)) * 1000
-        context.stderr.write(
+        environment.stderr.write(
             "hum: audio: \"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of "
                 + "\(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer\n"
         )
-        context.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
-        context.stderr.write("hum: control socket: \(PlayerLink.socketPath(context).socket)\n")
+        environment.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
+        environment.stderr.write("hum: control socket: \(socketPath.socket)\n")
         describeDesktop()
     }
 
     /// Opens the control socket; another player already running is an error for the caller to act on. `claim`: the
     /// claim to be the player, when it was taken before the audio opened (`PlayerLink.seat`).
-    func listen(claim: PlayerClaim? = nil) throws {
-        server = try ControlServer(path: PlayerLink.socketPath(context), loop: loop, claim: claim) {
+    public func listen(claim: PlayerClaim? = nil) throws {
+        server = try ControlServer(path: socketPath, loop: loop, claim: claim) {
             [unowned self] request in
             do {
                 return ControlReply(id: request.id, status: try self.handle(request.command))
@@ -325,7 +346,7 @@ final class Player {
 
     /// Fades out and ends the player; a second stop (a second Ctrl-C) ends it at once. Audio that cannot play (the
     /// device went away) is not waited for.
-    func stop(fadeSeconds: Double? = nil) {
+    public func stop(fadeSeconds: Double? = nil) {
         stopRequests += 1
         // Rounds under way end now (recorded as interrupted), not when the fade is over.
         focus?.abandon()
@@ -357,7 +378,7 @@ final class Player {
             do {
                 try run.begin()
             } catch let error as any UserFacingError {
-                context.warn(error.message)
+                environment.warn(error.message)
                 stop()
             } catch {
                 stop()
@@ -378,7 +399,7 @@ final class Player {
                 deviceNote = "waiting for the audio device"
                 let code = audio.engine.lostErrorCode
                 let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
-                context.warn(
+                environment.warn(
                     "the audio device \(audio.sink.device.quoted) went away\(reason); the mix is kept and plays again "
                         + "when it returns"
                 )
@@ -388,7 +409,7 @@ final class Player {
             if reportedLost {
                 reportedLost = false
                 deviceNote = nil
-                context.warn("the audio device \(audio.sink.device.quoted) is back")
+                environment.warn("the audio device \(audio.sink.device.quoted) is back")
                 changed([.note])
             }
         case .idle:
@@ -404,7 +425,7 @@ final class Player {
     private func finish() {
         guard !finished else { return }
         finished = true
-        if audio != nil { MixSetup.remember(remembered, context: context) }
+        if audio != nil { MixSetup.remember(remembered, environment: environment) }
         focus?.abandon()
         // No new clients; those connected keep their connection until the loop ends, so the request that ended the
         // player (stop, end-focus) still gets its reply.
@@ -425,7 +446,7 @@ final class Player {
             return
         }
         guard lingering == nil else { return }
-        if endingsLeft { context.warn("hum stays until the round is recorded (10 minutes at most)") }
+        if endingsLeft { environment.warn("hum stays until the round is recorded (10 minutes at most)") }
         lingering = try? loop.timer { [unowned self] in
             self.focus?.stopHooks()
             self.endedFocus?.stopHooks()
@@ -437,10 +458,13 @@ final class Player {
         if lingering == nil { loop.stop() }
     }
 
+    /// This user's control socket (its directory from `XDG_RUNTIME_DIR`).
+    var socketPath: ControlSocketPath { ControlSocketPath(environment: environment.variables) }
+
     private var hooksRunning: Bool { focus?.hasHooks == true || endedFocus?.hasHooks == true }
 
     /// Runs until the player ends. Returns the exit code.
-    func run() -> Int32 {
+    public func run() -> Int32 {
         if audio == nil || audio?.engine.hasStarted == true, let ready = onReady {
             onReady = nil
             ready()
@@ -452,4 +476,8 @@ final class Player {
         audio?.engine.wait(timeout: 1)
         return ExitCode.success
     }
+}
+
+extension Player: PlayerHandle {
+    public func send(_ command: PlayerCommand) throws -> PlayerStatus { try handle(command) }
 }

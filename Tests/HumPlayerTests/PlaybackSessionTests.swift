@@ -2,23 +2,21 @@ import Foundation
 import Testing
 
 @testable import HumAudio
-@testable import HumCLI
 @testable import HumCore
+@testable import HumPlayer
 
 /// The sounds of a playing session change (add, remove, replace) through the API the player calls, on ALSA's
 /// `null` device (which hum paces by the clock as a device would: the engine's releases come once a fade is over).
 @Suite(.serialized) struct PlaybackSessionTests {
     final class Setup {
         let box = Sandbox()
-        let context: CommandContext
+        let environment: PlayerEnvironment
         let errors = Buffer()
         let released = DispatchSemaphore(value: 0)
         var paths: [String: String] = [:]
 
         init() throws {
-            context = CommandContext(
-                environment: box.environment, stdout: Buffer(), stderr: errors, stdoutIsTerminal: false,
-                stdinIsTerminal: false)
+            environment = box.environment(stderr: errors)
             var rng = SplitMix64(seed: 4)
             for (name, frequency) in [("a", 220.0), ("b", 330.0), ("c", 440.0)] {
                 let tone = sine(frequency: frequency, frames: 24000).map { $0 + rng.nextSignedUnit() * 0.01 }
@@ -32,13 +30,16 @@ import Testing
                 let parts = word.split(separator: "=")
                 return parts.count == 2 ? "\(paths[String(parts[0])] ?? String(parts[0]))=\(parts[1])" : word
             }
-            return try MixSetup.resolve(words: resolved, catalog: MixSetup.catalog(context), context: context).entries
+            return try MixSetup.resolve(
+                words: resolved, catalog: MixSetup.catalog(environment), environment: environment
+            ).entries
         }
 
         func session(_ words: [String]) throws -> PlaybackSession {
             let released = released
             return try PlaybackSession(
-                entries: entries(words), device: "null", master: 100, fadeSeconds: 0, raw: true, context: context,
+                entries: entries(words), device: "null", master: 100, fadeSeconds: 0, raw: true,
+                environment: environment,
                 onReleased: { released.signal() })
         }
 
@@ -70,14 +71,14 @@ import Testing
         try session.add(result.loaded[0], volume: 60)
         #expect(session.entries.map(\.sound.path) == [setup.name("a"), setup.name("b")])
         #expect(session.memoryBytes > before)
-        #expect(throws: HumError.self) { try session.add(result.loaded[0], volume: 10) }  // already there
+        #expect(throws: PlayerError.self) { try session.add(result.loaded[0], volume: 10) }  // already there
 
         try session.remove(setup.name("a"))
         #expect(session.entries.map(\.sound.path) == [setup.name("b")])
         #expect(setup.released.wait(timeout: .now() + 20) == .success)
         #expect(session.reclaim() == 1)
         #expect(session.memoryBytes < before + result.loaded[0].track.loop.memoryBytes)
-        #expect(throws: HumError.usage("\"nothing\" is not playing; the mix has \(setup.name("b"))")) {
+        #expect(throws: PlayerError.usage("\"nothing\" is not playing; the mix has \(setup.name("b"))")) {
             try session.remove("nothing")
         }
         #expect(setup.errors.text.isEmpty)

@@ -11,19 +11,19 @@ import HumSystem
 /// the `git` command, every call built by `GitCommand` (a fixed configuration that runs nothing the repository names,
 /// run directly, in a process group of its own, 10 s at most per call); without git, plain folders are still watched
 /// and the evidence says commits could not be read.
-struct EvidenceGatherer {
+public struct EvidenceGatherer {
     /// PATH, to find git.
     var searchPath: String?
     /// Bytes read in all to count lines and words in one look (the rest are compared by size and time only).
     var readBudget = 256 << 20
     private var notes: Set<String> = []
 
-    init(searchPath: String?) { self.searchPath = searchPath }
+    public init(searchPath: String?) { self.searchPath = searchPath }
 
     var git: GitCommand? { GitCommand.find(searchPath: searchPath) }
 
     /// The top of the git work tree that holds `path` (a folder, or the folder of a file), if any.
-    func repository(of path: String) -> String? {
+    public func repository(of path: String) -> String? {
         guard let git else { return nil }
         var info = stat()
         let directory = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? path : parent(path)
@@ -42,7 +42,7 @@ struct EvidenceGatherer {
     }
 
     /// Looks at every watched path now.
-    mutating func snapshot(_ watch: [String]) -> [WatchSnapshot] {
+    public mutating func snapshot(_ watch: [String]) -> [WatchSnapshot] {
         var budget = readBudget
         return watch.map { snapshot(of: $0, budget: &budget) }
     }
@@ -160,7 +160,7 @@ struct EvidenceGatherer {
     }
 
     /// The evidence of a session that started with `baseline` and ends now.
-    mutating func evidence(
+    public mutating func evidence(
         baseline: [WatchSnapshot], watch: [String], criteria: [String], from: Timestamp, to: Timestamp,
         calendar: LocalCalendar
     ) -> ContractEvidence {
@@ -245,5 +245,12 @@ struct EvidenceGatherer {
                     deletions: deletions))
         }
         return out
+    }
+
+    /// The path with symbolic links resolved, or nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

@@ -22,12 +22,12 @@ import HumSystem
 ///
 /// Both killed at once: the next hum command settles the pass from its row (see `HumDatabase.usedByDeadPass`) and
 /// stops the processes that carry the pass's id; for an emergency, it stops the command its row records.
-final class Watchdog {
-    static let environmentKey = "HUM_WATCHDOG"
+public final class Watchdog {
+    public static let environmentKey = "HUM_WATCHDOG"
     /// How long after the deadline and the grace period the watchdog stops a command whose hum stopped answering.
     static let backstop = 10.0
     /// How long the watchdog retries a settlement that cannot be written.
-    static let retryFor = 600.0
+    public static let retryFor = 600.0
 
     /// What the watchdog is told when it starts.
     struct Spec: Equatable {
@@ -44,7 +44,7 @@ final class Watchdog {
 
         /// The entry id of the emergency draw whose command this is (its tag is `HUM_EMERGENCY_ID=<id>`), if any.
         var emergencyID: String? {
-            let prefix = EmergencyCommand.environmentKey + "="
+            let prefix = EmergencyRun.environmentKey + "="
             guard passID == nil, tag.hasPrefix(prefix), tag.count > prefix.count else { return nil }
             return String(tag.dropFirst(prefix.count))
         }
@@ -71,10 +71,10 @@ final class Watchdog {
     private var writer: Int32
 
     /// Starts the watchdog; nil (after a warning) when it cannot be: the pass then runs watched by hum alone.
-    static func start(words: [String], spec: Spec, context: CommandContext) -> Watchdog? {
+    static func start(words: [String], spec: Spec, environment: PlayerEnvironment) -> Watchdog? {
         var ends: [Int32] = [0, 0]
         guard hum_pipe_cloexec(&ends) == 0 else {
-            context.warn("no watchdog for this pass (pipe2 failed: \(String(cString: strerror(errno))))")
+            environment.warn("no watchdog for this pass (pipe2 failed: \(String(cString: strerror(errno))))")
             return nil
         }
         defer { Glibc.close(ends[0]) }
@@ -87,7 +87,7 @@ final class Watchdog {
             return Watchdog(process: process, writer: ends[1])
         } catch {
             Glibc.close(ends[1])
-            context.warn("no watchdog for this pass (\(error.message))")
+            environment.warn("no watchdog for this pass (\(error.message))")
             return nil
         }
     }
@@ -118,7 +118,7 @@ final class Watchdog {
         guard writer >= 0 else { return }
         let bytes = Array((line + "\n").utf8)
         // A line is far below PIPE_BUF: written whole or not at all. A watchdog that died gives EPIPE: ignored.
-        _ = bytes.withUnsafeBytes { raw in SystemCall.tolerate { Int32(write(writer, raw.baseAddress!, raw.count)) } }
+        _ = bytes.withUnsafeBytes { raw in Self.tolerate { Int32(write(writer, raw.baseAddress!, raw.count)) } }
     }
 
     private func close() {
@@ -130,11 +130,11 @@ final class Watchdog {
     // MARK: the watchdog process
 
     /// The watchdog's whole life (see the type's comment). Returns its exit code.
-    static func run(_ text: String, label: String, context: CommandContext) -> Int32 {
+    public static func run(_ text: String, label: String, environment: PlayerEnvironment) -> Int32 {
         let input: Int32 = 3
         var info = stat()
         guard let spec = Spec(text), fstat(input, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else {
-            context.stderr.write("hum: \(environmentKey) is set by hum for its own use; unset it and try again\n")
+            environment.stderr.write("hum: \(environmentKey) is set by hum for its own use; unset it and try again\n")
             return ExitCode.usage
         }
         var group: pid_t? = nil
@@ -142,19 +142,19 @@ final class Watchdog {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
-            let now = monotonicSeconds() - spec.start
+            let now = environment.monotonic() - spec.start
             let backstop = spec.limit + spec.grace + Self.backstop
             if now >= backstop {
-                return takeOver(spec, group: group, leaderStart: leaderStart, ownerDied: false, label, context)
+                return takeOver(spec, group: group, leaderStart: leaderStart, ownerDied: false, label, environment)
             }
             var fd = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-            let ready = SystemCall.tolerate { poll(&fd, 1, Int32(((backstop - now) * 1000).rounded(.up))) }
+            let ready = Self.tolerate { poll(&fd, 1, Int32(((backstop - now) * 1000).rounded(.up))) }
             guard ready > 0 else { continue }
             let n = buffer.withUnsafeMutableBytes { raw in
-                SystemCall.tolerate { Int32(read(input, raw.baseAddress!, raw.count)) }
+                Self.tolerate { Int32(read(input, raw.baseAddress!, raw.count)) }
             }
             if n <= 0 {
-                return takeOver(spec, group: group, leaderStart: leaderStart, ownerDied: true, label, context)
+                return takeOver(spec, group: group, leaderStart: leaderStart, ownerDied: true, label, environment)
             }
             pending += buffer[0..<Int(n)]
             while let newline = pending.firstIndex(of: 10) {
@@ -164,7 +164,7 @@ final class Watchdog {
                 case "done": return ExitCode.success
                 case "used":
                     guard let passID = spec.passID, words.count == 2, let used = Int64(words[1]) else { continue }
-                    return settle(passID, used: used, context: context, retryFor: retryFor)
+                    return settle(passID, used: used, environment: environment, retryFor: retryFor)
                 case "child":
                     guard words.count == 3, let g = Int32(words[1]), g > 0, let s = Int64(words[2]) else { continue }
                     group = g
@@ -178,39 +178,41 @@ final class Watchdog {
     /// The hum running the pass died or stopped answering: stop the command, settle what it used.
     private static func takeOver(
         _ spec: Spec, group: pid_t?, leaderStart: Int64?, ownerDied: Bool, _ label: String,
-        _ context: CommandContext
+        _ environment: PlayerEnvironment
     ) -> Int32 {
-        let now = monotonicSeconds() - spec.start
+        let now = environment.monotonic() - spec.start
         // Without the leader's start time the group id cannot be trusted: only the environment entry is used.
         let tree = ProcessTree(group: leaderStart == nil ? nil : group, leaderStart: leaderStart, tag: spec.tag)
         let found = tree.members()
         // The command ran until now unless it never started (hum died before starting it).
         let used = group != nil || !found.isEmpty ? Int64(min(spec.limit, max(0, now)).rounded()) : 0
         let why = ownerDied ? "died" : "stopped answering"
-        context.stderr.write(
+        environment.stderr.write(
             "hum: watchdog: the hum running \(label) \(why); stopping \(found.count) "
                 + "process\(found.count == 1 ? "" : "es")\n"
         )
         tree.stop(grace: spec.grace)
         if let entryID = spec.emergencyID {
             // Stopped: the next hum command has nothing left to stop (if this cannot be written, it looks anyway).
-            try? HumDatabase(path: context.paths.databasePath).endEmergencyRun(entryID: entryID, by: "watchdog")
+            try? Self.database(environment).endEmergencyRun(entryID: entryID, by: "watchdog")
         }
         guard let passID = spec.passID else { return ExitCode.success }
-        return settle(passID, used: used, context: context, retryFor: retryFor)
+        return settle(passID, used: used, environment: environment, retryFor: retryFor)
     }
 
     /// Settles the pass, retrying every 2 s for `retryFor` seconds while the database cannot be written.
-    private static func settle(_ passID: String, used: Int64, context: CommandContext, retryFor: Double) -> Int32 {
-        let start = monotonicSeconds()
+    private static func settle(_ passID: String, used: Int64, environment: PlayerEnvironment, retryFor: Double)
+        -> Int32
+    {
+        let start = environment.monotonic()
         var lastError = ""
         repeat {
             do {
-                let db = try HumDatabase(path: context.paths.databasePath)
+                let db = try Self.database(environment)
                 let entry = try db.settlePass(id: passID, usedSeconds: used, settledBy: "watchdog").entry
-                context.stderr.write(
-                    "hum: watchdog: pass settled: \(LedgerCLI.format(entry.used ?? used)) used, "
-                        + "\(LedgerCLI.format(entry.amount)) back in the bank\n"
+                environment.stderr.write(
+                    "hum: watchdog: pass settled: \(DurationText.format(seconds: entry.used ?? used)) used, "
+                        + "\(DurationText.format(seconds: entry.amount)) back in the bank\n"
                 )
                 return ExitCode.success
             } catch is LedgerRefusal {
@@ -219,8 +221,24 @@ final class Watchdog {
                 lastError = (error as? any UserFacingError)?.message ?? "\(error)"
             }
             sleep(2)
-        } while monotonicSeconds() - start < retryFor
-        context.stderr.write("hum: watchdog: the pass could not be settled (\(lastError)); the next hum command will\n")
+        } while environment.monotonic() - start < retryFor
+        environment.stderr.write(
+            "hum: watchdog: the pass could not be settled (\(lastError)); the next hum command will\n")
         return ExitCode.failure
+    }
+
+    /// The ledger, opened as it is (the watchdog settles one pass; the next hum command reconciles the rest).
+    private static func database(_ environment: PlayerEnvironment) throws -> HumDatabase {
+        try HumDatabase(
+            path: environment.paths.databasePath, calendar: environment.calendar, probe: LinuxProcessProbe())
+    }
+
+    /// A call that returns -1 and sets errno, retried on EINTR; its result otherwise.
+    private static func tolerate(_ body: () -> Int32) -> Int32 {
+        while true {
+            let result = body()
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
     }
 }

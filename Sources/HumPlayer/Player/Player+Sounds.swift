@@ -23,7 +23,7 @@ extension Player {
 
     func requireAudio() throws -> PlaybackSession {
         guard let audio else {
-            throw HumError.failure(
+            throw PlayerError.failure(
                 "this player runs the timer alone (--no-sound); stop it ('hum ctl stop') and start 'hum play' or 'hum "
                     + "focus' with sounds"
             )
@@ -33,7 +33,7 @@ extension Player {
 
     /// The sound a name or path refers to, as `hum play` would resolve it.
     func resolve(_ tokens: [MixToken]) throws -> [MixEntry] {
-        try MixSetup.resolve(tokens.map { ($0, $0.name) }, catalog: MixSetup.catalog(context))
+        try MixSetup.resolve(tokens.map { ($0, $0.name) }, catalog: MixSetup.catalog(environment))
     }
 
     func startLoad(_ entries: [MixEntry], on audio: PlaybackSession) throws -> SoundLoad {
@@ -45,7 +45,8 @@ extension Player {
     func add(_ sound: String, volume: Double) throws {
         let audio = try requireAudio()
         // The file's header is read now, so the request is answered with what is wrong with it.
-        let entry = try MixSetup.checkHeaders(resolve([MixToken(name: sound, volume: volume)]), context: context)[0]
+        let entry = try MixSetup.checkHeaders(
+            resolve([MixToken(name: sound, volume: volume)]), environment: environment)[0]
         try mix.add(entry.token.name, volume: volume)
         do {
             loading.append(.add(try startLoad([entry], on: audio), sound: entry.token.name))
@@ -72,7 +73,7 @@ extension Player {
         guard !next.tracks.isEmpty else { throw Mix.Problem.empty }
         // Files that cannot be opened are left out (and said in the reply's error when none can): the mix that
         // plays is never traded for one that cannot.
-        let entries = try MixSetup.checkHeaders(resolve(next.tokens), context: context)
+        let entries = try MixSetup.checkHeaders(resolve(next.tokens), environment: environment)
         var next = next
         let kept = Set(entries.map(\.token.name))
         next.tracks.removeAll { !kept.contains($0.sound) }
@@ -88,14 +89,14 @@ extension Player {
             switch item {
             case .add(let load, let sound):
                 guard let result = load.result else { return false }
-                for problem in result.problems { context.warn(problem) }
+                for problem in result.problems { environment.warn(problem) }
                 // Still wanted (not removed meanwhile): it fades in at the volume the mix has for it now.
                 if let track = mix.tracks.first(where: { $0.sound == sound }) {
                     if let loadedSound = result.loaded.first {
                         do {
                             try audio.add(loadedSound, volume: track.volume, muted: track.muted)
                         } catch let error as any UserFacingError {
-                            context.warn(error.message)
+                            environment.warn(error.message)
                             _ = try? mix.remove(sound)
                         } catch {}
                     } else {
@@ -106,7 +107,7 @@ extension Player {
                 return true
             case .replace(let load, let next, let entries):
                 guard let result = load.result else { return false }
-                for problem in result.problems { context.warn(problem) }
+                for problem in result.problems { environment.warn(problem) }
                 // Nothing of it loaded and nothing of it already playing: the mix plays on as it is.
                 guard !result.loaded.isEmpty || entries.contains(where: { audio.slot(of: $0.token.name) != nil })
                 else { return true }
@@ -116,7 +117,7 @@ extension Player {
                     try? focus?.input(.userChangedMix)
                     changes.insert(.mix)
                 } catch let error as any UserFacingError {
-                    context.warn(error.message)
+                    environment.warn(error.message)
                 } catch {}
                 return true
             }

@@ -47,25 +47,15 @@ final class FocusRun {
         self.player = player
         self.request = request
         machine = FocusMachine(plan: plan)
-        database = try LedgerCLI.open(player.context)
+        database = try LedgerAccess.open(player.environment)
         calendar = database.calendar
         startedAt = calendar.now()
-        lock = try FocusLock(paths: player.context.paths, startedAt: startedAt)
+        lock = try FocusLock(paths: player.environment.paths, startedAt: startedAt)
         deadlineTimer = try player.loop.timer { [unowned self] in try? self.input(.tick) }
         heartbeatTimer = try player.loop.timer { [unowned self] in self.heartbeat() }
         contract = try request.contract.map {
-            try ContractRun(start: $0, plan: plan, database: database, searchPath: player.context.environment["PATH"])
+            try ContractRun(start: $0, plan: plan, database: database, searchPath: player.environment.variables["PATH"])
         }
-    }
-
-    /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
-    static func reading() -> MonotonicInstant {
-        var boot = timespec()
-        var mono = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
-        return MonotonicInstant(boottime: ns(boot), monotonic: ns(mono))
     }
 
     func begin() throws {
@@ -86,7 +76,7 @@ final class FocusRun {
     /// Hands an input to the machine and carries out what it says, then sets the timer for its next wake-up.
     func input(_ input: FocusInput) throws {
         guard !ended else { return }
-        let effects = machine.handle(input, at: FocusRun.reading())
+        let effects = machine.handle(input, at: player.environment.instant())
         var changes: Set<ControlEvent.Subsystem> = []
         for effect in effects { try carryOut(effect, &changes) }
         try startRoundIfNew()
@@ -116,7 +106,7 @@ final class FocusRun {
         var deadline: Timestamp? = nil
         if case .running = machine.state {
             if let end = machine.deadline, let origin = machine.sessionStart {
-                let now = FocusRun.reading()
+                let now = player.environment.instant()
                 let elapsed = now.boottime >= origin.boottime ? Int64(clamping: now.boottime - origin.boottime) : 0
                 let left = max(0, FocusTime.nanoseconds(end) - elapsed)
                 remaining = min(remaining, (left + 999_999_999) / 1_000_000_000)
@@ -203,7 +193,7 @@ final class FocusRun {
         do {
             try input(.stop)
         } catch let error as any UserFacingError {
-            player.context.warn(error.message)
+            player.environment.warn(error.message)
         } catch {}
         ended = true
         lock = nil
@@ -289,7 +279,7 @@ final class FocusRun {
             } catch let error as any UserFacingError {
                 if !reportedTrouble {
                     reportedTrouble = true
-                    player.context.warn("cannot record the round yet (\(error.message)); hum keeps trying")
+                    player.environment.warn("cannot record the round yet (\(error.message)); hum keeps trying")
                 }
                 heartbeatTimer.repeating(every: 5)
                 return false
@@ -299,7 +289,7 @@ final class FocusRun {
             unrecorded.removeFirst()
             if reportedTrouble {
                 reportedTrouble = false
-                player.context.warn("the round is recorded now")
+                player.environment.warn("the round is recorded now")
             }
             // On a terminal only: a script reading stdout gets exactly one line per phase change.
             if player.screen != nil, outcome.round.earnedSeconds > 0 {
@@ -316,13 +306,13 @@ final class FocusRun {
     /// A line about the contract: on the terminal's screen, or on stderr (stdout keeps one line per phase change).
     private func sayContract(_ line: String?) {
         guard let line else { return }
-        if player.screen != nil { player.say(line) } else { player.context.stderr.write("hum: \(line)\n") }
+        if player.screen != nil { player.say(line) } else { player.environment.stderr.write("hum: \(line)\n") }
     }
 
     /// The player's last chance to write what is waiting; says what could not be.
     func flushEndings() {
         guard !unrecorded.isEmpty, !recordEndings() else { return }
-        player.context.warn(
+        player.environment.warn(
             "\(unrecorded.count) round\(unrecorded.count == 1 ? "" : "s") could not be recorded; the next hum command "
                 + "records \(unrecorded.count == 1 ? "it" : "them") as interrupted"
         )
@@ -356,7 +346,7 @@ final class FocusRun {
         player.say(FocusOutput.line(time: clockText(), notice: notice))
         if notice.event == .wait, player.screen == nil {
             // No keys here: say how the next phase is started.
-            player.context.warn(
+            player.environment.warn(
                 "\(notice.phaseName) \(notice.round)/\(notice.rounds) waits to start: run 'hum ctl resume' (or 'hum "
                     + "ctl skip')"
             )
@@ -369,9 +359,9 @@ final class FocusRun {
                 // In a process group of its own (never the terminal's): stopped as a whole at its time limit.
                 start(try ChildProcess(argv: onEvent, options: .init(environment: environment)))
             } catch let error as any UserFacingError {
-                player.context.warn("--on-event: \(error.message)")
+                player.environment.warn("--on-event: \(error.message)")
             } catch {
-                player.context.warn("--on-event: cannot run \(onEvent[0])")
+                player.environment.warn("--on-event: cannot run \(onEvent[0])")
             }
         }
         if notifyAfterChime {

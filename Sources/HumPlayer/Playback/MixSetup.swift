@@ -4,37 +4,50 @@ import HumCore
 import HumSystem
 
 /// A sound of the mix, resolved: what the person typed and what it names.
-struct MixEntry: Sendable {
-    var token: MixToken
-    var sound: SoundReference
+public struct MixEntry: Sendable {
+    public var token: MixToken
+    public var sound: SoundReference
+
+    public init(token: MixToken, sound: SoundReference) {
+        self.token = token
+        self.sound = sound
+    }
 
     /// What the live line calls it: the name, or for a path its file name without folder and extension, with
     /// control characters shown escaped.
-    var displayName: String { (sound.source == .file ? sound.title : token.name).visible }
+    public var displayName: String { (sound.source == .file ? sound.title : token.name).visible }
 }
 
 /// Turns mix words into sounds, and remembers the last mix played.
-enum MixSetup {
+public enum MixSetup {
     /// The mix played when none is given and none was played before: about -30 LUFS as it plays, audible at an
     /// ordinary system volume and well under speech and music (docs/sounds.md, "Level").
-    static let defaultMix = [MixToken(name: "rain", volume: 75), MixToken(name: "brown", volume: 50)]
+    public static let defaultMix = [MixToken(name: "rain", volume: 75), MixToken(name: "brown", volume: 50)]
 
-    static func catalog(_ context: CommandContext) -> SoundCatalog {
+    public static func catalog(_ environment: PlayerEnvironment) -> SoundCatalog {
         SoundCatalog(
-            builtinDirectory: SoundCatalog.locateBuiltins(environment: context.environment),
-            userDirectory: context.paths.userSoundsDirectory)
+            builtinDirectory: SoundCatalog.locateBuiltins(environment: environment.variables),
+            userDirectory: environment.paths.userSoundsDirectory)
     }
 
     /// The mix a command line asks for: its sounds, and the master volume and name of a saved mix it named.
-    struct Requested {
-        var entries: [MixEntry]
-        var master: Double? = nil
-        var name: String? = nil
+    public struct Requested {
+        public var entries: [MixEntry]
+        public var master: Double? = nil
+        public var name: String? = nil
+
+        public init(entries: [MixEntry], master: Double? = nil, name: String? = nil) {
+            self.entries = entries
+            self.master = master
+            self.name = name
+        }
     }
 
     /// Parses and resolves the words: `SOUND[=VOLUME]`, a path (a word that is not a valid mix word but names an
     /// existing file is that file), and `@NAME` for a saved mix (the database is opened only for those).
-    static func resolve(words: [String], catalog: SoundCatalog, context: CommandContext) throws -> Requested {
+    public static func resolve(words: [String], catalog: SoundCatalog, environment: PlayerEnvironment) throws
+        -> Requested
+    {
         var tokens: [(token: MixToken, word: String)] = []
         var master: Double? = nil
         var names: [String] = []
@@ -48,11 +61,11 @@ enum MixSetup {
             }
             if word.hasPrefix("@") {
                 let name = String(word.dropFirst())
-                guard let mix = try LedgerCLI.open(context).mix(named: name) else {
+                guard let mix = try LedgerAccess.open(environment).mix(named: name) else {
                     let hint =
-                        (try? LedgerCLI.open(context).savedMixes().map { "@" + $0.name })
+                        (try? LedgerAccess.open(environment).savedMixes().map { "@" + $0.name })
                         .flatMap { Suggest.closest(to: word, in: $0) }.map { "did you mean \($0)? " } ?? ""
-                    throw HumError.usage("there is no saved mix \(name.quoted); \(hint)see 'hum mix list'")
+                    throw PlayerError.usage("there is no saved mix \(name.quoted); \(hint)see 'hum mix list'")
                 }
                 tokens += mix.tokens.map { ($0, word) }
                 master = master ?? mix.master
@@ -62,7 +75,7 @@ enum MixSetup {
             do throws(MixSpec.ParseError) {
                 tokens.append((try MixSpec.parse(word), word))
             } catch {
-                guard FileManager.default.fileExists(atPath: word) else { throw HumError.usage(error.message) }
+                guard FileManager.default.fileExists(atPath: word) else { throw PlayerError.usage(error.message) }
                 tokens.append((MixToken(name: word, volume: Volume.default), word))
             }
         }
@@ -71,7 +84,7 @@ enum MixSetup {
     }
 
     /// The sounds the tokens name (`word` is what was typed, for messages).
-    static func resolve(_ tokens: [(token: MixToken, word: String)], catalog: SoundCatalog) throws(HumError)
+    public static func resolve(_ tokens: [(token: MixToken, word: String)], catalog: SoundCatalog) throws(PlayerError)
         -> [MixEntry]
     {
         var entries: [MixEntry] = []
@@ -99,12 +112,14 @@ enum MixSetup {
     /// played was only remembered), else the last one played, else the built-in default.
     /// A value that is wrong when it is used (a stored setting naming a sound that is gone, a bad `HUM_…`) says
     /// which value it is and how to change it or remove it.
-    static func defaultMix(_ settings: Settings, catalog: SoundCatalog, context: CommandContext) throws -> Requested {
+    public static func defaultMix(_ settings: Settings, catalog: SoundCatalog, environment: PlayerEnvironment) throws
+        -> Requested
+    {
         let setting = settings.value(SettingCatalog.playMix)
-        guard !setting.text.isEmpty else { return Requested(entries: try remembered(context, catalog: catalog)) }
+        guard !setting.text.isEmpty else { return Requested(entries: try remembered(environment, catalog: catalog)) }
         do {
-            return try resolve(words: settingWords(setting.text), catalog: catalog, context: context)
-        } catch let error as HumError {
+            return try resolve(words: settingWords(setting.text), catalog: catalog, environment: environment)
+        } catch let error as PlayerError {
             let key = SettingCatalog.playMix
             let (whence, fix) =
                 if case .environment(let name) = setting.source {
@@ -116,42 +131,46 @@ enum MixSetup {
                             + "'hum config unset \(key)'"
                     )
                 }
-            throw HumError.usage("\(whence) \(setting.text.quoted): \(error.message); \(fix)")
+            throw PlayerError.usage("\(whence) \(setting.text.quoted): \(error.message); \(fix)")
         }
     }
 
     /// The mix words of a mix setting's value (`play.mix`, a profile's), as they are played.
-    static func settingWords(_ text: String) -> [String] {
+    public static func settingWords(_ text: String) -> [String] {
         text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
     }
 
     /// Checks mix words of a setting about to be stored by the rule that plays them (`resolve`: every sound in
     /// the library, or a file that exists; a saved mix's sounds). A saved mix not saved yet (`@night`) is let
     /// through: it may be saved later; its names are returned, for a warning.
-    static func checkSetting(_ words: [String], catalog: SoundCatalog, context: CommandContext) throws -> [String] {
+    public static func checkSetting(_ words: [String], catalog: SoundCatalog, environment: PlayerEnvironment) throws
+        -> [String]
+    {
         var kept: [String] = []
         var unsaved: [String] = []
         for word in words {
-            if word.hasPrefix("@"), try LedgerCLI.open(context).mix(named: String(word.dropFirst())) == nil {
+            if word.hasPrefix("@"), try LedgerAccess.open(environment).mix(named: String(word.dropFirst())) == nil {
                 unsaved.append(String(word.dropFirst()))
             } else {
                 kept.append(word)
             }
         }
-        _ = try resolve(words: kept, catalog: catalog, context: context)
+        _ = try resolve(words: kept, catalog: catalog, environment: environment)
         return unsaved
     }
 
     /// The mix to play when the command line names none: the last one played, else the default. Sounds of it that
     /// no longer exist (a user file that went away) are reported and left out; the saved mix itself is kept.
-    static func remembered(_ context: CommandContext, catalog: SoundCatalog) throws(HumError) -> [MixEntry] {
-        let saved = lastMix(context) ?? defaultMix
+    public static func remembered(_ environment: PlayerEnvironment, catalog: SoundCatalog) throws(PlayerError)
+        -> [MixEntry]
+    {
+        let saved = lastMix(environment) ?? defaultMix
         var entries: [MixEntry] = []
         for token in saved {
             if let sound = catalog.resolve(token.name), FileManager.default.fileExists(atPath: sound.path) {
                 entries.append(MixEntry(token: token, sound: sound))
             } else {
-                context.warn(
+                environment.warn(
                     "the sound \(token.name.quoted) of your last mix is missing; playing the rest (see 'hum sounds')")
             }
         }
@@ -168,40 +187,42 @@ enum MixSetup {
     }
 
     /// `last-mix.json`: the mix for the next bare `hum`, and the last mixes played (`hum mix list`).
-    struct SavedMix: Codable {
-        var mix: [MixToken]
+    public struct SavedMix: Codable {
+        public var mix: [MixToken]
         /// Newest first, at most `recentCount`, each mix once.
-        var recent: [RecentMix]?
+        public var recent: [RecentMix]?
     }
 
-    struct RecentMix: Codable, Equatable {
-        var mix: [MixToken]
+    public struct RecentMix: Codable, Equatable {
+        public var mix: [MixToken]
         /// RFC 3339, local offset.
-        var playedAt: String
+        public var playedAt: String
         enum CodingKeys: String, CodingKey {
             case mix
             case playedAt = "played_at"
         }
     }
 
-    static let recentCount = 10
+    public static let recentCount = 10
 
-    static func lastMixPath(_ context: CommandContext) -> String { context.paths.stateDirectory + "/last-mix.json" }
+    public static func lastMixPath(_ environment: PlayerEnvironment) -> String {
+        environment.paths.stateDirectory + "/last-mix.json"
+    }
 
-    static func savedState(_ context: CommandContext) -> SavedMix? {
-        guard let data = FileManager.default.contents(atPath: lastMixPath(context)) else { return nil }
+    public static func savedState(_ environment: PlayerEnvironment) -> SavedMix? {
+        guard let data = FileManager.default.contents(atPath: lastMixPath(environment)) else { return nil }
         return try? JSONDecoder().decode(SavedMix.self, from: data)
     }
 
-    static func lastMix(_ context: CommandContext) -> [MixToken]? {
-        guard let saved = savedState(context), !saved.mix.isEmpty else { return nil }
+    public static func lastMix(_ environment: PlayerEnvironment) -> [MixToken]? {
+        guard let saved = savedState(environment), !saved.mix.isEmpty else { return nil }
         return saved.mix
     }
 
     /// The last mixes played, newest first; what the file holds is checked as it is read (a hand-edited entry
     /// with a volume off the scale, an empty name or a time that is not RFC 3339 is left out).
-    static func recentMixes(_ context: CommandContext) -> [RecentMix] {
-        let recent = (savedState(context)?.recent ?? []).filter { entry in
+    public static func recentMixes(_ environment: PlayerEnvironment) -> [RecentMix] {
+        let recent = (savedState(environment)?.recent ?? []).filter { entry in
             !entry.mix.isEmpty && entry.mix.count <= Mix.maximumTracks
                 && entry.mix.allSatisfy { !$0.name.isEmpty && Volume.range.contains($0.volume) }
                 && Timestamp(rfc3339: entry.playedAt) != nil
@@ -210,49 +231,53 @@ enum MixSetup {
     }
 
     /// Saves the mix for next time. Failing to save is not worth stopping the music for: a warning at most.
-    static func remember(_ mix: [MixToken], context: CommandContext) {
+    public static func remember(_ mix: [MixToken], environment: PlayerEnvironment) {
         do {
             try FileManager.default.createDirectory(
-                atPath: context.paths.stateDirectory, withIntermediateDirectories: true,
+                atPath: environment.paths.stateDirectory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
-            var recent = recentMixes(context)
+            var recent = recentMixes(environment)
             if !mix.isEmpty {
                 recent.removeAll { $0.mix == mix }
-                recent.insert(RecentMix(mix: mix, playedAt: LocalCalendar.system.now().rfc3339), at: 0)
+                recent.insert(RecentMix(mix: mix, playedAt: environment.calendar.now().rfc3339), at: 0)
             }
             let data = try JSONEncoder().encode(SavedMix(mix: mix, recent: Array(recent.prefix(recentCount))))
-            try data.write(to: URL(fileURLWithPath: lastMixPath(context)), options: .atomic)
+            try data.write(to: URL(fileURLWithPath: lastMixPath(environment)), options: .atomic)
         } catch {
-            context.warn(
-                "could not save the mix for next time (\(lastMixPath(context)): \(error.localizedDescription))")
+            environment.warn(
+                "could not save the mix for next time (\(lastMixPath(environment)): \(error.localizedDescription))")
         }
     }
 
     /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
     /// can, the failure names them.
-    static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, context: CommandContext) throws(HumError) -> (
-        tracks: [Mixer.Track], playing: [MixEntry]
-    ) {
-        let matching = loudnessMatching(raw: raw, context: context)
-        let results = LibraryNoise.silenced(if: context.silencesLibraryNoise) {
+    public static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, environment: PlayerEnvironment)
+        throws(PlayerError) -> (
+            tracks: [Mixer.Track], playing: [MixEntry]
+        )
+    {
+        let matching = loudnessMatching(raw: raw, environment: environment)
+        let results = LibraryNoise.silenced(if: environment.silencesLibraryNoise) {
             TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching)
         }
-        let playable = try keepPlayable(entries, results, context: context)
+        let playable = try keepPlayable(entries, results, environment: environment)
         return (playable.map(\.1), playable.map(\.0))
     }
 
     /// How sounds that are not built in are brought to the library's loudness (nil with --raw).
-    static func loudnessMatching(raw: Bool, context: CommandContext) -> LoudnessMatching? {
+    public static func loudnessMatching(raw: Bool, environment: PlayerEnvironment) -> LoudnessMatching? {
         raw
             ? nil
             : LoudnessMatching(
-                loudness: UserSoundLoudness(cacheDirectory: context.paths.cacheDirectory),
-                targetLUFS: catalog(context).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
+                loudness: UserSoundLoudness(cacheDirectory: environment.paths.cacheDirectory),
+                targetLUFS: catalog(environment).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
     }
 
     /// Reads only the headers, so a bad file is reported before the audio device is opened.
-    static func checkHeaders(_ entries: [MixEntry], context: CommandContext) throws(HumError) -> [MixEntry] {
-        let results = LibraryNoise.silenced(if: context.silencesLibraryNoise) {
+    public static func checkHeaders(_ entries: [MixEntry], environment: PlayerEnvironment) throws(PlayerError)
+        -> [MixEntry]
+    {
+        let results = LibraryNoise.silenced(if: environment.silencesLibraryNoise) {
             entries.map { entry -> Result<Void, AudioFileError> in
                 do throws(AudioFileError) {
                     _ = try AudioFileReader.info(path: entry.sound.path)
@@ -262,12 +287,12 @@ enum MixSetup {
                 }
             }
         }
-        return try keepPlayable(entries, results, context: context).map(\.0)
+        return try keepPlayable(entries, results, environment: environment).map(\.0)
     }
 
     private static func keepPlayable<T>(
-        _ entries: [MixEntry], _ results: [Result<T, AudioFileError>], context: CommandContext
-    ) throws(HumError) -> [(MixEntry, T)] {
+        _ entries: [MixEntry], _ results: [Result<T, AudioFileError>], environment: PlayerEnvironment
+    ) throws(PlayerError) -> [(MixEntry, T)] {
         var kept: [(MixEntry, T)] = []
         var problems: [String] = []
         for (entry, result) in zip(entries, results) {
@@ -277,14 +302,11 @@ enum MixSetup {
             }
         }
         if kept.isEmpty { throw .failure(problems.joined(separator: "; ")) }
-        for problem in problems { context.warn(problem + "; playing the others") }
+        for problem in problems { environment.warn(problem + "; playing the others") }
         return kept
     }
 
-    static func describe(_ error: AudioFileError, _ entry: MixEntry) -> String {
+    public static func describe(_ error: AudioFileError, _ entry: MixEntry) -> String {
         entry.sound.path == entry.token.name ? error.reason : "\(error.path): \(error.reason)"
     }
-
-    static let raw = Flag(
-        "raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
 }

@@ -1,6 +1,5 @@
 import HumAudio
 import HumCore
-import HumTerminal
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +13,7 @@ import HumTerminal
 /// both mixes go on playing, from where their loops are, and only move to their new volume). A removed sound's
 /// memory is freed by `reclaim()` once the audio thread let go of it; the engine says when (through `onReleased`,
 /// else `onEngineChange`). Everything but `load`'s work runs on the owner's thread (the player's event loop).
-final class PlaybackSession {
+public final class PlaybackSession {
     let sink: AlsaSink
     let controls: MixerControls
     let mixer: Mixer
@@ -53,9 +52,9 @@ final class PlaybackSession {
     var entries: [MixEntry] { playing.map(\.entry) }
 
     /// The device hum plays to: --device, else HUM_DEVICE, else ALSA's `default`.
-    static func device(option: String?, context: CommandContext) -> String {
+    public static func device(option: String?, environment: PlayerEnvironment) -> String {
         if let option, !option.isEmpty { return option }
-        if let env = context.environment["HUM_DEVICE"], !env.isEmpty { return env }
+        if let env = environment.variables["HUM_DEVICE"], !env.isEmpty { return env }
         return "default"
     }
 
@@ -69,19 +68,21 @@ final class PlaybackSession {
     ///   - onReleased: called on the engine thread when sounds removed from the mix can be freed (call `reclaim()`
     ///     on the owner's thread then); nil: `onEngineChange` is called for that too.
     init(
-        entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool, context: CommandContext,
+        entries: [MixEntry], device: String, master: Double, fadeSeconds: Double, raw: Bool,
+        environment: PlayerEnvironment,
         startSilent: Bool = false, chime: ((Int) -> LoopBuffer)? = nil, endAfter: Double? = nil,
         onEngineChange: (@Sendable () -> Void)? = nil, onReleased: (@Sendable () -> Void)? = nil
-    ) throws(HumError) {
-        let entries = try MixSetup.checkHeaders(entries, context: context)
-        sink = AlsaSink(device: device, dither: OutputDither.enabled(environment: context.environment))
+    ) throws(PlayerError) {
+        let entries = try MixSetup.checkHeaders(entries, environment: environment)
+        sink = AlsaSink(device: device, dither: OutputDither.enabled(environment: environment.variables))
         do throws(AudioSinkError) {
             try sink.open()
         } catch {
             throw .failure(error.message)
         }
-        matching = MixSetup.loudnessMatching(raw: raw, context: context)
-        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: sink.sampleRate, raw: raw, context: context)
+        matching = MixSetup.loudnessMatching(raw: raw, environment: environment)
+        let (tracks, playing) = try MixSetup.loadTracks(
+            entries, rate: sink.sampleRate, raw: raw, environment: environment)
         self.playing = playing.enumerated().map { Playing(entry: $0.element, slot: $0.offset) }
         controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         for (slot, entry) in playing.enumerated() { setLevels[slot] = (entry.token.volume, false) }
@@ -149,7 +150,7 @@ final class PlaybackSession {
     /// Adds a loaded sound at the end of the mix, fading in from silence over `fadeSeconds`.
     /// Throws a usage error when that file already plays, and a failure when the mixer has no free slot.
     func add(_ sound: LoadedSound, volume: Double, muted: Bool = false, fadeSeconds: Double = addFadeSeconds)
-        throws(HumError)
+        throws(PlayerError)
     {
         reclaim()
         if let there = playing.first(where: { $0.entry.sound.path == sound.entry.sound.path }) {
@@ -183,7 +184,7 @@ final class PlaybackSession {
 
     /// Removes a sound from the mix by its name (exact, else the only one matching ignoring case), fading it out
     /// over `fadeSeconds`. Its memory is freed by `reclaim()` once the audio thread let go of it.
-    func remove(_ name: String, fadeSeconds: Double = removeFadeSeconds) throws(HumError) {
+    func remove(_ name: String, fadeSeconds: Double = removeFadeSeconds) throws(PlayerError) {
         guard let index = index(of: name) else {
             throw .usage("\(name.quoted) is not playing; the mix has \(names)")
         }
@@ -200,7 +201,7 @@ final class PlaybackSession {
     /// to load) is left out. All or nothing: throws, changing nothing, when the mixer has no room.
     @discardableResult
     func replace(with mix: Mix, entries: [MixEntry], loaded: [LoadedSound], fadeSeconds: Double = crossfadeSeconds)
-        throws(HumError) -> Mix
+        throws(PlayerError) -> Mix
     {
         guard mix.tracks.count == entries.count else {
             throw .failure("the new mix has \(mix.tracks.count) sounds but \(entries.count) were resolved")

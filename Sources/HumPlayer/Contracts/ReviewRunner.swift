@@ -5,11 +5,11 @@ import HumSystem
 
 /// Submitting a contract's proof: what hum checks of each item, the request, the reviewer (hum's own, or the command
 /// the user configured, after consent), and the decision recorded with the grant when it approves.
-enum ReviewRunner {
+public enum ReviewRunner {
     /// The request for the next review of a contract: its terms, its draft proof, what hum found of each item.
-    static func request(for c: ContractRecord) -> ReviewRequest {
+    public static func request(for c: ContractRecord) -> ReviewRequest {
         var checks: [ProofCheck] = c.proof.files.map { path in
-            let resolved = ContractSetup.realPath(path)
+            let resolved = EvidenceGatherer.realPath(path)
             return ProofCheck.file(resolved ?? path, exists: resolved != nil, watch: c.watch, evidence: c.evidence)
         }
         checks += c.proof.links.map { ProofCheck(item: $0, finding: .link) }
@@ -23,10 +23,11 @@ enum ReviewRunner {
     /// Reviews the draft of a contract in review and records the decision. An empty proof is refused before any
     /// review (no attempt is used); so is the proof a review did not approve, unchanged, and an answer the reviewer
     /// gets wrong or gives late.
-    static func submit(_ c: ContractRecord, db: HumDatabase, context: CommandContext, consent: Bool) throws
+    public static func submit(_ c: ContractRecord, db: HumDatabase, environment: PlayerEnvironment, consent: Bool)
+        throws
         -> ContractOutcome
     {
-        let short = ContractText.short(c.id)
+        let short = String(c.id.prefix(8)).visible
         // Checked here before the reviewer runs, and again by the store in the transaction that records it.
         guard c.status == .completed else { throw ContractError.notInReview(c) }
         guard !c.proof.isEmpty else {
@@ -47,7 +48,8 @@ enum ReviewRunner {
         let config = try db.config()
         let reviewer: any ContractReviewer
         if let command = config.reviewCommand {
-            try ExternalReviewer.consent(command: command, request: request, db: db, context: context, given: consent)
+            try ExternalReviewer.consent(
+                command: command, request: request, db: db, environment: environment, given: consent)
             reviewer = ExternalReviewer(command: command, timeout: Double(config.reviewTimeoutSeconds))
         } else {
             reviewer = LocalReviewer()
@@ -58,39 +60,6 @@ enum ReviewRunner {
             review: ContractReviewRecord(
                 attempt: request.attempt, at: db.calendar.now(), reviewer: reviewer.name, proof: c.proof,
                 checks: request.checks, cannotCheck: request.cannotCheck, decision: decision))
-    }
-
-    /// What a submission says on a terminal: the decision, what is missing, the question, what could not be checked,
-    /// and what can be done next.
-    static func describe(_ outcome: ContractOutcome) -> String {
-        let c = outcome.contract
-        let short = ContractText.short(c.id)
-        guard let review = c.reviews.last else { return "" }
-        let d = review.decision
-        var out =
-            "review \(review.attempt) of \(ContractRules.attempts): \(d.status.rawValue) (confidence "
-            + "\(ContractText.confidence(d.confidence)), \(review.reviewer.visible)): \(d.reason.visible)\n"
-        for m in d.missing { out += "  missing: \(m.visible)\n" }
-        if let q = d.question, !q.isEmpty { out += "  question: \(q.visible)\n" }
-        for note in review.cannotCheck { out += "  not checked: \(note.visible)\n" }
-        switch c.status {
-        case .approved:
-            let amount = outcome.grant?.entry.amount ?? c.rewardSeconds ?? 0
-            var line = "earned \(ContractText.f(amount))"
-            if let cut = outcome.grant?.entry.cut, cut > 0 { line += " (\(ContractText.f(cut)) cut by the daily cap)" }
-            out += line + " (see 'hum bank')\n"
-        case .completed:
-            out +=
-                "one resubmission is left: change the proof ('hum proof \(short) --text … --file … --check N') and "
-                + "submit it again with --submit\n"
-        case .rejected:
-            out +=
-                "the review did not approve it twice: 'hum contract override \(short) --reason TEXT' pays it anyway, "
-                + "your reason kept in the history; or 'hum contract abandon \(short)'\n"
-        default:
-            break
-        }
-        return out
     }
 }
 
@@ -162,23 +131,23 @@ struct ExternalReviewer: ContractReviewer {
     /// Before the first use of a command: shows what it would be sent, and sends it only with consent (asked on a
     /// terminal; `--consent` off one). The consent is kept for that exact command line.
     static func consent(
-        command: String, request: ReviewRequest, db: HumDatabase, context: CommandContext, given: Bool
+        command: String, request: ReviewRequest, db: HumDatabase, environment: PlayerEnvironment, given: Bool
     ) throws {
         if try db.reviewConsent() == command { return }
-        let shown = (try? LedgerCLI.json(request)) ?? "{}"
-        context.stderr.write(
+        let shown = (try? Self.pretty(request)) ?? "{}"
+        environment.stderr.write(
             "hum: the reviewer \"\(command.visible)\" has not been used yet. On its stdin it gets this JSON (the "
                 + "contract, the proof, what hum found), and must answer with the decision:\n\(shown)\n"
         )
         var agreed = given
-        if !agreed, context.stdinIsTerminal {
-            context.stderr.write("hum: send it, now and from now on, to \"\(command.visible)\"? [y/N] ")
+        if !agreed, environment.stdinIsTerminal {
+            environment.stderr.write("hum: send it, now and from now on, to \"\(command.visible)\"? [y/N] ")
             let answer = readLine() ?? ""
             agreed = ["y", "yes"].contains(answer.lowercased().trimmingSpaces)
         }
         guard agreed else {
             throw ContractError(
-                context.stdinIsTerminal
+                environment.stdinIsTerminal
                     ? "nothing was sent to the reviewer, and the proof was not submitted (no attempt was used)"
                     : "the reviewer \(command.quoted) needs your consent before its first use: read what it would get "
                         + "(above), then run this again with --consent (or 'hum config set review.command local'); no "
@@ -187,13 +156,11 @@ struct ExternalReviewer: ContractReviewer {
         }
         try db.setReviewConsent(command)
     }
-}
 
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first?.isWhitespace == true { s.removeFirst() }
-        while s.last?.isWhitespace == true { s.removeLast() }
-        return String(s)
+    /// The request as people read it before consenting: indented, keys sorted.
+    static func pretty(_ request: ReviewRequest) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(request), as: UTF8.self)
     }
 }

@@ -1,0 +1,79 @@
+import HumCore
+import HumSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where the runtime writes text: a terminal's stdout and stderr, a log, a test's buffer. HumCLI's outputs are
+/// ones (`TextOutput` refines it).
+public protocol TextSink: AnyObject, Sendable {
+    func write(_ text: String)
+}
+
+/// What the runtime may use of the outside world, handed in by its caller (HumCLI builds it from a command's
+/// context, in one place; a test builds its own): never a global, never the CLI's context.
+public struct PlayerEnvironment: Sendable {
+    /// The process's environment variables (`HUM_…`, `XDG_…`, `PATH`, `NO_COLOR`, `NOTIFY_SOCKET`).
+    public var variables: [String: String]
+    public var paths: HumPaths
+    public var stdout: any TextSink
+    public var stderr: any TextSink
+    /// True when stdout is a terminal: live status lines are allowed.
+    public var stdoutIsTerminal: Bool
+    /// True when stdin is a terminal: keys can be read, questions asked.
+    public var stdinIsTerminal: Bool
+    /// Colour may be used on stdout.
+    public var useColor: Bool
+    /// Descriptor 2 may be pointed at /dev/null while decoder libraries open files (only in hum's own process).
+    public var silencesLibraryNoise: Bool
+    /// The wall clock and the zone: the ledger's dates, the last mix's time, the focus lines' clock.
+    public var calendar: LocalCalendar
+    /// Seconds on a clock that never jumps (CLOCK_MONOTONIC): a player's age, a timed play, a pass's zero.
+    public var monotonic: @Sendable () -> Double
+    /// Both suspend-aware clocks read back to back, for focus rounds (a suspend counts as pause).
+    public var instant: @Sendable () -> MonotonicInstant
+    /// Marks a change that outlasts the run as made (`done`, and how to `see` it), right after it is committed: the
+    /// caller says so when what it prints cannot be written.
+    public var made: @Sendable (_ done: String, _ see: String) -> Void
+
+    public init(
+        variables: [String: String], paths: HumPaths, stdout: any TextSink, stderr: any TextSink,
+        stdoutIsTerminal: Bool = false, stdinIsTerminal: Bool = false, useColor: Bool = false,
+        silencesLibraryNoise: Bool = false, calendar: LocalCalendar = .system,
+        monotonic: @escaping @Sendable () -> Double = { monotonicSeconds() },
+        instant: @escaping @Sendable () -> MonotonicInstant = { SuspendClock.reading() },
+        made: @escaping @Sendable (_ done: String, _ see: String) -> Void = { _, _ in }
+    ) {
+        self.variables = variables
+        self.paths = paths
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stdinIsTerminal = stdinIsTerminal
+        self.useColor = useColor
+        self.silencesLibraryNoise = silencesLibraryNoise
+        self.calendar = calendar
+        self.monotonic = monotonic
+        self.instant = instant
+        self.made = made
+    }
+
+    /// Prints a warning line, `hum: warning: …`, on stderr, with control characters of what it quotes escaped.
+    public func warn(_ message: String) {
+        stderr.write("hum: warning: \(message.visible)\n")
+    }
+}
+
+/// The machine's two clocks for focus rounds.
+public enum SuspendClock {
+    /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
+    public static func reading() -> MonotonicInstant {
+        var boot = timespec()
+        var mono = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
+        return MonotonicInstant(boottime: ns(boot), monotonic: ns(mono))
+    }
+}
