@@ -1,4 +1,5 @@
 import CSystemd
+import HumCore
 import HumSystem
 
 #if canImport(Glibc)
@@ -23,9 +24,9 @@ public final class BusConnection {
     public let address: String
     /// The sd-bus handle; nil once closed.
     private(set) var bus: OpaquePointer?
-    private let loop: EventLoop
-    private var token: EventLoop.Token?
-    private var timer: EventLoop.Timer?
+    private let loop: any EventLoopProtocol
+    private var token: LoopToken?
+    private var timer: (any LoopTimer)?
     /// Told once when the connection breaks (the bus went away); it is closed by then.
     public var onClosed: ((BusError) -> Void)?
 
@@ -47,7 +48,7 @@ public final class BusConnection {
     }
 
     /// Connects (the socket at once; the greeting and authentication go on in the loop) and joins the loop.
-    public init(_ kind: Kind, environment: [String: String], loop: EventLoop) throws(BusError) {
+    public init(_ kind: Kind, environment: [String: String], loop: any EventLoopProtocol) throws(BusError) {
         self.kind = kind
         self.loop = loop
         guard let address = BusConnection.address(of: kind, environment: environment) else {
@@ -80,7 +81,7 @@ public final class BusConnection {
             throw BusError(bus: kind.name, call: "sd_bus_get_fd", code: -fd)
         }
         do {
-            timer = try loop.timer { [unowned self] in self.dispatch() }
+            timer = try loop.makeTimer { [unowned self] in self.dispatch() }
         } catch {
             sd_bus_close_unref(handle)
             bus = nil

@@ -21,8 +21,10 @@ public final class DesktopBus {
 
     /// Connects to the session bus of `environment` and publishes the player; never fails: what could not be done
     /// is kept in `problem`. `warn` is for what the user asked and cannot have (the sleep inhibitor).
-    public init(environment: [String: String], loop: EventLoop, player: DesktopPlayer, warn: @escaping (String) -> Void)
-    {
+    public init(
+        environment: [String: String], loop: any EventLoopProtocol, player: DesktopPlayer,
+        warn: @escaping (String) -> Void
+    ) {
         self.player = player
         inhibitor = SleepInhibitor(environment: environment, loop: loop)
         inhibitor.onProblem = warn

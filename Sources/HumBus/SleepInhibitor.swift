@@ -1,4 +1,5 @@
 import CSystemd
+import HumCore
 import HumSystem
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import HumSystem
 /// open. Asked without waiting; the system bus is opened the first time it is needed and stays in the loop.
 final class SleepInhibitor {
     private let environment: [String: String]
-    private let loop: EventLoop
+    private let loop: any EventLoopProtocol
     private var connection: BusConnection?
     /// The lock's descriptor while held.
     private(set) var descriptor: Int32 = -1
@@ -20,7 +21,7 @@ final class SleepInhibitor {
     var onProblem: ((String) -> Void)?
     private var toldProblem = false
 
-    init(environment: [String: String], loop: EventLoop) {
+    init(environment: [String: String], loop: any EventLoopProtocol) {
         self.environment = environment
         self.loop = loop
     }

@@ -51,7 +51,7 @@ public final class ControlServer {
 
     private final class Client {
         let fd: Int32
-        var token: EventLoop.Token?
+        var token: LoopToken?
         var framing = LineFraming(limit: ControlProtocol.maximumMessageBytes)
         var pending: [UInt8] = []
         var sent = 0
@@ -62,17 +62,17 @@ public final class ControlServer {
     }
 
     public let path: ControlSocketPath
-    private let loop: EventLoop
+    private let loop: any EventLoopProtocol
     private let handler: Handler
     private let listener: Int32
-    private var listenerToken: EventLoop.Token?
+    private var listenerToken: LoopToken?
     /// A descriptor held in reserve: with none left (EMFILE), it is given up for a moment to take the connection
     /// waiting and close it with a word, so it leaves the queue instead of keeping the listener readable.
     private var spare: Int32 = -1
     /// Set while the listener is not watched: no descriptor could be had even with the spare's. Watched again when
     /// a client leaves, or after a second.
     private var paused = false
-    private var resumer: EventLoop.Timer?
+    private var resumer: (any LoopTimer)?
     private var refusals: [String: [UInt8]] = [:]
     private let owner = getuid()
     private var clients: [Int32: Client] = [:]
@@ -84,7 +84,9 @@ public final class ControlServer {
     /// Opens the socket (replacing a stale one a killed player left) and starts accepting on `loop`. `claim`: the
     /// claim to be the player, taken earlier (before the audio opened); taken here when nil. Held until the server
     /// stops listening: only its holder ever removes or binds the socket.
-    public init(path: ControlSocketPath, loop: EventLoop, claim: PlayerClaim? = nil, handler: @escaping Handler)
+    public init(
+        path: ControlSocketPath, loop: any EventLoopProtocol, claim: PlayerClaim? = nil, handler: @escaping Handler
+    )
         throws(Problem)
     {
         self.path = path
@@ -137,7 +139,7 @@ public final class ControlServer {
         listener = fd
         spare = Self.openSpare()
         do {
-            resumer = try loop.timer { [weak self] in self?.resumeListening() }
+            resumer = try loop.makeTimer { [weak self] in self?.resumeListening() }
         } catch {
             Glibc.close(fd)
             if spare >= 0 { Glibc.close(spare) }

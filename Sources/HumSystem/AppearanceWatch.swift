@@ -1,4 +1,5 @@
 import CLinux
+import HumCore
 
 #if canImport(Glibc)
     import Glibc
@@ -15,15 +16,15 @@ public final class AppearanceWatch {
     private let parent: String
     private let directoryName: String
     private let fd: Int32
-    private var token: EventLoop.Token?
-    private unowned let loop: EventLoop
+    private var token: LoopToken?
+    private unowned let loop: any EventLoopProtocol
     private let handler: () -> Void
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
 
     /// Starts watching; `handler` runs on the loop. Fails when neither the directory nor its parent can be
     /// watched (the parent does not exist).
-    public init(loop: EventLoop, path: String, handler: @escaping () -> Void) throws(EventLoopError) {
+    public init(loop: any EventLoopProtocol, path: String, handler: @escaping () -> Void) throws(EventLoopError) {
         self.path = path
         self.loop = loop
         self.handler = handler

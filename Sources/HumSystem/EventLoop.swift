@@ -1,4 +1,5 @@
 import CLinux
+import HumCore
 
 #if canImport(Glibc)
     import Glibc
@@ -15,14 +16,14 @@ public struct EventLoopError: Error, Sendable, CustomStringConvertible {
 /// (timerfd), signals (signalfd) and wake-ups from other threads (eventfd). It sleeps in `poll` until one of them
 /// is ready, and runs the handlers on its own thread; nothing wakes it without a reason.
 ///
-/// Not thread-safe: everything but `Notifier.notify()` is called on the loop's thread.
+/// Not thread-safe: everything but `Notifier.notify()` is called on the loop's thread. Conforms to HumCore's
+/// `EventLoopProtocol` (EventLoop+Protocol.swift), so what takes a loop can be driven by a test's instead.
 public final class EventLoop {
     public typealias Handler = (_ revents: Int16) -> Void
 
-    /// A registered descriptor; keep it to change its events or remove it.
-    public struct Token: Hashable, Sendable {
-        let id: Int
-    }
+    /// A registered descriptor; keep it to change its events or remove it. HumCore's, so code written against
+    /// `EventLoopProtocol` holds the same tokens.
+    public typealias Token = LoopToken
 
     private struct Source {
         var fd: Int32
