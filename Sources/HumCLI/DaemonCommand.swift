@@ -43,13 +43,14 @@ struct DaemonCommand: HumCommand {
                 told = true
                 throw HumError.failure("another hum player is running; stop it first ('hum ctl stop')")
             }
-            let player = try play.makePlayer(context: context, claim: claim)
+            let loop = EventLoop()
+            let player = try play.makePlayer(context: context, claim: claim, loop: loop)
             player.onReady = {
                 if let ready, !told { Self.say("ready\n", on: ready) }
                 told = true  // the descriptor is closed: an error after this goes to the log alone
                 ServiceManager.notify("READY=1", environment: context.environment)
             }
-            return player.run()
+            return player.run { loop.run() }
         } catch let error as any UserFacingError {
             if let ready, !told { Self.say("hum: \(error.message)\n", on: ready) }
             throw error

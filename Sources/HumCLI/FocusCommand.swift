@@ -185,8 +185,9 @@ struct FocusCommand: HumCommand {
         }
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
+        let loop = EventLoop()
         let player = try Player(
-            environment: context.runtime, loop: EventLoop(), mix: mix, entries: requested.entries,
+            environment: context.runtime, loop: loop, mix: mix, entries: requested.entries,
             options: .init(
                 device: PlaybackSession.device(
                     option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
@@ -195,11 +196,11 @@ struct FocusCommand: HumCommand {
         if verbose { player.describeAudio() }
         if !noSound { MixSetup.remember(player.mix.tokens, environment: context.runtime) }
         if context.stdinIsTerminal && context.stdoutIsTerminal {
-            player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
+            player.screen = try LineScreen(loop: loop, color: context.useColor, player: player) {
                 _ = try? player.handle(player.hasFocus ? .endFocus : .stop)
             }
         }
         try player.startFocus(request, stopsPlayer: true)
-        return player.run()
+        return player.run { loop.run() }
     }
 }

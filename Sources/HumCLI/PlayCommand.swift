@@ -85,14 +85,15 @@ struct PlayCommand: HumCommand {
         case .theirs(let client):
             return try join(client, context: context)
         case .mine(let claim):
-            let player = try makePlayer(context: context, claim: claim)
+            let loop = EventLoop()
+            let player = try makePlayer(context: context, claim: claim, loop: loop)
             if context.stdinIsTerminal && context.stdoutIsTerminal {
-                player.screen = try LineScreen(loop: player.loop, color: context.useColor, player: player) {
+                player.screen = try LineScreen(loop: loop, color: context.useColor, player: player) {
                     player.stop()
                 }
             }
             player.changed([.state])
-            return player.run()
+            return player.run { loop.run() }
         }
     }
 
@@ -117,8 +118,9 @@ struct PlayCommand: HumCommand {
     }
 
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
-    /// `claim`: the claim to be the player, held by the caller (taken before anything is opened).
-    func makePlayer(context: CommandContext, claim: PlayerClaim) throws -> Player {
+    /// `claim`: the claim to be the player, held by the caller (taken before anything is opened); `loop`: the loop
+    /// it lives on, which the caller runs (`Player.run`).
+    func makePlayer(context: CommandContext, claim: PlayerClaim, loop: EventLoop) throws -> Player {
         let catalog = MixSetup.catalog(context.runtime)
         let settings = try SettingsReader.read(context.runtime)
         let requested =
@@ -128,7 +130,7 @@ struct PlayCommand: HumCommand {
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
         let player = try Player(
-            environment: context.runtime, loop: EventLoop(), mix: mix, entries: requested.entries,
+            environment: context.runtime, loop: loop, mix: mix, entries: requested.entries,
             options: .init(
                 device: PlaybackSession.device(
                     option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),

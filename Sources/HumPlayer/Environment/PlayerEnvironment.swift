@@ -1,10 +1,6 @@
 import HumCore
 import HumSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Where the runtime writes text: a terminal's stdout and stderr, a log, a test's buffer. HumCLI's outputs are
 /// ones (`TextOutput` refines it).
 public protocol TextSink: AnyObject, Sendable {
@@ -29,10 +25,9 @@ public struct PlayerEnvironment: Sendable {
     public var silencesLibraryNoise: Bool
     /// The wall clock and the zone: the ledger's dates, the last mix's time, the focus lines' clock.
     public var calendar: LocalCalendar
-    /// Seconds on a clock that never jumps (CLOCK_MONOTONIC): a player's age, a timed play, a pass's zero.
+    /// Seconds on a clock that never jumps (CLOCK_MONOTONIC), for work off the player's loop (which has its own
+    /// clocks): a pass's zero, the watchdog's deadline, the wait for a detached player.
     public var monotonic: @Sendable () -> Double
-    /// Both suspend-aware clocks read back to back, for focus rounds (a suspend counts as pause).
-    public var instant: @Sendable () -> MonotonicInstant
     /// Marks a change that outlasts the run as made (`done`, and how to `see` it), right after it is committed: the
     /// caller says so when what it prints cannot be written.
     public var made: @Sendable (_ done: String, _ see: String) -> Void
@@ -42,7 +37,6 @@ public struct PlayerEnvironment: Sendable {
         stdoutIsTerminal: Bool = false, stdinIsTerminal: Bool = false, useColor: Bool = false,
         silencesLibraryNoise: Bool = false, calendar: LocalCalendar = .system,
         monotonic: @escaping @Sendable () -> Double = { monotonicSeconds() },
-        instant: @escaping @Sendable () -> MonotonicInstant = { SuspendClock.reading() },
         made: @escaping @Sendable (_ done: String, _ see: String) -> Void = { _, _ in }
     ) {
         self.variables = variables
@@ -55,25 +49,11 @@ public struct PlayerEnvironment: Sendable {
         self.silencesLibraryNoise = silencesLibraryNoise
         self.calendar = calendar
         self.monotonic = monotonic
-        self.instant = instant
         self.made = made
     }
 
     /// Prints a warning line, `hum: warning: …`, on stderr, with control characters of what it quotes escaped.
     public func warn(_ message: String) {
         stderr.write("hum: warning: \(message.visible)\n")
-    }
-}
-
-/// The machine's two clocks for focus rounds.
-public enum SuspendClock {
-    /// Both clocks, read back to back: boot time counts a suspend, monotonic time does not.
-    public static func reading() -> MonotonicInstant {
-        var boot = timespec()
-        var mono = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        func ns(_ t: timespec) -> UInt64 { UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec) }
-        return MonotonicInstant(boottime: ns(boot), monotonic: ns(mono))
     }
 }

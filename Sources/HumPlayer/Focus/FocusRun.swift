@@ -25,8 +25,8 @@ final class FocusRun {
     private(set) var contract: ContractRun?
     /// Whether the player exists for these rounds (`hum focus`): then it stops with them.
     var stopsPlayer = false
-    private var deadlineTimer: EventLoop.Timer!
-    private var heartbeatTimer: EventLoop.Timer!
+    private var deadlineTimer: (any LoopTimer)!
+    private var heartbeatTimer: (any LoopTimer)!
     /// The mix the next focus round brings back (saved when a round's fade starts).
     private var resumeMix: Mix?
     /// The round being recorded: its id and what it is.
@@ -38,7 +38,7 @@ final class FocusRun {
     /// A command run at a phase change, stopped after 10 seconds.
     final class Hook {
         let child: ChildProcess
-        var timer: EventLoop.Timer?
+        var timer: (any LoopTimer)?
         var signalled = false
         init(child: ChildProcess) { self.child = child }
     }
@@ -51,8 +51,8 @@ final class FocusRun {
         calendar = database.calendar
         startedAt = calendar.now()
         lock = try FocusLock(paths: player.environment.paths, startedAt: startedAt)
-        deadlineTimer = try player.loop.timer { [unowned self] in try? self.input(.tick) }
-        heartbeatTimer = try player.loop.timer { [unowned self] in self.heartbeat() }
+        deadlineTimer = try player.loop.makeTimer { [unowned self] in try? self.input(.tick) }
+        heartbeatTimer = try player.loop.makeTimer { [unowned self] in self.heartbeat() }
         contract = try request.contract.map {
             try ContractRun(start: $0, plan: plan, database: database, searchPath: player.environment.variables["PATH"])
         }
@@ -76,7 +76,7 @@ final class FocusRun {
     /// Hands an input to the machine and carries out what it says, then sets the timer for its next wake-up.
     func input(_ input: FocusInput) throws {
         guard !ended else { return }
-        let effects = machine.handle(input, at: player.environment.instant())
+        let effects = machine.handle(input, at: player.loop.instant)
         var changes: Set<ControlEvent.Subsystem> = []
         for effect in effects { try carryOut(effect, &changes) }
         try startRoundIfNew()
@@ -106,7 +106,7 @@ final class FocusRun {
         var deadline: Timestamp? = nil
         if case .running = machine.state {
             if let end = machine.deadline, let origin = machine.sessionStart {
-                let now = player.environment.instant()
+                let now = player.loop.instant
                 let elapsed = now.boottime >= origin.boottime ? Int64(clamping: now.boottime - origin.boottime) : 0
                 let left = max(0, FocusTime.nanoseconds(end) - elapsed)
                 remaining = min(remaining, (left + 999_999_999) / 1_000_000_000)
@@ -381,7 +381,7 @@ final class FocusRun {
     /// Watches a hook: reaped when SIGCHLD says it ended, stopped when its 10 seconds are up.
     private func start(_ child: ChildProcess) {
         let hook = Hook(child: child)
-        hook.timer = try? player.loop.timer { [unowned self, unowned hook] in
+        hook.timer = try? player.loop.makeTimer { [unowned self, unowned hook] in
             if hook.signalled {
                 hook.child.signalGroup(SIGKILL)
             } else {

@@ -37,7 +37,7 @@ extension Player {
     }
 
     func startLoad(_ entries: [MixEntry], on audio: PlaybackSession) throws -> SoundLoad {
-        if loadsDone == nil { loadsDone = try loop.notifier { [unowned self] in self.loaded() } }
+        if loadsDone == nil { loadsDone = try loop.makeNotifier { [unowned self] in self.loaded() } }
         let notifier = loadsDone
         return audio.load(entries) { notifier?.notify() }
     }

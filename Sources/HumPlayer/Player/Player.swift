@@ -42,7 +42,7 @@ public final class Player {
     /// The outside world: variables, paths, output, clocks (given by the caller, never reached for).
     public let environment: PlayerEnvironment
     /// The loop the player lives on: its timers, signals, socket and the engine's wake-ups (given by the caller).
-    public let loop: EventLoop
+    public let loop: any EventLoopProtocol
     let sessionID = UUID().uuidString.lowercased()
     let options: Options
     public internal(set) var mix: Mix  // set by the requests here and in Player+Sounds.swift
@@ -64,26 +64,27 @@ public final class Player {
     public var onReady: (() -> Void)?
     private let started: Double
     private var stopRequests = 0
-    private var engineWatch: EventLoop.Notifier?
+    private var engineWatch: (any LoopNotifier)?
     private var reportedLost = false
     /// The mix as the user last set it (what the next bare `hum` plays), apart from the focus rounds' own fades.
     var remembered: [MixToken]
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
-    public init(environment: PlayerEnvironment, loop: EventLoop, mix: Mix, entries: [MixEntry], options: Options) throws
-    {
+    public init(
+        environment: PlayerEnvironment, loop: any EventLoopProtocol, mix: Mix, entries: [MixEntry], options: Options
+    ) throws {
         self.environment = environment
         self.loop = loop
-        started = environment.monotonic()
+        started = loop.monotonicSeconds
         self.options = options
         self.mix = mix
         remembered = mix.tokens
         // Signals become events of the loop; they are blocked here, before the audio thread starts, so every
         // thread inherits the mask and none is interrupted by them.
-        try loop.signals([SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH]) { [unowned self] signal in
+        try loop.takeSignals([SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH]) { [unowned self] signal in
             self.signalled(signal)
         }
-        let watch = try loop.notifier { [unowned self] in self.engineChanged() }
+        let watch = try loop.makeNotifier { [unowned self] in self.engineChanged() }
         engineWatch = watch
         if !options.silent, !entries.isEmpty {
             let audio = try PlaybackSession(
@@ -194,7 +195,7 @@ public final class Player {
     }
 
     var loading: [Loading] = []
-    var loadsDone: EventLoop.Notifier?
+    var loadsDone: (any LoopNotifier)?
 
     /// Brings back a mix saved earlier (the focus rounds' resume mix), with the same sounds in the same order.
     func restore(_ saved: Mix) {
@@ -278,7 +279,7 @@ public final class Player {
     // MARK: Status and changes
 
     public var status: PlayerStatus {
-        let now = environment.monotonic()
+        let now = loop.monotonicSeconds
         let elapsed = Int64(now - started)
         var left: Int64? = nil
         if let end = options.endAfter { left = max(0, Int64((end - (now - started)).rounded(.up))) }
@@ -418,7 +419,7 @@ public final class Player {
     }
 
     private var finished = false
-    private var lingering: EventLoop.Timer?
+    private var lingering: (any LoopTimer)?
 
     /// The player is over: remember the mix for the next bare `hum`, close the socket and the screen, and leave the
     /// loop once nothing is left to wait for.
@@ -447,7 +448,7 @@ public final class Player {
         }
         guard lingering == nil else { return }
         if endingsLeft { environment.warn("hum stays until the round is recorded (10 minutes at most)") }
-        lingering = try? loop.timer { [unowned self] in
+        lingering = try? loop.makeTimer { [unowned self] in
             self.focus?.stopHooks()
             self.endedFocus?.stopHooks()
             self.focus?.flushEndings()
@@ -463,14 +464,15 @@ public final class Player {
 
     private var hooksRunning: Bool { focus?.hasHooks == true || endedFocus?.hasHooks == true }
 
-    /// Runs until the player ends. Returns the exit code.
-    public func run() -> Int32 {
+    /// Runs until the player ends: `drive` runs the loop (the caller's, which it gave to `init`) until `stop()`.
+    /// Returns the exit code.
+    public func run(driving drive: () -> Void) -> Int32 {
         if audio == nil || audio?.engine.hasStarted == true, let ready = onReady {
             onReady = nil
             ready()
         }
         if audio?.engine.state == .finished { finish() }
-        if !finished { loop.run() }
+        if !finished { drive() }
         server?.close()
         server = nil
         audio?.engine.wait(timeout: 1)
