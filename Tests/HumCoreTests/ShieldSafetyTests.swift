@@ -59,6 +59,15 @@ private struct Machine {
         #expect(s.refusal(for: .match("^/usr/bin/(x|ba)"), among: Machine.all)?.reason == .humAncestor)
         #expect(s.refusal(for: .app("init"), among: Machine.all)?.reason == .initProcess)
         #expect(s.refusal(for: .app("vim"), among: Machine.all)?.reason == .terminalForeground)
+        // hum's own command line holds the pattern it is given (so does a shell's that runs it): not a match.
+        let adding = facts(
+            500, comm: "hum", cmdline: ["hum", "shield", "add", "g", "--match", "java .*minecraft"], ppid: 400, sid: 400
+        )
+        let shell = facts(
+            400, comm: "sh", cmdline: ["sh", "-c", "hum shield add g --match 'java .*minecraft'"], sid: 400)
+        let safety = ShieldSafety(me: Machine.me, among: [shell, adding])
+        #expect(safety.refusal(for: .match("java .*minecraft"), among: [shell, adding]) == nil)
+        #expect(safety.refusal(for: .match("^sh -c"), among: [shell, adding])?.reason == .humAncestor)
         // Another user's process or a kernel thread is simply never touched: the pattern may also name them.
         #expect(s.refusal(for: .match("kworker|fakegame"), among: Machine.all) == nil)
     }

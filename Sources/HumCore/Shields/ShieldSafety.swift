@@ -74,7 +74,13 @@ public struct ShieldSafety: Sendable {
     public func refusal(for target: ShieldTarget, among processes: [ProcessFacts]) -> ShieldRefusal? {
         let matcher = ShieldMatcher(
             shields: [Shield(name: "new", targets: [target], created: Timestamp(epochSeconds: 0, offsetSeconds: 0))])
-        for p in processes where matcher.matches(p) {
+        for var p in processes {
+            // The pattern's own text is in `hum shield add`'s command line (and in a shell's that runs it): what it
+            // would match there is the pattern itself, not a program, so it is taken out first.
+            if case .match(let pattern) = target, !p.cmdline.isEmpty {
+                p.cmdline = [p.commandLine.replacing(pattern, with: "")]
+            }
+            guard matcher.matches(p) else { continue }
             if let reason = protection(of: p), reason.refusesPattern {
                 return ShieldRefusal(target: target, pid: p.pid, name: p.exe ?? p.comm, reason: reason)
             }
