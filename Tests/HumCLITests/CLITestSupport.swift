@@ -185,6 +185,13 @@ final class IsolatedSink: @unchecked Sendable {
         eventually(within: 2) { recordedSeconds >= 0.1 }
     }
 
+    /// Waits until the recording holds `seconds` more than it does now: so much more sound (or silence) played,
+    /// by the recording's own clock (a recorder that lags on a loaded machine is waited for).
+    func waitForRecording(_ seconds: Double) -> Bool {
+        let from = recordedSeconds
+        return eventually(within: seconds + 5) { recordedSeconds >= from + seconds }
+    }
+
     /// How much the recording holds so far, in seconds.
     var recordedSeconds: Double {
         var info = stat()
@@ -222,10 +229,11 @@ final class IsolatedSink: @unchecked Sendable {
     }
 
     /// Stops recording (parec does not always quit on SIGTERM; its raw file is written as it goes) and returns
-    /// the left channel: once all that played until now is in the recording (parec writes with some latency).
+    /// the left channel: once all that played until now is in the recording (parec writes with some latency),
+    /// and a tail of 0.3 s after it (the tests look at what follows the last sound).
     func stop() throws -> [Float] {
-        let now = Date().timeIntervalSince(recordingStarted)
-        eventually(within: 2) { recordedSeconds >= now }
+        let until = Date().timeIntervalSince(recordingStarted) + 0.3
+        eventually(within: 3) { recordedSeconds >= until }
         for pid in [recorder, keepAlive] {
             kill(pid, SIGKILL)
             waitFor(pid)
