@@ -125,6 +125,9 @@ func cpuSeconds(_ pid: pid_t) -> Double? {
         let hum = try box.startHum(["play", "\(tone)=50", "--fade", "0.2s"], environment: server.environment)
         defer { reap(hum) }
         #expect(eventually(within: 15) { server.playingStreams() == 2 }, "hum never played: \(hum.stderr)")
+        // A time: hum's sink counts as begun (and a hung server as lost after 1.5 s, not the 3 s allowed before a
+        // stream starts) once the device has made it wait for room, which nothing outside hum shows.
+        usleep(2_000_000)
         server.signal(SIGSTOP)  // the server hangs: it takes no more audio and answers nothing
         usleep(300_000)  // a time: what hum had buffered plays out, so its write is waiting on the hung server
         hum.signal(SIGTERM)
