@@ -127,7 +127,8 @@ import Testing
         let socket = ControlSocketPath(environment: box.audioEnvironment.merging(env) { $1 })
         #expect(eventually(within: 10) { (try? ControlClient.connect(to: socket)) != nil }, "\(player.stderr)")
         #expect(sink.waitForSound(), "the player was not heard")
-        usleep(1_000_000)  // a time: the mix's fade in (1 s) is over before the round, whose level is measured
+        // The mix's fade in (1 s) is over before the round, whose level is measured.
+        #expect(sink.waitForRecording(1), "the recording stalled")
         let focus = try box.hum(["focus", "--focus", "3s", "--rounds", "1", "--fade", "1s"], environment: env)
         #expect(focus.status == 0, "\(focus.stderr)")
         // The round (3 s), then the mix back for a while: the recording holds 3.5 s after the round's end.

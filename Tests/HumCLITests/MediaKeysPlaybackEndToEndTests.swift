@@ -18,7 +18,7 @@ import Testing
             try eventually(within: 10) { try playerctl("-p", "hum", "status", bus: bus) == "Playing" },
             "\(player.stderr)")
         #expect(sink.waitForSound(), "the player was not heard")
-        usleep(1_000_000)  // a time: the level before the key is measured over 0.7 s of it
+        #expect(sink.waitForRecording(1), "the recording stalled")  // the level before the key, over 0.7 s of it
         let paused = Date().timeIntervalSince(sink.recordingStarted)
         try steer("-p", "hum", "play-pause", bus: bus)
         #expect(try playerctl("-p", "hum", "status", bus: bus) == "Paused")

@@ -27,7 +27,8 @@ import Testing
         let path = ControlSocketPath(environment: box.audioEnvironment.merging(sink.environment) { $1 })
         let client = waitFor { try? ControlClient.connect(to: path) }
         let steady = try #require(client, "the player's socket never answered")
-        usleep(1_000_000)  // a time: the fade in (1 s) is over, so the level measured against is steady
+        // The fade in (1 s) is over, so the level measured against is steady.
+        #expect(sink.waitForSound() && sink.waitForRecording(1), "the tone was not heard for a second")
         func time(_ date: Date) -> Double { date.timeIntervalSince(sink.recordingStarted) }
         let badFrom = Date()
         // Garbage, a wrong version, an unknown command, a line over the limit.

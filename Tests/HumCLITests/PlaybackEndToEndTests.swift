@@ -76,7 +76,8 @@ import Testing
         let started = try box.hum(["play", "\(tone)=50", "--detach"], environment: env)
         #expect(started.status == 0, "\(started.stderr)")
         #expect(sink.waitForSound(), "the detached player was not heard")
-        usleep(700_000)  // a time: a steady level before the request, measured over 0.6 s to compare with
+        // A steady level before the request, measured over 0.6 s to compare with.
+        #expect(sink.waitForRecording(0.7), "the recording stalled")
         let heard = sink.level() ?? 0
         let quiet = Date()
         #expect(try box.hum(["ctl", "volume", "tone", "0", "--quiet"], environment: env).status == 0)
@@ -126,7 +127,7 @@ import Testing
         // Once it plays (its control socket answers: it opens after the audio), a second of sound.
         let socket = ControlSocketPath(environment: box.audioEnvironment.merging(sink.environment) { $1 })
         #expect(eventually(within: 10) { (try? ControlClient.connect(to: socket)) != nil }, "\(hum.stderr)")
-        #expect(sink.waitForSound(), "hum was not heard")
+        #expect(sink.waitForSound() && sink.waitForRecording(1), "hum was not heard for a second")
         let sent = Date()
         hum.signal(SIGTERM)
         let status = hum.wait()
