@@ -339,13 +339,17 @@ func humProcesses(labelled label: String) -> [pid_t] {
     }
 }
 
-/// Whether a process with `argument` on its command line runs (not stopped) in the terminal's foreground group:
-/// it has the keyboard (fields of /proc/PID/stat after the name: state, ppid, pgrp, session, tty, tpgid).
+/// Whether a process (not hum, whose own command line holds the command's words) with `argument` on its command line
+/// runs, not stopped, in the terminal's foreground group: it has the keyboard (fields of /proc/PID/stat after the
+/// name: state, ppid, pgrp, session, tty, tpgid).
 func holdsTheTerminal(_ argument: String) -> Bool {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.contains { name in
-        guard pid_t(name) != nil, let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline"),
-            data.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == argument }),
+        guard pid_t(name) != nil, let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else {
+            return false
+        }
+        let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let first = args.first, first != "hum", !first.hasSuffix("/hum"), args.contains(argument),
             let text = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return false }
