@@ -17,6 +17,7 @@ public enum CommandTable {
             SpendCommand.self,
             PassCommand.self,
             EmergencyCommand.self,
+            ShieldCommand.self,
             LedgerCommand.self,
             HistoryCommand.self,
             ContractCommand.self,

@@ -144,6 +144,8 @@ enum Schema {
         ) WITHOUT ROWID;
         CREATE INDEX emergency_runs_running ON emergency_runs(state) WHERE state = 'running';
         """,
+        // 4 → 5: shields, their targets, their offs on the record and their lifts (docs/shields.md).
+        ShieldSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

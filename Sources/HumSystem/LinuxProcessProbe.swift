@@ -29,12 +29,9 @@ public struct LinuxProcessProbe: ProcessProbe {
         (readSmallFile("/proc/sys/kernel/random/boot_id") ?? "").trimmingCharacters()
     }
 
-    /// Fields 3 (state) and 22 (start time) of /proc/PID/stat, read after the last `)` of the command name.
+    /// Fields 3 (state) and 22 (start time) of /proc/PID/stat.
     static func stat(_ pid: Int32) -> (state: Character, start: Int64)? {
-        guard let text = readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 19, let state = fields[0].first, let start = Int64(fields[19]) else { return nil }
-        return (state, start)
+        ProcStat.read(pid).map { ($0.state, $0.start) }
     }
 
     static func readSmallFile(_ path: String, limit: Int = 4096) -> String? {

@@ -71,15 +71,8 @@ public struct ProcessTable: Sendable {
         }
     }
 
-    /// Fields 3 (state), 4 (parent), 5 (process group) and 22 (start time) of /proc/PID/stat, read after the last
-    /// `)` of the command name (which may itself hold spaces and parentheses).
+    /// Fields 3 (state), 4 (parent), 5 (process group) and 22 (start time) of /proc/PID/stat.
     static func statFields(_ pid: Int32) -> Entry? {
-        guard let text = LinuxProcessProbe.readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")")
-        else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 19, let state = fields[0].first, let parent = Int32(fields[1]),
-            let group = Int32(fields[2]), let start = Int64(fields[19])
-        else { return nil }
-        return Entry(pid: pid, parent: parent, group: group, state: state, start: start)
+        ProcStat.read(pid).map { Entry(pid: pid, parent: $0.parent, group: $0.group, state: $0.state, start: $0.start) }
     }
 }

@@ -31,7 +31,7 @@ final class PacedSink: AudioSink, @unchecked Sendable {
     func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult {
         samples.append(contentsOf: UnsafeBufferPointer(start: frames, count: 2 * count))
         writes.add(1, ordering: .releasing)
-        usleep(UInt32(pause * 1_000_000))
+        usleep(UInt32(pause * 1_000_000))  // a time: this sink stands for a device that takes audio at its pace
         return .written
     }
     func finish() {}
@@ -67,9 +67,9 @@ final class FreeCounter: @unchecked Sendable {
         engine.onRelease = { released.signal() }
         engine.start()
         let fade = 2400
-        while sink.writes.load(ordering: .acquiring) < 20 { usleep(1000) }
+        #expect(eventually(within: 10) { sink.writes.load(ordering: .acquiring) >= 20 }, "the engine does not write")
         let slot = try mixer.slots.add(counter.constantTrack(0.25), volume: 100, fadeFrames: fade)
-        while sink.writes.load(ordering: .acquiring) < 60 { usleep(1000) }
+        #expect(eventually(within: 10) { sink.writes.load(ordering: .acquiring) >= 60 }, "the engine stopped writing")
         mixer.slots.remove(slot, fadeFrames: fade)
         #expect(mixer.slots.reclaim() == 0)
         #expect(released.wait(timeout: .now() + 10) == .success)
@@ -94,9 +94,7 @@ final class FreeCounter: @unchecked Sendable {
         let engine = PlaybackEngine(mixer: mixer, sink: sink)
         engine.reopenInterval = 60
         engine.start()
-        let deadline = Date().addingTimeInterval(5)
-        while engine.state != .deviceLost, Date() < deadline { usleep(1000) }
-        #expect(engine.state == .deviceLost)
+        #expect(eventually { engine.state == .deviceLost }, "\(engine.state)")
         let asked = Date()
         engine.abort()
         #expect(engine.wait(timeout: 5))

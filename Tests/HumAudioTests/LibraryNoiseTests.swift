@@ -35,7 +35,7 @@ import Testing
             for i in 0..<300 {
                 silencer.silenced {
                     if let now = Self.identity(fd), now == null { sawNull.add(1, ordering: .relaxed) }
-                    if (i + thread) % 7 == 0 { usleep(50) }
+                    if (i + thread) % 7 == 0 { usleep(50) }  // a time: other threads come in while this one is in
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 
 @testable import HumAudio
 @testable import HumCLI
@@ -177,14 +178,25 @@ final class IsolatedSink: @unchecked Sendable {
                 "-d", "\(name).monitor", "--format=float32le", "--rate=48000",
                 "--channels=2", "--raw", "--latency-msec=20", path,
             ])
-        // The recording has begun only once data arrives (parec takes a moment to connect).
-        for _ in 0..<100 {
-            var info = stat()
-            if stat(path, &info) == 0, info.st_size > 0 { break }
-            usleep(20_000)
-        }
+        // The recording has begun only once data arrives (parec takes a moment to connect), and flows once a
+        // tenth of a second of it is in.
+        eventually(within: 2) { recordedSeconds > 0 }
         recordingStarted = Date()
-        usleep(100_000)
+        eventually(within: 2) { recordedSeconds >= 0.1 }
+    }
+
+    /// Waits until the recording holds `seconds` more than it does now: so much more sound (or silence) played,
+    /// by the recording's own clock (a recorder that lags on a loaded machine is waited for).
+    func waitForRecording(_ seconds: Double) -> Bool {
+        let from = recordedSeconds
+        return eventually(within: seconds + 5) { recordedSeconds >= from + seconds }
+    }
+
+    /// How much the recording holds so far, in seconds.
+    var recordedSeconds: Double {
+        var info = stat()
+        guard stat(recording, &info) == 0 else { return 0 }
+        return Double(info.st_size) / (48000 * 2 * 4)
     }
 
     /// Environment entries that send hum's `default` PCM here.
@@ -194,28 +206,34 @@ final class IsolatedSink: @unchecked Sendable {
     /// seconds: a player started in the background plays only once it has loaded and its stream has started,
     /// which a busy machine makes later than any fixed wait.
     func waitForSound(threshold: Float = 0.001, timeout: Double = 15) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
+        waitForLevel(timeout: timeout) { $0 > threshold }
+    }
+
+    /// Waits until the RMS of the last 50 ms recorded (left channel) meets `wanted`, up to `timeout` seconds.
+    func waitForLevel(timeout: Double = 5, _ wanted: (Float) -> Bool) -> Bool {
+        eventually(within: timeout) { level().map(wanted) ?? false }
+    }
+
+    /// The RMS of the last 50 ms recorded (left channel), or nil before anything is.
+    func level() -> Float? {
         let tail = 2400 * 2 * 4  // 50 ms of stereo float
-        while Date() < end {
-            if let file = FileHandle(forReadingAtPath: recording) {
-                let size = (try? file.seekToEnd()) ?? 0
-                let start = size >= UInt64(tail) ? (size - UInt64(tail)) / 8 * 8 : 0
-                try? file.seek(toOffset: start)
-                let data = (try? file.readToEnd()) ?? Data()
-                try? file.close()
-                let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-                let left = channel(samples, 0)
-                if !left.isEmpty, rms(left[...]) > threshold { return true }
-            }
-            usleep(50_000)
-        }
-        return false
+        guard let file = FileHandle(forReadingAtPath: recording) else { return nil }
+        let size = (try? file.seekToEnd()) ?? 0
+        let start = size >= UInt64(tail) ? (size - UInt64(tail)) / 8 * 8 : 0
+        try? file.seek(toOffset: start)
+        let data = (try? file.readToEnd()) ?? Data()
+        try? file.close()
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let left = channel(samples, 0)
+        return left.isEmpty ? nil : rms(left[...])
     }
 
     /// Stops recording (parec does not always quit on SIGTERM; its raw file is written as it goes) and returns
-    /// the left channel.
+    /// the left channel: once all that played until now is in the recording (parec writes with some latency),
+    /// and a tail of 0.3 s after it (the tests look at what follows the last sound).
     func stop() throws -> [Float] {
-        usleep(300_000)
+        let until = Date().timeIntervalSince(recordingStarted) + 0.3
+        eventually(within: 3) { recordedSeconds >= until }
         for pid in [recorder, keepAlive] {
             kill(pid, SIGKILL)
             waitFor(pid)

@@ -57,14 +57,14 @@ import Testing
     /// beside the ledger's many-process tests, each syncing to disk, the new hum's first writes were seen to take
     /// over 10 s on this 2-core machine (its terms were printed, the contract not yet there).
     func waitUntilRunning(_ box: Sandbox, timeout: Double = 30) -> String? {
-        let end = Date().addingTimeInterval(timeout)
         var last = box.run("contract", "list", "--json")
-        while Date() < end {
+        let running = waitFor(within: timeout) { () -> String? in
             last = box.run("contract", "list", "--json")
             let list = (json(last.out) as? [[String: Any]]) ?? []
-            if let c = list.last, c["status"] as? String == "running" { return c["id"] as? String }
-            usleep(50_000)
+            guard let c = list.last, c["status"] as? String == "running" else { return nil }
+            return c["id"] as? String
         }
+        if let running { return running }
         Issue.record("no contract running after \(timeout) s; 'hum contract list' said: \(last)")
         return nil
     }
@@ -484,8 +484,7 @@ import Testing
             player.wait()
         }
         let socket = ControlSocketPath(environment: box.audioEnvironment)
-        let waited = Date().addingTimeInterval(5)
-        while Date() < waited, (try? ControlClient.connect(to: socket)) == nil { usleep(20_000) }
+        eventually { (try? ControlClient.connect(to: socket)) != nil }
         let focus = try box.hum([
             "focus", "--focus", "3s", "--rounds", "1", "--goal", "grow a", "--done-when", "a.md grows", "--watch", repo,
         ])
@@ -493,8 +492,7 @@ import Testing
         #expect(focus.stderr.contains("hum: contract "), "the terms are shown by the command that asks")
         _ = try #require(waitUntilRunning(box))
         try "a\nb\n".write(toFile: repo + "/a.md", atomically: true, encoding: .utf8)
-        let end = Date().addingTimeInterval(10)
-        while Date() < end, contracts(box).first?["status"] as? String == "running" { usleep(100_000) }
+        eventually(within: 10) { contracts(box).first?["status"] as? String != "running" }
         let contract = try #require(contracts(box).first)
         #expect(contract["status"] as? String == "completed")
         let files = (contract["evidence"] as? [String: Any])?["files"] as? [[String: Any]]

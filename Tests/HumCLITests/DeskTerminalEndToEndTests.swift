@@ -1,6 +1,7 @@
 import Foundation
 import HumControl
 import HumCore
+import HumTestSupport
 import Testing
 
 /// `hum` on a terminal: the full screen in a real terminal (tmux at 80×24), driven as a person would, as issue 13's
@@ -43,12 +44,11 @@ import Testing
 
         /// Waits until the screen passes `check` (up to `timeout` seconds); returns the last screen.
         func waitUntil(timeout: Double = 30, _ check: (String) -> Bool) throws -> String {
-            let end = Date().addingTimeInterval(timeout)
             var last = ""
-            while Date() < end {
+            // Each look starts a tmux client: not too often beside the real-time tests.
+            try eventually(within: timeout, pausingAtMost: 0.15) {
                 last = try screen()
-                if check(last) { return last }
-                usleep(150_000)  // each look starts a tmux client: not too often beside the real-time tests
+                return check(last)
             }
             return last
         }
@@ -85,6 +85,12 @@ import Testing
     }
 
     /// An 80×24 shell at its prompt, in the sandbox with its small library, playing to ALSA's null device.
+    /// How many clients follow the player of `environment` (nil when none answers).
+    static func watchers(_ environment: [String: String]) -> Int? {
+        let socket = ControlSocketPath(environment: environment)
+        return try? ControlClient.connect(to: socket)?.request(.status).status?.subscribers
+    }
+
     static func shell(for box: Sandbox, _ extra: [String: String] = [:]) throws -> (Shell, [String: String]) {
         var env = box.environment
         env["HUM_SOUNDS_DIR"] = try library(in: box)
@@ -221,18 +227,16 @@ import Testing
         // q while another client watches the player this screen started: the player plays on.
         let follower = try box.startHum(["status", "--follow"])
         var status = box.run("status")
-        for _ in 0..<50 where !status.out.contains("birds") {
-            usleep(100_000)
+        eventually {
             status = box.run("status")
+            return status.out.contains("birds")
         }
         // The follower's subscription has reached the player: it counts two watchers, this screen and the follower.
-        let socket = ControlSocketPath(environment: env)
-        func watchers() -> Int? { try? ControlClient.connect(to: socket)?.request(.status).status?.subscribers }
-        for _ in 0..<100 where watchers() != 2 { usleep(100_000) }
-        #expect(watchers() == 2)
+        #expect(eventually(within: 10) { Self.watchers(env) == 2 }, "\(String(describing: Self.watchers(env)))")
         try shell.keys("q")
         _ = try shell.waitUntil(shows: "PROMPT> ")
-        usleep(500_000)
+        // The player has seen the screen go (one watcher left), and plays on.
+        #expect(eventually { Self.watchers(env) == 1 }, "\(String(describing: Self.watchers(env)))")
         status = box.run("status")
         #expect(!status.out.hasPrefix("idle") && !status.out.contains("stopping"), "\(status)")  // nor fading out
         follower.signal(SIGTERM)
@@ -246,7 +250,8 @@ import Testing
         #expect(screen.contains("break · next: focus 2/4"), "\(screen)")
         try shell.keys("q")
         _ = try shell.waitUntil(shows: "PROMPT> ")
-        usleep(300_000)
+        // The player has seen the screen go (no watcher left), and plays on.
+        #expect(eventually { Self.watchers(env) == 0 }, "\(String(describing: Self.watchers(env)))")
         let after = box.run("status").out
         #expect(!after.hasPrefix("idle") && !after.contains("stopping"), "\(after)")
         try shell.type("\(humBinary)")
@@ -265,10 +270,9 @@ import Testing
         #expect(screen.contains("\n40\n"), "\(screen)")
 
         // The history has the rounds as hum focus records them: the focus round skipped, the break cut short.
-        status = box.run("status")
-        for _ in 0..<50 where !status.out.hasPrefix("idle") {
-            usleep(100_000)
+        eventually {
             status = box.run("status")
+            return status.out.hasPrefix("idle")
         }
         #expect(status.out.hasPrefix("idle"), "\(status)")
         let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
@@ -299,7 +303,7 @@ import Testing
     /// was recorded as interrupted.
     @Test func leavingDuringFocusLeavesTheRoundsRunning() throws {
         let box = Sandbox()
-        let (shell, _) = try Self.shell(for: box)
+        let (shell, env) = try Self.shell(for: box)
         try shell.type("\(humBinary)")
         try shell.keys("Enter")
         _ = try shell.waitUntil { $0.contains("master") && $0.contains("brown") }
@@ -309,7 +313,8 @@ import Testing
         try shell.keys("q")
         screen = try shell.waitUntil(shows: "PROMPT> ")
         #expect(screen.contains("focus 1/4 runs on in the player"), "\(screen)")
-        usleep(300_000)
+        // The player has seen the screen go (no watcher left), and runs the rounds on.
+        #expect(eventually { Self.watchers(env) == 0 }, "\(String(describing: Self.watchers(env)))")
         let status = box.run("status")
         #expect(status.out.contains("focus 1/4") && !status.out.contains("stopping"), "\(status)")
         #expect(box.run("ctl", "stop").code == 0)
@@ -342,9 +347,9 @@ import Testing
         let after = try shell.waitUntil { $0.contains("PROMPT> ") && !$0.contains("██") }
         #expect(after.contains("PROMPT> ") && !after.contains("██"), "\(after)")
         var status = box.run("status")
-        for _ in 0..<50 where !status.out.hasPrefix("idle") {
-            usleep(100_000)
+        eventually {
             status = box.run("status")
+            return status.out.hasPrefix("idle")
         }
         #expect(status.out.hasPrefix("idle"), "\(status)")
     }

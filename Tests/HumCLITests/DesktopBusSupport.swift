@@ -1,6 +1,7 @@
 import CSystemd
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumBus
@@ -38,10 +39,7 @@ final class PrivateBus: @unchecked Sendable {
             stdout: "/dev/null", stderr: "/dev/null", program: "/usr/bin/dbus-daemon")
         address = "unix:path=\(socket)"
         // Up once its socket takes connections.
-        for _ in 0..<250 {
-            if PrivateBus.accepts(socket) { return }
-            usleep(20_000)
-        }
+        if eventually(within: 5, { PrivateBus.accepts(socket) }) { return }
         throw SpawnFailure(command: "dbus-daemon --config-file=\(config)", status: -1)
     }
 
@@ -85,16 +83,6 @@ func playerctl(_ arguments: String..., bus: PrivateBus) throws -> String {
 func steer(_ arguments: String..., bus: PrivateBus, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let run = try busClient("/usr/bin/playerctl", arguments, bus: bus)
     #expect(run.code == 0, "playerctl \(arguments.joined(separator: " ")): \(run.out)", sourceLocation: sourceLocation)
-}
-
-/// Waits until `condition` holds (up to `timeout` seconds); returns whether it did.
-func eventually(_ timeout: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
-    let end = Date().addingTimeInterval(timeout)
-    while Date() < end {
-        if try condition() { return true }
-        usleep(20_000)
-    }
-    return try condition()
 }
 
 /// `dbus-monitor` on the player's object: every signal it sends, as dbus-monitor prints them.
@@ -224,7 +212,8 @@ class FakeBusService: @unchecked Sendable {
         lock.lock()
         stopping = true
         lock.unlock()
-        while let thread, !thread.isFinished { usleep(5_000) }
+        let serving = thread
+        #expect(eventually(within: 30) { serving?.isFinished ?? true }, "the bus server's thread did not end")
         thread = nil
         if let slot { sd_bus_slot_unref(slot) }
         slot = nil

@@ -1,6 +1,7 @@
 import Foundation
 import HumControl
 import HumCore
+import HumTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -29,7 +30,7 @@ import Testing
     /// `stopIfRunning`): a test of what should end it does not hang when it does not.
     func exitStatus(_ child: Child, within timeout: Double = 5) -> Int32? {
         var status: Int32 = 0
-        guard eventually(timeout, { waitpid(child.pid, &status, WNOHANG) == child.pid }) else { return nil }
+        guard eventually(within: timeout, { waitpid(child.pid, &status, WNOHANG) == child.pid }) else { return nil }
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
@@ -44,7 +45,9 @@ import Testing
         throws -> Child
     {
         let player = try box.startHum(arguments, environment: bus.environment.merging(environment) { $1 })
-        let named = try eventually(10) { try busClient("/usr/bin/playerctl", ["-l"], bus: bus).out.contains("hum") }
+        let named = try eventually(within: 10) {
+            try busClient("/usr/bin/playerctl", ["-l"], bus: bus).out.contains("hum")
+        }
         #expect(named, "the player took its name on the bus: \(player.stderr)")
         return player
     }
@@ -170,7 +173,6 @@ import Testing
         _ = try control.request(.pause)
         _ = try control.request(.resume)
         #expect(eventually { monitor.propertiesChanged.count >= 4 }, "\(monitor.text)")
-        usleep(300_000)
         let changes = monitor.propertiesChanged
         #expect(changes.count == 4, "\(monitor.text)")
         guard changes.count == 4 else { return }
@@ -179,8 +181,8 @@ import Testing
         #expect(changes[2].contains("\"PlaybackStatus\"") && changes[2].contains("\"Paused\""))
         #expect(changes[3].contains("\"PlaybackStatus\"") && changes[3].contains("\"Playing\""))
         #expect(!monitor.text.contains("\"Position\""))
-        // Nothing more while the mix just plays: no announcement every second.
-        usleep(2_200_000)
+        // Nothing more while the mix just plays: no announcement every second (nor a change announced twice).
+        usleep(2_200_000)  // a time: that nothing is announced in it is what is tested
         #expect(monitor.propertiesChanged.count == 4)
     }
 
@@ -198,8 +200,12 @@ import Testing
                 == "Focus 1/2|60000000")
         #expect(try property("CanGoNext", bus: bus) == "b true")
         #expect(try property("CanGoPrevious", bus: bus) == "b true")
-        usleep(2_100_000)
-        let early = try position(bus: bus)
+        // Two seconds into the round, the position says so (it is read on demand, not as of the last event).
+        let early =
+            try waitFor(within: 10) { () throws -> Int64? in
+                let now = try position(bus: bus)
+                return now >= 2_000_000 ? now : nil
+            } ?? -1
         #expect((2_000_000..<30_000_000).contains(early), "read on demand, not as of the last event")
 
         try steer("-p", "hum", "previous", bus: bus)
@@ -256,7 +262,7 @@ import Testing
             ["focus", "--no-sound", "--focus", "1s", "--short-break", "1m", "--rounds", "2", "--goal", "draft it"],
             bus: bus)
         defer { stopIfRunning(player) }
-        #expect(eventually(5) { server.calls.count == 1 })
+        #expect(eventually(within: 5) { server.calls.count == 1 })
         let first = try #require(server.calls.first)
         #expect(first.appName == "hum" && first.replacesID == 0)
         #expect(first.summary == "Focus 1/2 done — 1 min break, then focus 2/2")
@@ -273,7 +279,7 @@ import Testing
 
         // "Skip" skips the break; the last round runs out and the same notification says the session is complete.
         server.press("skip", on: first.id)
-        #expect(eventually(5) { server.calls.count == 2 }, "\(player.stdout)")
+        #expect(eventually(within: 5) { server.calls.count == 2 }, "\(player.stdout)")
         let second = try #require(server.calls.last)
         #expect(second.replacesID == first.id)
         #expect(second.summary == "Focus 2/2 done — the session is complete")
@@ -334,7 +340,7 @@ import Testing
         let second = try two.startHum(["focus", "--no-sound", "--focus", "1m"], environment: bus.environment)
         defer { for player in [first, second] { stopIfRunning(player) } }
         #expect(
-            eventually(10) {
+            eventually(within: 10) {
                 (try? busClient("/usr/bin/playerctl", ["-l"], bus: bus).out.split(separator: "\n").sorted())
                     == ["hum", "hum.instance\(second.pid)"]
             })

@@ -1,6 +1,7 @@
 import Foundation
 import HumControl
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumAudio
@@ -20,6 +21,15 @@ import Testing
         // another test spawned at that moment still holds the writer's descriptor, and the hook would not run.
         return ("/bin/sh " + hook, log)
     }
+
+    /// The sandbox's player's status now (nil when it does not answer).
+    func playerStatus(_ box: Sandbox, _ environment: [String: String] = [:]) -> PlayerStatus? {
+        let socket = ControlSocketPath(environment: box.audioEnvironment.merging(environment) { $1 })
+        return (try? ControlClient.connect(to: socket)?.request(.status))?.status
+    }
+
+    /// The rounds the sandbox's player runs now (nil when it runs none or does not answer).
+    func rounds(_ box: Sandbox) -> PlayerStatus.Focus? { playerStatus(box)?.focus }
 
     func sessions(_ box: Sandbox) throws -> [[String: Any]] {
         let run = try box.hum(["history", "--json"])
@@ -115,13 +125,17 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("Sounds").path
         let player = try box.startHum(["play", "rain=60"], environment: env)
         let socket = ControlSocketPath(environment: box.audioEnvironment.merging(env) { $1 })
-        let started = Date()
-        while (try? ControlClient.connect(to: socket)) == nil, Date().timeIntervalSince(started) < 10 { usleep(20_000) }
+        #expect(eventually(within: 10) { (try? ControlClient.connect(to: socket)) != nil }, "\(player.stderr)")
         #expect(sink.waitForSound(), "the player was not heard")
-        usleep(1_000_000)
+        // The mix's fade in (1 s) is over before the round, whose level is measured.
+        #expect(sink.waitForRecording(1), "the recording stalled")
         let focus = try box.hum(["focus", "--focus", "3s", "--rounds", "1", "--fade", "1s"], environment: env)
         #expect(focus.status == 0, "\(focus.stderr)")
-        usleep(6_000_000)  // the round (3 s), then the mix back for a while
+        // The round (3 s), then the mix back for a while: the recording holds 3.5 s after the round's end.
+        #expect(
+            eventually(within: 15) { playerStatus(box, env).map { $0.focus == nil } ?? false }, "the round did not end")
+        let over = Date().timeIntervalSince(sink.recordingStarted)
+        #expect(eventually { sink.recordedSeconds >= over + 3.6 }, "the recording stalled")
         player.signal(SIGTERM)
         #expect(player.wait() == 0, "\(player.stderr)")
         let left = try sink.stop()
@@ -158,7 +172,8 @@ import Testing
     @Test func aKilledSessionLeavesAnInterruptedRoundAndNoGrant() throws {
         let box = Sandbox()
         let hum = try box.startHum(["focus", "--no-sound", "--focus", "1m", "--rounds", "1"])
-        usleep(7_500_000)  // past the first heartbeat (every 5 s)
+        // Past the first heartbeat (every 5 s), by the round's own clock.
+        #expect(eventually(within: 20) { (rounds(box)?.remainingSeconds ?? 60) <= 53 }, "\(hum.stderr)")
         hum.signal(SIGKILL)
         hum.wait()
         let records = try sessions(box)
@@ -184,7 +199,7 @@ import Testing
             first.signal(SIGKILL)
             first.wait()
         }
-        usleep(800_000)
+        #expect(eventually(within: 10) { rounds(box) != nil }, "\(first.stderr)")
         let second = try box.hum(["focus", "--no-sound"])
         #expect(second.status == 1)
         #expect(second.stderr.hasPrefix("hum: focus rounds are already running (pid \(first.pid), focus 1/4);"))
@@ -193,7 +208,8 @@ import Testing
     @Test func stopRecordsTheRoundAsInterrupted() throws {
         let box = Sandbox()
         let hum = try box.startHum(["focus", "--no-sound", "--focus", "1m"])
-        usleep(2_200_000)
+        // Two seconds into the round, by its own clock.
+        #expect(eventually(within: 10) { (rounds(box)?.remainingSeconds ?? 60) <= 58 }, "\(hum.stderr)")
         hum.signal(SIGTERM)
         #expect(hum.wait() == 0)
         let round = try #require(try sessions(box).first)

@@ -102,7 +102,7 @@ import Testing
             }
             let out = s.root + "/out\(round)"
             let pid = try spawnBinary(arguments, environment: s.environment, stdout: out, stderr: out + ".err")
-            usleep(UInt32(rng.next() % (kind == 0 ? 150_000 : 40_000)))
+            usleep(UInt32(rng.next() % (kind == 0 ? 150_000 : 40_000)))  // a time: the kill's moment, at random
             kill(pid, SIGKILL)
             waitFor(pid)
             let printed = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
@@ -134,8 +134,9 @@ import Testing
         let check = try runBinary(["ledger", "check"], environment: s.environment)
         #expect(check.code == 0, "\(check.err)")
         // The commands of killed passes were stopped by the reconciliation, not left running.
-        usleep(300_000)
-        #expect(commandsRunning(containing: uniqueSleep("31.4159")) == 0)
+        #expect(
+            eventually { commandsRunning(containing: uniqueSleep("31.4159")) == 0 },
+            "\(commandsRunning(containing: uniqueSleep("31.4159"))) commands of killed passes still run")
     }
 
     @Test func aPassStopsTheCommandWhenTheTimeIsUpAndReturnsTheRest() throws {
@@ -157,7 +158,12 @@ import Testing
         let long = try spawnBinary(
             ["pass", "20s", "--", "sleep", "20"], environment: s.environment,
             stdout: s.root + "/long.out", stderr: s.root + "/long.err")
-        usleep(700_000)
+        // Open once it says so (after the hold is written).
+        #expect(
+            eventually {
+                ((try? String(contentsOfFile: s.root + "/long.err", encoding: .utf8)) ?? "").contains("held for")
+            },
+            "the long pass did not start")
         let second = try runBinary(["pass", "5s", "--", "true"], environment: s.environment)
         #expect(second.code == 3 && second.err.contains("another pass is open"))
         // SIGTERM to hum stops the command and settles.

@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 /// The play-pause media key heard: through ALSA `default` into a null sink of the test's own, on a private session
@@ -13,17 +14,20 @@ import Testing
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         let player = try box.startHum(
             ["play", "\(tone)=100", "--fade", "0.2s"], environment: sink.environment.merging(bus.environment) { $1 })
-        #expect(try eventually(10) { try playerctl("-p", "hum", "status", bus: bus) == "Playing" }, "\(player.stderr)")
+        #expect(
+            try eventually(within: 10) { try playerctl("-p", "hum", "status", bus: bus) == "Playing" },
+            "\(player.stderr)")
         #expect(sink.waitForSound(), "the player was not heard")
-        usleep(1_000_000)
+        #expect(sink.waitForRecording(1), "the recording stalled")  // the level before the key, over 0.7 s of it
         let paused = Date().timeIntervalSince(sink.recordingStarted)
         try steer("-p", "hum", "play-pause", bus: bus)
         #expect(try playerctl("-p", "hum", "status", bus: bus) == "Paused")
-        usleep(2_000_000)
+        usleep(2_000_000)  // a time: that it stays silent through it is what is tested
         let resumed = Date().timeIntervalSince(sink.recordingStarted)
         try steer("-p", "hum", "play-pause", bus: bus)
         #expect(try playerctl("-p", "hum", "status", bus: bus) == "Playing")
-        usleep(1_500_000)
+        // The recording holds the window measured after the key (to 1.3 s after it).
+        #expect(eventually { sink.recordedSeconds >= resumed + 1.4 }, "the recording stalled")
         try steer("-p", "hum", "stop", bus: bus)
         #expect(player.wait() == 0)
         #expect(player.stderr.isEmpty, "\(player.stderr)")

@@ -17,16 +17,6 @@ import Testing
             as? Int
     }
 
-    /// Waits up to `seconds` for `condition`; true as soon as it holds.
-    func within(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            usleep(50_000)
-        }
-        return condition()
-    }
-
     /// Time up: the command's background process, one that left the group with setsid, and a shell that ignores
     /// SIGTERM (which its children inherit) are all gone when hum returns; SIGKILL came after the 5 s grace.
     @Test func timeUpStopsTheWholeTreeAndKillsWhatIgnoresSigterm() throws {
@@ -92,20 +82,20 @@ import Testing
                 stdout: s.root + "/\(label).out", stderr: s.root + "/\(label).err")
             // A third of the kills in the first 0.2 s: before the hold, before the command, before the watchdog.
             let delay = rng.next() % 3 == 0 ? rng.next() % 200_000 : 50_000 + rng.next() % 4_500_000
-            usleep(UInt32(delay))
+            usleep(UInt32(delay))  // a time: the moment of the kill, drawn at random, is what is tested
             kill(pid, SIGKILL)
             let killedAt = Date()
             waitFor(pid)
             let started = FileManager.default.fileExists(atPath: start)
             if started {
                 #expect(
-                    within(3) { FileManager.default.fileExists(atPath: end) },
+                    eventually(within: 3) { FileManager.default.fileExists(atPath: end) },
                     "round \(round): the command outlived hum")
             }
-            #expect(within(3) { commandsRunning(containing: uniqueSleep("31.204")) == 0 }, "round \(round)")
+            #expect(eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.204")) == 0 }, "round \(round)")
             let gone = Date().timeIntervalSince(killedAt)
             // Settled by the watchdog, or by this command's reconciliation if it comes first.
-            _ = within(3) { (try? settled(label, s)) != nil }
+            _ = eventually(within: 3) { (try? settled(label, s)) != nil }
             let used = try settled(label, s)
             func time(_ path: String) -> Double? {
                 (try? String(contentsOfFile: path, encoding: .utf8)).flatMap {
@@ -143,12 +133,12 @@ import Testing
                 "sleep \(uniqueSleep("31.205")) & setsid sleep \(uniqueSleep("31.206")) & wait",
             ],
             environment: s.environment, stdout: s.root + "/out", stderr: s.root + "/err")
-        #expect(within(3) { commandsRunning(containing: uniqueSleep("31.206")) == 1 })
+        #expect(eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.206")) == 1 })
         let watchdogs = humProcesses(labelled: "both").filter { $0 != pid }
         #expect(watchdogs.count == 1)
         for p in watchdogs + [pid] { kill(p, SIGKILL) }
         waitFor(pid)
-        usleep(2_000_000)
+        usleep(2_000_000)  // a time: the command runs on unwatched through it, and is charged for it
         // Nobody watched: the command still runs until a hum command comes.
         #expect(commandsRunning(containing: uniqueSleep("31.205")) == 1)
         let bank = try runBinary(["bank"], environment: s.environment)
@@ -167,11 +157,11 @@ import Testing
             ["emergency", "1m", "--reason", "test", "--", "sh", "-c", "sleep \(uniqueSleep("31.207")) & wait"],
             environment: s.environment,
             stdout: s.root + "/out", stderr: s.root + "/err")
-        #expect(within(3) { commandsRunning(containing: uniqueSleep("31.207")) == 1 })
+        #expect(eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.207")) == 1 })
         kill(pid, SIGKILL)
         waitFor(pid)
         #expect(
-            within(3) { commandsRunning(containing: uniqueSleep("31.207")) == 0 },
+            eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.207")) == 0 },
             "the emergency's command outlived hum")
         // And its time limit holds with hum alive, for the whole tree.
         let r = try runBinary(
@@ -191,7 +181,7 @@ import Testing
                 "sleep \(uniqueSleep("31.221")) & setsid sleep \(uniqueSleep("31.222")) & wait",
             ],
             environment: s.environment, stdout: s.root + "/out", stderr: s.root + "/err")
-        #expect(within(3) { commandsRunning(containing: uniqueSleep("31.222")) == 1 })
+        #expect(eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.222")) == 1 })
         let watchdogs = humProcesses(labelled: "both-e").filter { $0 != pid }
         #expect(watchdogs.count == 1)
         for p in watchdogs + [pid] { kill(p, SIGKILL) }
@@ -220,7 +210,7 @@ import Testing
             let pid = try spawnBinary(
                 ["emergency", "1m", "--reason", reason, "--", "sh", "-c", "sleep \(uniqueSleep("31.223")) & wait"],
                 environment: s.environment, stdout: s.root + "/out", stderr: s.root + "/err")
-            #expect(within(3) { commandsRunning(containing: uniqueSleep("31.223")) == 1 })
+            #expect(eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.223")) == 1 })
             for p in humProcesses(labelled: reason).filter({ $0 != pid }) + [pid] { kill(p, SIGKILL) }
             waitFor(pid)
             // A stranger leading a group of its own, carrying nothing of the draw, under the number recorded as the
@@ -230,7 +220,7 @@ import Testing
                 kill(stranger, SIGKILL)
                 waitFor(stranger)
             }
-            #expect(within(3) { processStart(stranger) != nil && getpgid(stranger) == stranger })
+            #expect(eventually(within: 3) { processStart(stranger) != nil && getpgid(stranger) == stranger })
             let start = try #require(processStart(stranger)) + (recordedRightly ? 0 : 1)
             #expect(
                 shell(
@@ -239,7 +229,9 @@ import Testing
             let bank = try runBinary(["bank"], environment: s.environment)
             #expect(commandsRunning(containing: uniqueSleep("31.223")) == 0, "the command carrying the id was stopped")
             var status: Int32 = 0
-            let ended = within(recordedRightly ? 5 : 0.5) { waitpid(stranger, &status, WNOHANG) == stranger }
+            let ended = eventually(within: recordedRightly ? 5 : 0.5) {
+                waitpid(stranger, &status, WNOHANG) == stranger
+            }
             #expect(ended == recordedRightly, "\(reason): \(bank.err)")
         }
     }
@@ -259,19 +251,25 @@ import Testing
             let pid = try spawnBinary(
                 ["pass", "1m", "--on", label, "--", "sh", "-c", "sleep 3"], environment: s.environment,
                 stdout: s.root + "/out", stderr: s.root + "/err")
-            usleep(800_000)
+            // Held (the pass says so once the hold is written), then the disk fills.
+            #expect(
+                eventually {
+                    ((try? String(contentsOfFile: s.root + "/err", encoding: .utf8)) ?? "").contains("held for")
+                })
             _ = shell("dd if=/dev/zero of='\(data)/filler' bs=64k 2>/dev/null")
             let code = waitFor(pid)
             let err = (try? String(contentsOfFile: s.root + "/err", encoding: .utf8)) ?? ""
             #expect(code == 1 && err.contains("could not be settled"), "\(code) \(err)")
-            if !watchdogSurvives {
+            if watchdogSurvives {
+                usleep(1_000_000)  // a time: the watchdog's first tries meet the full disk; a later one must settle
+            } else {
                 for p in humProcesses(labelled: label) { kill(p, SIGKILL) }
+                #expect(eventually { humProcesses(labelled: label).isEmpty }, "the watchdog outlived SIGKILL")
             }
-            usleep(1_000_000)
             unlink(data + "/filler")
             if watchdogSurvives {
                 // It retries every 2 s, then exits. (A hum command run before would settle by the safe rule.)
-                #expect(within(5) { humProcesses(labelled: label).isEmpty })
+                #expect(eventually(within: 5) { humProcesses(labelled: label).isEmpty })
                 #expect(try settled(label, s) == 3)
             } else {
                 let bank = try runBinary(["bank"], environment: s.environment)
@@ -303,19 +301,19 @@ import Testing
         try tmux.keys("clear", "Enter")
         try tmux.keys("\(humBinary) pass 20s -- sh -c 'read x; echo again:$x'", "Enter")
         _ = try tmux.waitUntil(shows: "held for sh")
-        usleep(300_000)
+        #expect(eventually { holdsTheTerminal("read x; echo again:$x") }, "the command never had the terminal")
         try tmux.keys("C-z")
         screen = try tmux.waitUntil(shows: "Stopped")
         #expect(screen.contains("Stopped"), "\(screen)")
         try tmux.keys("fg", "Enter")
-        usleep(300_000)
+        #expect(eventually { holdsTheTerminal("read x; echo again:$x") }, "fg did not give the command the terminal")
         try tmux.keys("world", "Enter")
         screen = try tmux.waitUntil(shows: "pass settled")
         #expect(screen.contains("again:world") && screen.contains("pass settled"), "\(screen)")
         try tmux.keys("clear", "Enter")
         try tmux.keys("\(humBinary) pass 20s -- sleep \(uniqueSleep("31.211")); echo exit=$?", "Enter")
         _ = try tmux.waitUntil(shows: "held for sleep")
-        usleep(300_000)
+        #expect(eventually { holdsTheTerminal(uniqueSleep("31.211")) }, "the command never had the terminal")
         try tmux.keys("C-c")
         screen = try tmux.waitUntil(shows: "exit=130")
         #expect(screen.contains("exit=130"), "Ctrl-C reached the command: \(screen)")
@@ -338,6 +336,25 @@ func humProcesses(labelled label: String) -> [pid_t] {
             return nil
         }
         return pid
+    }
+}
+
+/// Whether a process (not hum, whose own command line holds the command's words) with `argument` on its command line
+/// runs, not stopped, in the terminal's foreground group: it has the keyboard (fields of /proc/PID/stat after the
+/// name: state, ppid, pgrp, session, tty, tpgid).
+func holdsTheTerminal(_ argument: String) -> Bool {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.contains { name in
+        guard pid_t(name) != nil, let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else {
+            return false
+        }
+        let args = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let first = args.first, first != "hum", !first.hasSuffix("/hum"), args.contains(argument),
+            let text = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return false }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 5 && fields[0] != "T" && fields[0] != "Z" && fields[2] == fields[5]
     }
 }
 

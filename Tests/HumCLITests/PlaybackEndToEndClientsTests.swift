@@ -25,13 +25,11 @@ import Testing
         let hum = try box.startHum(["play", "\(tone)=50", "\(quiet)=0"], environment: sink.environment)
         defer { reap(hum) }
         let path = ControlSocketPath(environment: box.audioEnvironment.merging(sink.environment) { $1 })
-        var client: ControlClient? = nil
-        for _ in 0..<100 where client == nil {
-            client = try? ControlClient.connect(to: path)
-            if client == nil { usleep(50_000) }
-        }
+        let client = waitFor { try? ControlClient.connect(to: path) }
         let steady = try #require(client, "the player's socket never answered")
-        usleep(1_000_000)
+        // The fade in (1 s) is over, so the level measured against is steady.
+        #expect(sink.waitForSound() && sink.waitForRecording(1), "the tone was not heard for a second")
+        func time(_ date: Date) -> Double { date.timeIntervalSince(sink.recordingStarted) }
         let badFrom = Date()
         // Garbage, a wrong version, an unknown command, a line over the limit.
         let garbage = try rawConnect(path.socket)
@@ -50,12 +48,12 @@ import Testing
         }
         let badUntil = Date()
         #expect(try steady.request(.status).ok, "the player still answers")
-        usleep(500_000)
+        // The recording holds the window measured (to 0.2 s after the bad clients) before the fade out.
+        #expect(eventually { sink.recordedSeconds >= time(badUntil) + 0.3 }, "the recording stalled")
         hum.signal(SIGTERM)
         _ = hum.wait()
         let left = try sink.stop()
         let windows = envelope(left, window: 480)  // 10 ms
-        func time(_ date: Date) -> Double { date.timeIntervalSince(sink.recordingStarted) }
         let during = windows.filter { $0.time > time(badFrom) && $0.time < time(badUntil) + 0.2 }
         try #require(during.count > 50, "the bad clients were served in \(badUntil.timeIntervalSince(badFrom)) s")
         let typical = during.map(\.rms).sorted()[during.count / 2]

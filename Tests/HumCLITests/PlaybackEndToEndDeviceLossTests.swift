@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumAudio
@@ -27,8 +28,11 @@ final class PrivateSoundServer {
                 "--load=module-null-sink sink_name=private format=float32le rate=48000 channels=2",
                 "--load=module-native-protocol-unix socket=\(directory)/native auth-anonymous=1",
             ], environment: environment)
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: directory + "/native") { usleep(50_000) }
-        usleep(200_000)
+        // Up once it answers and has its sink.
+        eventually(within: 10) {
+            let sinks = try? IsolatedSink.pactl(["-s", "unix:\(directory)/native", "list", "short", "sinks"])
+            return sinks?.contains("private") == true
+        }
         keepAlive = try PrivateSoundServer.spawn(
             "/usr/bin/pacat",
             [
@@ -36,7 +40,14 @@ final class PrivateSoundServer {
                 "--latency-msec=20",
             ], environment: environment.merging(["PULSE_SERVER": "unix:\(directory)/native"]) { $1 },
             stdin: "/dev/zero")
-        usleep(300_000)
+        eventually(within: 10) { playingStreams() == 1 }
+    }
+
+    /// How many streams play into the server now (connected and not corked), or -1 when it does not answer.
+    func playingStreams() -> Int {
+        let text = try? IsolatedSink.pactl(["-s", "unix:\(directory)/native", "-f", "json", "list", "sink-inputs"])
+        guard let streams = json(text ?? "") as? [[String: Any]] else { return -1 }
+        return streams.filter { $0["corked"] as? Bool == false }.count
     }
 
     /// What sends hum's `default` PCM to this server.
@@ -74,16 +85,15 @@ final class PrivateSoundServer {
 }
 
 /// Waits up to `timeout` seconds for a child to exit; kills it when it does not. Returns the seconds waited, or nil.
+/// The wait blocks in waitpid (a timer kills the child at the deadline), so the time is exact to the exit.
 func exitTime(_ child: Child, within timeout: Double) -> Double? {
     let start = Date()
-    while Date().timeIntervalSince(start) < timeout {
-        var status: Int32 = 0
-        if waitpid(child.pid, &status, WNOHANG) == child.pid { return Date().timeIntervalSince(start) }
-        usleep(5_000)
-    }
-    child.signal(SIGKILL)
+    let deadline = DispatchWorkItem { kill(child.pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
     child.wait()
-    return nil
+    deadline.cancel()
+    let took = Date().timeIntervalSince(start)
+    return took < timeout ? took : nil
 }
 
 /// Kills a child left running by a failed expectation.
@@ -114,9 +124,12 @@ func cpuSeconds(_ pid: pid_t) -> Double? {
         let server = try PrivateSoundServer(in: box.path("pulse"))
         let hum = try box.startHum(["play", "\(tone)=50", "--fade", "0.2s"], environment: server.environment)
         defer { reap(hum) }
+        #expect(eventually(within: 15) { server.playingStreams() == 2 }, "hum never played: \(hum.stderr)")
+        // A time: hum's sink counts as begun (and a hung server as lost after 1.5 s, not the 3 s allowed before a
+        // stream starts) once the device has made it wait for room, which nothing outside hum shows.
         usleep(2_000_000)
         server.signal(SIGSTOP)  // the server hangs: it takes no more audio and answers nothing
-        usleep(300_000)
+        usleep(300_000)  // a time: what hum had buffered plays out, so its write is waiting on the hung server
         hum.signal(SIGTERM)
         // The write waiting for the device gives up 1.5 s after the server stopped; the stop then ends at once.
         let waited = exitTime(hum, within: 8)
@@ -133,11 +146,11 @@ func cpuSeconds(_ pid: pid_t) -> Double? {
         let server = try PrivateSoundServer(in: box.path("pulse"))
         let hum = try box.startHum(["play", "\(tone)=50", "--fade", "0.2s"], environment: server.environment)
         defer { reap(hum) }
-        usleep(2_000_000)
+        #expect(eventually(within: 15) { server.playingStreams() == 2 }, "hum never played: \(hum.stderr)")
         server.signal(SIGKILL)
-        usleep(500_000)
+        #expect(eventually { hum.stderr.contains("went away") }, "hum did not see the server go: \(hum.stderr)")
         let before = try #require(cpuSeconds(hum.pid))
-        usleep(2_000_000)
+        usleep(2_000_000)  // a time: the CPU hum uses over it is what is measured
         let after = try #require(cpuSeconds(hum.pid))
         // Waiting for the device to come back costs next to nothing (a reopen attempt every half second).
         #expect(after - before < 0.2, "hum used \(after - before) s of CPU in 2 s")
@@ -153,7 +166,7 @@ func cpuSeconds(_ pid: pid_t) -> Double? {
         let sink = try IsolatedSink(recordingTo: box.path("monitor.raw"))
         let hum = try box.startHum(["play", "\(tone)=50", "--fade", "0.5s"], environment: sink.environment)
         defer { reap(hum) }
-        usleep(2_000_000)
+        #expect(sink.waitForSound(), "hum never played: \(hum.stderr)")
         hum.signal(SIGTERM)
         // The fade (0.5 s), then what is still buffered plays out (about 0.1 s), then the exit.
         let waited = exitTime(hum, within: 5)

@@ -1,6 +1,7 @@
 import Foundation
 import HumControl
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumAudio
@@ -41,9 +42,9 @@ import Testing
         let started = Date()
         let hum = try box.startHum(
             ["play", "\(tone)=100", "--for", "4s", "--fade", "0.2s"], environment: sink.environment)
-        usleep(1_500_000)
+        #expect(sink.waitForSound(), "hum was not heard: \(hum.stderr)")
         hum.signal(SIGSTOP)
-        usleep(700_000)
+        usleep(700_000)  // a time: stopped this long, the device runs dry (the underrun under test)
         hum.signal(SIGCONT)
         let continued = Date().timeIntervalSince(sink.recordingStarted)
         let status = hum.wait()
@@ -75,15 +76,17 @@ import Testing
         let started = try box.hum(["play", "\(tone)=50", "--detach"], environment: env)
         #expect(started.status == 0, "\(started.stderr)")
         #expect(sink.waitForSound(), "the detached player was not heard")
-        usleep(700_000)  // a steady level before the request, to compare with
+        // A steady level before the request, measured over 0.6 s to compare with.
+        #expect(sink.waitForRecording(0.7), "the recording stalled")
+        let heard = sink.level() ?? 0
         let quiet = Date()
         #expect(try box.hum(["ctl", "volume", "tone", "0", "--quiet"], environment: env).status == 0)
         let quietApplied = Date()  // the reply comes once the player has applied the change
-        usleep(1_000_000)
+        #expect(sink.waitForLevel { $0 < heard * 0.05 }, "the player did not go quiet")
         let loud = Date()
         #expect(try box.hum(["ctl", "volume", "tone", "50", "--quiet"], environment: env).status == 0)
         let loudApplied = Date()
-        usleep(700_000)
+        #expect(sink.waitForLevel { $0 > heard * 0.5 }, "the player did not come back")
         #expect(try box.hum(["ctl", "stop", "--quiet"], environment: env).status == 0)
         let left = try sink.stop()
         let windows = envelope(left, window: 480)  // 10 ms
@@ -123,9 +126,8 @@ import Testing
         let hum = try box.startHum(["play", "\(tone)=50"], environment: sink.environment)
         // Once it plays (its control socket answers: it opens after the audio), a second of sound.
         let socket = ControlSocketPath(environment: box.audioEnvironment.merging(sink.environment) { $1 })
-        let started = Date()
-        while (try? ControlClient.connect(to: socket)) == nil, Date().timeIntervalSince(started) < 10 { usleep(20_000) }
-        usleep(1_000_000)
+        #expect(eventually(within: 10) { (try? ControlClient.connect(to: socket)) != nil }, "\(hum.stderr)")
+        #expect(sink.waitForSound() && sink.waitForRecording(1), "hum was not heard for a second")
         let sent = Date()
         hum.signal(SIGTERM)
         let status = hum.wait()

@@ -1,6 +1,7 @@
 import Foundation
 import HumControl
 import HumCore
+import HumTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,16 +10,6 @@ import Testing
 
 /// The player as a service: in the background, under a service manager, steered by other hums.
 @Suite struct PlayerServiceTests {
-    /// Waits until `condition` holds (up to `timeout` seconds); returns whether it did.
-    func eventually(_ timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
-        while Date() < end {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-
     func alive(_ pid: pid_t) -> Bool { kill(pid, 0) == 0 }
 
     func client(_ box: Sandbox) throws -> ControlClient? {
@@ -129,7 +120,7 @@ import Testing
         let focus = try box.hum(["focus", "--focus", "2s", "--short-break", "1s", "--rounds", "1", "--goal", "g"])
         #expect(focus.status == 0, "\(focus.stderr)")
         #expect(try client(box)?.request(.status).status?.focus?.goal == "g")
-        #expect(eventually(8) { (try? client(box)?.request(.status).status?.focus) == nil }, "the rounds ended")
+        #expect(eventually(within: 8) { (try? client(box)?.request(.status).status?.focus) == nil }, "the rounds ended")
         let state = try #require(try client(box)).request(.status).status
         #expect(state?.state == .playing && state?.pid == player.pid, "the mix plays on")
         let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
@@ -145,10 +136,14 @@ import Testing
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
         let player = try box.startHum(["play", "\(tone)=40", "--device", "null"])
-        #expect(eventually { (try? client(box)?.request(.status).status?.state) == .playing })
-        usleep(500_000)
+        // Playing, with its sound loaded (no "loading" note): what follows is the steady state.
+        let steady = eventually {
+            let status = try? client(box)?.request(.status).status
+            return status?.state == .playing && status?.note == nil
+        }
+        #expect(steady, "\(player.stderr)")
         let before = cpuSeconds(player.pid)
-        usleep(2_000_000)
+        usleep(2_000_000)  // a time: the CPU the player uses over it is what is measured
         let after = cpuSeconds(player.pid)
         player.signal(SIGKILL)
         player.wait()
@@ -206,14 +201,19 @@ import Testing
         defer { waitFor(try! spawnAny("/bin/umount", ["-l", data])) }
         #expect(box.run("bank").code == 0)
         let hum = try box.startHum(["focus", "--no-sound", "--focus", "2s", "--rounds", "1"])
-        usleep(1_000_000)
+        let begun = eventually {
+            (try? ControlClient.connect(to: ControlSocketPath(environment: box.audioEnvironment))?.request(.status))?
+                .status?.focus != nil
+        }
+        #expect(begun, "the round did not begin: \(hum.stderr)")
         // Fill the disk.
         let filler = data + "/filler"
         let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
         let block = [UInt8](repeating: 0, count: 65536)
         while write(fd, block, block.count) > 0 {}
         close(fd)
-        usleep(3_000_000)  // the round ended at 2 s, its end could not be written
+        // The round ended at 2 s, and its end could not be written.
+        #expect(eventually { hum.stderr.contains("cannot record the round yet") }, "\(hum.stderr)")
         #expect(kill(hum.pid, 0) == 0, "hum waits to record the round")
         unlink(filler)
         #expect(hum.wait() == 0)

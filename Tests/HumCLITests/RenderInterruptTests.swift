@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 @testable import HumCLI
@@ -14,17 +15,17 @@ import Testing
         return stat(path, &info) == 0 ? Int64(info.st_size) : -1
     }
 
-    /// Waits until the render's temporary file holds some audio; returns its name.
+    /// Waits until the render's temporary file holds some audio; returns its name (nil when the render ended
+    /// first, or after 30 s).
     func waitForTemporary(in dir: String, pid: pid_t) -> String? {
-        for _ in 0..<600 {
+        let found = waitFor(within: 30) { () -> String?? in
             if let temp = entries(dir).first(where: { $0.contains(".tmp-") }), size(dir + "/" + temp) > 1 << 20 {
-                return temp
+                return .some(temp)
             }
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { return nil }
-            usleep(50_000)
+            return waitpid(pid, &status, WNOHANG) == pid ? .some(nil) : nil
         }
-        return nil
+        return found ?? nil
     }
 
     /// The threads of the process (but the one that waits for the signals) that do not block all of them: none
@@ -59,10 +60,7 @@ import Testing
     /// `threadsNotBlocking`, asked again for a while if the watching thread is not seen yet (a loaded machine may
     /// not have run it far enough to name itself); with the threads' names and masks for the message.
     func blockingReport(_ signals: [Int32], pid: pid_t) -> (open: [String]?, threads: String) {
-        for _ in 0..<40 {
-            if let open = threadsNotBlocking(signals, pid: pid) { return (open, "") }
-            usleep(50_000)
-        }
+        if let open = waitFor(within: 2, { threadsNotBlocking(signals, pid: pid) }) { return (open, "") }
         let threads = entries("/proc/\(pid)/task").map { task in
             let status = contents("/proc/\(pid)/task/\(task)/status").split(separator: "\n")
             return status.filter { $0.hasPrefix("Name:") || $0.hasPrefix("SigBlk:") || $0.hasPrefix("State:") }

@@ -2,6 +2,7 @@ import Foundation
 import HumControl
 import HumCore
 import HumSystem
+import HumTestSupport
 import Synchronization
 import Testing
 
@@ -33,10 +34,7 @@ import Testing
             child.pid = try spawnBinary(
                 arguments, environment: box.environment, stdout: child.stdoutPath, stderr: child.stderrPath)
         }
-        for _ in 0..<200 {
-            if try status(box)["pid"] as? Int == Int(child.pid) { return child }
-            usleep(50_000)
-        }
+        if try eventually(within: 10, { try status(box)["pid"] as? Int == Int(child.pid) }) { return child }
         Issue.record("the player did not answer: \(child.stderr)")
         return child
     }
@@ -60,7 +58,7 @@ import Testing
     /// Waits until the follower's output has `count` lines (or 10 s).
     @discardableResult
     func waitForLines(_ child: Child, _ count: Int) -> [String] {
-        for _ in 0..<200 where lines(child).count < count { usleep(50_000) }
+        eventually(within: 10) { lines(child).count >= count }
         return lines(child)
     }
 
@@ -213,12 +211,12 @@ import Testing
             flood.signal(SIGKILL)
             flood.wait()
         }
-        for _ in 0..<300 where !flood.stdout.contains("held") { usleep(50_000) }
+        eventually(within: 15) { flood.stdout.contains("held") }
         let held = Int(flood.stdout.prefix { $0.isNumber }) ?? 0
         #expect(held > 1000, "the flooder held \(held) connections: \(flood.stdout) \(flood.stderr)")
 
         let before = cpuSeconds(player.pid) ?? 0
-        usleep(2_000_000)
+        usleep(2_000_000)  // a time: the CPU the player uses over it is what is measured
         let used = (cpuSeconds(player.pid) ?? 99) - before
         #expect(used < 0.1, "the flooded player used \(used) s of CPU in 2 s")
 
@@ -305,7 +303,7 @@ import Testing
         #expect(tracks.first?["muted"] as? Bool == false)
         #expect(state["master"] as? Int == 70 && state["state"] as? String == "playing")
         // The follower printed a line per change (a repeated volume is no change), ending with the last.
-        for _ in 0..<100 where lines(follower).last != "tone \(volumes.last!)" { usleep(50_000) }
+        eventually { lines(follower).last == "tone \(volumes.last!)" }
         #expect(lines(follower).last == "tone \(volumes.last!)")
         #expect(player.stderr.isEmpty, "\(player.stderr)")
     }
@@ -406,25 +404,25 @@ import Testing
         #expect(waitForLines(follower, 1) == ["idle "])
         // Its runtime directory has no hum/ yet: the first player makes it, and is found.
         let first = try startPlayer(box, ["focus", "--no-sound", "--focus", "10m"])
-        for _ in 0..<100 where lines(follower).last != "playing focus" { usleep(50_000) }
+        #expect(eventually { lines(follower).last == "playing focus" }, "\(lines(follower))")
         #expect(try runBinary(["ctl", "pause", "-q"], environment: box.environment).code == 0)
-        for _ in 0..<100 where lines(follower).last != "paused focus" { usleep(50_000) }
+        #expect(eventually { lines(follower).last == "paused focus" }, "\(lines(follower))")
         #expect(try runBinary(["ctl", "stop", "-q"], environment: box.environment).code == 0)
         #expect(first.wait() == 0)
-        for _ in 0..<100 where lines(follower).last != "idle " { usleep(50_000) }
+        #expect(eventually { lines(follower).last == "idle " }, "\(lines(follower))")
         // kill -9 leaves a stale socket behind; the next player replaces it, and the follower finds it.
         let second = try startPlayer(box, ["focus", "--no-sound", "--focus", "10m"])
-        for _ in 0..<100 where lines(follower).last != "playing focus" { usleep(50_000) }
+        #expect(eventually { lines(follower).last == "playing focus" }, "\(lines(follower))")
         second.signal(SIGKILL)
         second.wait()
-        for _ in 0..<100 where lines(follower).last != "idle " { usleep(50_000) }
+        #expect(eventually { lines(follower).last == "idle " }, "\(lines(follower))")
         // The socket it left is stale: nobody answers, and a one-shot status says idle at once.
         #expect(FileManager.default.fileExists(atPath: box.runtimeDirectory + "/hum/control.sock"))
         let stale = try runBinary(["status"], environment: box.environment)
         #expect(stale.code == 0 && stale.out == "idle · 0m banked\n", "\(stale)")
         let third = try startPlayer(box, ["focus", "--no-sound", "--focus", "10m"])
         defer { stop(third) }
-        for _ in 0..<100 where lines(follower).last != "playing focus" { usleep(50_000) }
+        #expect(eventually { lines(follower).last == "playing focus" }, "\(lines(follower))")
         let seen = lines(follower)
         // Each change once, in order (a player may be seen for a moment before its rounds start).
         let expected = [
@@ -453,6 +451,7 @@ import Testing
             ["status", "-f", "--template", "{remaining_minutes} min"], environment: box.environment,
             stdout: minutes.stdoutPath, stderr: minutes.stderrPath)
         defer { stop(minutes) }
+        // A time: how many lines each follower prints in it is what is tested.
         usleep(3_600_000)
         let ticks = lines(seconds)
         // About one line a second (a loaded machine may deliver a tick late, and the next line then skips one).
@@ -490,14 +489,7 @@ import Testing
         #expect(String(decoding: buffer.prefix(max(n, 0)), as: UTF8.self) == "idle · 0m banked\n")
         close(fds[0])
         var status: Int32 = 0
-        var gone = false
-        for _ in 0..<100 {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                gone = true
-                break
-            }
-            usleep(50_000)
-        }
+        let gone = eventually { waitpid(pid, &status, WNOHANG) == pid }
         if !gone {
             kill(pid, SIGKILL)
             waitpid(pid, &status, 0)
@@ -611,18 +603,20 @@ final class RecordingPlayer: @unchecked Sendable {
             player.signal(SIGTERM)
             player.wait()
         }
-        usleep(1_500_000)
+        // Up, with its sound loaded (no "loading" note).
+        let up = try eventually(within: 10) {
+            try runBinary(["status"], environment: box.environment).out == "playing · tone 50 · 0m banked\n"
+        }
+        #expect(up, "the player did not start: \(player.stderr)")
         #expect(try runBinary(["ctl", "add", "hiss=20"], environment: box.environment).out.contains("tone 50 hiss 20"))
         #expect(try runBinary(["ctl", "remove", "tone"], environment: box.environment).out.contains("· hiss 20 ·"))
         #expect(try runBinary(["status", "--names"], environment: box.environment).out == "hiss\n")
         // A new mix crossfades in; what it plays is what the status says once it is loaded.
         #expect(try runBinary(["play", "tone=10", "hiss=60"], environment: box.environment).code == 0)
-        let end = Date().addingTimeInterval(5)
         var names = ""
-        while Date() < end {
+        try eventually {
             names = try runBinary(["status", "--names"], environment: box.environment).out
-            if names == "tone\nhiss\n" { break }
-            usleep(50_000)
+            return names == "tone\nhiss\n"
         }
         #expect(names == "tone\nhiss\n")
         let json = try runBinary(["status", "--json"], environment: box.environment).out
@@ -639,10 +633,7 @@ final class RecordingPlayer: @unchecked Sendable {
         #expect(replaced.code == 1 && replaced.err.contains("cannot play"), "\(replaced)")
         let partly = try runBinary(["play", notAudio + "=40", "hiss=30"], environment: box.environment)
         #expect(partly.code == 0 && partly.err.contains("cannot play") && partly.err.contains("playing the others"))
-        let steady = Date().addingTimeInterval(5)
-        while Date() < steady, try runBinary(["status", "--names"], environment: box.environment).out != "hiss\n" {
-            usleep(50_000)
-        }
+        try eventually { try runBinary(["status", "--names"], environment: box.environment).out == "hiss\n" }
         let now = try runBinary(["status", "--names"], environment: box.environment).out
         #expect(now == "hiss\n", "\(now)")
         // The player refuses it too, when asked over the socket by a client that did not look.

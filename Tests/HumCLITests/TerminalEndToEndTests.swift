@@ -1,5 +1,6 @@
 import Foundation
 import HumCore
+import HumTestSupport
 import Testing
 
 /// The live line and the keys, in a real terminal (tmux), as a person sees them.
@@ -22,12 +23,11 @@ import Testing
 
         /// Waits until the screen shows `text` (up to `timeout` seconds); returns the last screen.
         func waitUntil(shows text: String, timeout: Double = 10) throws -> String {
-            let end = Date().addingTimeInterval(timeout)
             var last = ""
-            while Date() < end {
+            // Each look starts a tmux client: not too often.
+            try eventually(within: timeout, pausingAtMost: 0.1) {
                 last = try screen()
-                if last.contains(text) { return last }
-                usleep(100_000)
+                return last.contains(text)
             }
             return last
         }

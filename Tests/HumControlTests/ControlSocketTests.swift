@@ -175,10 +175,8 @@ func privateSocketDirectory() throws -> ControlSocketPath {
         #expect(!refused.ok && refused.kind == "failure", "\(refused)")
         #expect(refused.error?.contains("already serves 64 clients") == true, "\(refused.error ?? "")")
         close(held.removeLast())
-        var served = false
-        for _ in 0..<100 where !served {
-            served = (try? ControlClient.connect(to: player.path)?.request(.status).ok) == true
-            if !served { usleep(20_000) }
+        let served = eventually(within: 2) {
+            (try? ControlClient.connect(to: player.path)?.request(.status).ok) == true
         }
         #expect(served, "a client left, and the next one is served")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HumTestSupport
 import Synchronization
 import Testing
 
@@ -301,16 +302,15 @@ func renderFrames(_ mixer: Mixer, _ frames: Int, chunk: Int) -> [Float] {
                 }
             }
             mixer.slots.reclaim()
-            if round % 100 == 0 { usleep(200) }
+            if round % 100 == 0 { usleep(200) }  // a time: the audio thread gets turns between bursts of changes
         }
         for slot in mixer.slots.playing { mixer.slots.remove(slot, fadeFrames: 10) }
-        let deadline = Date().addingTimeInterval(10)
-        while !mixer.slots.leaving.isEmpty, Date() < deadline {
-            usleep(1000)
+        eventually(within: 10) {
             mixer.slots.reclaim()
+            return mixer.slots.leaving.isEmpty
         }
         shared.stop.store(true, ordering: .relaxed)
-        while !audio.isFinished { usleep(1000) }
+        #expect(eventually(within: 10) { audio.isFinished }, "the audio thread did not end")
         #expect(mixer.slots.leaving.isEmpty)
         #expect(memory.released == created)  // every sound freed: those that played, and those refused
         // Twelve quiet sounds sum to at most 0.012; full scale would be 1.

@@ -53,7 +53,7 @@ import Testing
             loop.stop()
         }
         let thread = Thread {
-            usleep(20_000)
+            usleep(20_000)  // a time: the loop is asleep in run when the notice comes
             notifier.notify()
         }
         thread.start()

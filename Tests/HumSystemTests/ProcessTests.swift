@@ -10,8 +10,7 @@ import Testing
 @Suite struct HookProcessTests {
     @Test func aHookIsStoppedWithEverythingItStarted() throws {
         let child = try ChildProcess(argv: ["sh", "-c", "trap '' TERM; sleep \(uniqueSleep("31.209")) & wait"])
-        let end = Date().addingTimeInterval(3)
-        while commandsRunning(containing: uniqueSleep("31.209")) == 0, Date() < end { usleep(20_000) }
+        #expect(eventually(within: 3) { commandsRunning(containing: uniqueSleep("31.209")) == 1 }, "the hook never ran")
         let started = Date()
         child.finish(within: 0.3, grace: 0.5)
         #expect(commandsRunning(containing: uniqueSleep("31.209")) == 0, "the hook's background process outlived it")
@@ -21,16 +20,12 @@ import Testing
 
     @Test func aHookIsFinishedOnlyWhenNothingOfItIsLeft() throws {
         let child = try ChildProcess(argv: ["sh", "-c", "sleep \(uniqueSleep("31.210")) & exit 3"])
-        let end = Date().addingTimeInterval(3)
-        while !child.hasExited(), Date() < end { usleep(20_000) }
-        #expect(child.hasExited() && child.exitCode == 3)
+        #expect(eventually(within: 3) { child.hasExited() } && child.exitCode == 3)
         // The shell is gone, its background process is not: the hook is not finished.
         #expect(!child.finished())
         #expect(commandsRunning(containing: uniqueSleep("31.210")) == 1)
         child.signalGroup(SIGTERM)
-        let gone = Date().addingTimeInterval(3)
-        while !child.finished(), Date() < gone { usleep(20_000) }
-        #expect(child.finished() && commandsRunning(containing: uniqueSleep("31.210")) == 0)
+        #expect(eventually(within: 3) { child.finished() } && commandsRunning(containing: uniqueSleep("31.210")) == 0)
     }
 
     @Test func aCommandThatCannotRunIsAProcessFailure() {

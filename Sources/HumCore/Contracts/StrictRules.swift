@@ -14,6 +14,12 @@ public enum StrictRules {
         case override
         /// A second contract, which would replace the running one.
         case secondContract
+        /// Removing a shield (`hum shield rm NAME`).
+        case removeShield(String)
+        /// Taking targets out of a shield (`hum shield rm NAME --app X`).
+        case removeShieldTargets(String)
+        /// Turning a shield off (`hum shield off NAME --for DURATION`, `--all`).
+        case shieldOff(String)
     }
 
     /// Whether changing `key` from `old` to `new` loosens the rules.
@@ -54,6 +60,9 @@ public enum StrictRules {
             case .recordRound: refused = "recording a focus round by hand (it would earn) is refused"
             case .override: refused = "overriding a review (it would pay) is refused"
             case .secondContract: refused = "a second contract cannot replace it"
+            case .removeShield(let name): refused = "removing the shield \(name) is refused"
+            case .removeShieldTargets(let name): refused = "taking targets out of the shield \(name) is refused"
+            case .shieldOff(let name): refused = "turning the shield \(name) off is refused"
             }
             let when =
                 until.map { "after \($0.localClock) (later if its rounds are paused or wait)" } ?? "after its rounds"

@@ -1,0 +1,127 @@
+/// A pause of a shield on the record (`hum shield off NAME --for 1h`): from `start` to `end`, epoch seconds. `end` is
+/// the time it really ends: earlier than planned when `hum shield on` ended it.
+public struct ShieldOff: Sendable, Hashable, Codable {
+    public var shield: String
+    public var start: Int64
+    public var end: Int64
+    public var reason: String?
+    public init(shield: String, start: Int64, end: Int64, reason: String? = nil) {
+        self.shield = shield
+        self.start = start
+        self.end = end
+        self.reason = reason
+    }
+}
+
+/// A lift of a shield: a lease bought with banked time (a pass) or drawn from the reserve. It lasts from `start` to
+/// `deadline` (absolute epoch seconds, stored in the ledger, so it holds whatever process dies), unless it was
+/// `ended` earlier. A lift is never renewed: a new lift is a new lease.
+public struct ShieldLift: Sendable, Hashable, Codable {
+    public var id: String
+    public var shield: String
+    /// The ledger entry that paid for it (a pass's hold, an emergency draw), when one did.
+    public var entryID: String?
+    public var start: Int64
+    public var deadline: Int64
+    public var ended: Int64?
+    public init(id: String, shield: String, entryID: String? = nil, start: Int64, deadline: Int64, ended: Int64? = nil)
+    {
+        self.id = id
+        self.shield = shield
+        self.entryID = entryID
+        self.start = start
+        self.deadline = deadline
+        self.ended = ended
+    }
+}
+
+/// Whether a shield holds its programs frozen now.
+public enum ShieldStatus: Sendable, Hashable {
+    /// Up: its programs are frozen.
+    case up
+    /// Lifted by a lease until the epoch second `until` (its programs run).
+    case lifted(until: Int64, lift: String)
+    /// Turned off on the record until the epoch second `until`.
+    case off(until: Int64)
+
+    public var isUp: Bool { self == .up }
+    /// The word for JSON and for `hum shield list`.
+    public var word: String {
+        switch self {
+        case .up: "up"
+        case .lifted: "lifted"
+        case .off: "off"
+        }
+    }
+    public var until: Int64? {
+        switch self {
+        case .up: nil
+        case .lifted(let until, _), .off(let until): until
+        }
+    }
+}
+
+/// Everything the state of the shields depends on, at one moment. Schedules (issue 24) join here as another field
+/// and another rule in `ShieldState.rules`.
+public struct ShieldInputs: Sendable, Equatable {
+    public var shields: [Shield]
+    public var offs: [ShieldOff]
+    public var lifts: [ShieldLift]
+    public init(shields: [Shield], offs: [ShieldOff] = [], lifts: [ShieldLift] = []) {
+        self.shields = shields
+        self.offs = offs
+        self.lifts = lifts
+    }
+}
+
+/// The level-triggered rule: which shields are up now. Pure: the same inputs and instant give the same answer, so
+/// the guard can ask it on every change and on every tick, and a dead hum's next start finds the same state.
+/// Fail-closed: a shield is up unless a rule gives a reason, in force now, for it not to be.
+public enum ShieldState {
+    /// A reason for a shield not to be up at `now`, or nil. Rules are asked in order; the first that answers wins.
+    public typealias Rule = @Sendable (_ shield: String, _ inputs: ShieldInputs, _ now: Int64) -> ShieldStatus?
+
+    /// The rules, in order: an off on the record, then a lift. A schedule's free window (issue 24) goes first here;
+    /// a schedule's lock window would instead make a lift not count (a rule that returns nil and filters lifts).
+    public static let rules: [Rule] = [offRule, liftRule]
+
+    /// The state of every shield at `now` (epoch seconds).
+    public static func shielded(shields: [Shield], offs: [ShieldOff], lifts: [ShieldLift], now: Int64)
+        -> [String: ShieldStatus]
+    {
+        shielded(ShieldInputs(shields: shields, offs: offs, lifts: lifts), now: now)
+    }
+
+    public static func shielded(_ inputs: ShieldInputs, now: Int64) -> [String: ShieldStatus] {
+        var out: [String: ShieldStatus] = [:]
+        for shield in inputs.shields {
+            out[shield.name] = rules.lazy.compactMap { $0(shield.name, inputs, now) }.first ?? .up
+        }
+        return out
+    }
+
+    /// The first instant after `now` at which some shield's state may change (an off or a lift ends or begins):
+    /// when the guard must look again even if nothing else happens. Nil when nothing is pending.
+    public static func nextChange(_ inputs: ShieldInputs, after now: Int64) -> Int64? {
+        var times: [Int64] = []
+        for off in inputs.offs { times += [off.start, off.end] }
+        for lift in inputs.lifts { times += [lift.start, lift.ended ?? lift.deadline] }
+        return times.filter { $0 > now }.min()
+    }
+
+    /// An off in force: started, not yet ended. When several are, the one that lasts longest.
+    static let offRule: Rule = { name, inputs, now in
+        let ends = inputs.offs.filter { $0.shield == name && $0.start <= now && now < $0.end }.map(\.end)
+        return ends.max().map { .off(until: $0) }
+    }
+
+    /// A lift in force: started, its deadline not reached and not ended early. A lift that starts in the future (a
+    /// clock set back) does not count: fail closed.
+    static let liftRule: Rule = { name, inputs, now in
+        let open = inputs.lifts.filter {
+            $0.shield == name && $0.start <= now && now < min($0.deadline, $0.ended ?? Int64.max)
+        }
+        guard let last = open.max(by: { $0.deadline < $1.deadline }) else { return nil }
+        return .lifted(until: min(last.deadline, last.ended ?? Int64.max), lift: last.id)
+    }
+}

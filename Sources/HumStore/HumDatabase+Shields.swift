@@ -1,0 +1,336 @@
+import HumCore
+
+/// Shields (`hum shield`): their targets, their offs on the record and their lifts (docs/shields.md). Every
+/// read-check-write runs in one `BEGIN IMMEDIATE` transaction; while a strict contract runs, what loosens a shield
+/// (removing it or targets of it, turning it off) is refused in that same transaction.
+extension HumDatabase {
+    /// What `addShield` did: the shield as it is now, the targets it gained, and whether it was made.
+    public struct ShieldAddition: Sendable, Equatable {
+        public var shield: Shield
+        public var added: [ShieldTarget]
+        public var created: Bool
+    }
+
+    /// Makes the shield `name` with `targets`, or adds to it the targets it lacks (adding tightens, so a strict
+    /// contract allows it). The name and targets were checked where they entered (`Shield.checkedName`,
+    /// `ShieldTarget.checked`).
+    public func addShield(name: String, targets: [ShieldTarget]) throws -> ShieldAddition {
+        try guarded {
+            try db.immediate {
+                let now = calendar.now()
+                var created = false
+                var seq = try liveShieldSeq(name)
+                if seq == nil {
+                    try db.run(
+                        "INSERT INTO shields(name, created_epoch, created_offset) VALUES (?, ?, ?)",
+                        [.text(name), .int(now.epochSeconds), .int(Int64(now.offsetSeconds))])
+                    seq = try db.scalarInt("SELECT last_insert_rowid()")
+                    created = true
+                }
+                guard let seq, var shield = try loadShield(seq: seq) else {
+                    throw ShieldStoreError.unknown(name, known: [])
+                }
+                var added: [ShieldTarget] = []
+                for target in targets where !shield.targets.contains(target) && !added.contains(target) {
+                    added.append(target)
+                }
+                guard shield.targets.count + added.count <= Shield.mostTargets else {
+                    throw ShieldStoreError.tooManyTargets(name)
+                }
+                var position =
+                    try db.scalarInt(
+                        "SELECT COALESCE(MAX(position), -1) + 1 FROM shield_targets WHERE shield_seq = ?", [.int(seq)])
+                    ?? 0
+                for target in added {
+                    try db.run(
+                        "INSERT INTO shield_targets(shield_seq, position, kind, value) VALUES (?, ?, ?, ?)",
+                        [.int(seq), .int(position), .text(target.kind.rawValue), .text(target.value)])
+                    position += 1
+                }
+                shield.targets += added
+                return ShieldAddition(shield: shield, added: added, created: created)
+            }
+        }
+    }
+
+    /// The shields, oldest first (removed ones left out).
+    public func shields() throws -> [Shield] {
+        try guarded { try db.reading { try loadShields() } }
+    }
+
+    /// The shield of that name, or nil.
+    public func shield(named name: String) throws -> Shield? {
+        try guarded { try db.reading { try liveShieldSeq(name).flatMap { try loadShield(seq: $0) } } }
+    }
+
+    /// Removes a shield: its offs and lifts end now (on the record), its row stays marked removed. Refused while a
+    /// strict contract runs.
+    public func removeShield(named name: String) throws {
+        try guarded {
+            try db.immediate {
+                let seq = try requireShield(name)
+                if let refusal = try strictRefusal(.removeShield(name)) { throw refusal }
+                let now = calendar.clock.nowEpochSeconds()
+                try db.run("UPDATE shields SET removed_epoch = ? WHERE seq = ?", [.int(now), .int(seq)])
+                try endOffs(seq: seq, at: now)
+                try db.run(
+                    """
+                    UPDATE shield_lifts SET ended_epoch = ?, ended_by = 'removed'
+                    WHERE shield_seq = ? AND ended_epoch IS NULL AND deadline_epoch > ?
+                    """, [.int(now), .int(seq), .int(now)])
+            }
+        }
+    }
+
+    /// Takes `targets` out of a shield (those it does not hold are named in the error). A shield keeps at least
+    /// one target: removing the last is `removeShield`. Refused while a strict contract runs.
+    public func removeTargets(_ targets: [ShieldTarget], fromShield name: String) throws -> Shield {
+        try guarded {
+            try db.immediate {
+                let seq = try requireShield(name)
+                guard var shield = try loadShield(seq: seq) else { throw ShieldStoreError.unknown(name, known: []) }
+                if let missing = targets.first(where: { !shield.targets.contains($0) }) {
+                    throw ShieldStoreError.noSuchTarget(name, missing)
+                }
+                let left = shield.targets.filter { !targets.contains($0) }
+                guard !left.isEmpty else { throw ShieldStoreError.lastTarget(name) }
+                if let refusal = try strictRefusal(.removeShieldTargets(name)) { throw refusal }
+                for target in targets {
+                    try db.run(
+                        "DELETE FROM shield_targets WHERE shield_seq = ? AND kind = ? AND value = ?",
+                        [.int(seq), .text(target.kind.rawValue), .text(target.value)])
+                }
+                shield.targets = left
+                return shield
+            }
+        }
+    }
+
+    /// Turns shields off for `seconds` from now, on the record with the reason: the named ones, or every shield
+    /// when `names` is nil. Refused while a strict contract runs. Returns the offs written.
+    public func turnShieldsOff(_ names: [String]?, seconds: Int64, reason: String?) throws -> [ShieldOff] {
+        try guarded {
+            try db.immediate {
+                let now = calendar.now()
+                var seqs: [(Int64, String)] = []
+                if let names {
+                    for name in names { seqs.append((try requireShield(name), name)) }
+                } else {
+                    try db.query("SELECT seq, name FROM shields WHERE removed_epoch IS NULL ORDER BY seq") {
+                        seqs.append((try $0.int("seq"), try $0.text("name")))
+                    }
+                }
+                if let first = seqs.first, let refusal = try strictRefusal(.shieldOff(names == nil ? "--all" : first.1))
+                {
+                    throw refusal
+                }
+                let end = now.epochSeconds.adding(saturating: max(1, seconds))
+                var offs: [ShieldOff] = []
+                for (seq, name) in seqs {
+                    try db.run(
+                        """
+                        INSERT INTO shield_offs(shield_seq, start_epoch, start_offset, end_epoch, reason)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .int(seq), .int(now.epochSeconds), .int(Int64(now.offsetSeconds)), .int(end),
+                            .optional(reason),
+                        ])
+                    offs.append(ShieldOff(shield: name, start: now.epochSeconds, end: end, reason: reason))
+                }
+                return offs
+            }
+        }
+    }
+
+    /// Ends the offs of a shield now (`hum shield on NAME`): it is up again unless lifted. Tightening, so a strict
+    /// contract allows it. Returns how many offs were in force.
+    @discardableResult
+    public func turnShieldOn(named name: String) throws -> Int {
+        try guarded {
+            try db.immediate {
+                let seq = try requireShield(name)
+                return try endOffs(seq: seq, at: calendar.clock.nowEpochSeconds())
+            }
+        }
+    }
+
+    /// Everything the state of the shields depends on now, read in one transaction: the shields, the offs and lifts
+    /// not over yet. Give it to `ShieldState.shielded`.
+    public func shieldInputs() throws -> ShieldInputs {
+        try guarded {
+            try db.reading {
+                let now = calendar.clock.nowEpochSeconds()
+                var offs: [ShieldOff] = []
+                try db.query(
+                    """
+                    SELECT s.name, o.start_epoch, MIN(o.end_epoch, COALESCE(o.ended_epoch, o.end_epoch)) AS until,
+                        o.reason
+                    FROM shield_offs o JOIN shields s ON s.seq = o.shield_seq
+                    WHERE s.removed_epoch IS NULL AND MIN(o.end_epoch, COALESCE(o.ended_epoch, o.end_epoch)) > ?
+                    ORDER BY o.seq
+                    """, [.int(now)]
+                ) { row in
+                    offs.append(
+                        ShieldOff(
+                            shield: try row.text("name"), start: try row.int("start_epoch"), end: try row.int("until"),
+                            reason: try row.optionalText("reason")))
+                }
+                var lifts: [ShieldLift] = []
+                try db.query(
+                    """
+                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch
+                    FROM shield_lifts l JOIN shields s ON s.seq = l.shield_seq
+                    WHERE s.removed_epoch IS NULL AND l.ended_epoch IS NULL AND l.deadline_epoch > ?
+                    ORDER BY l.start_epoch, l.id
+                    """, [.int(now)]
+                ) { row in lifts.append(try Self.lift(row)) }
+                return ShieldInputs(shields: try loadShields(), offs: offs, lifts: lifts)
+            }
+        }
+    }
+
+    // MARK: Lifts
+
+    /// Opens a lift of shield `name` for `seconds` from now, paid by ledger entry `entryID` (a pass's hold, an
+    /// emergency draw) when one did. The deadline is absolute and stored: the lift ends by itself whatever process
+    /// dies. A pass that opens a lift writes it with `openLiftLocked`, in the transaction of its hold, so that the
+    /// hold and the lift are one change.
+    public func openLift(shield name: String, seconds: Int64, entryID: String?) throws -> ShieldLift {
+        try guarded { try db.immediate { try openLiftLocked(shield: name, seconds: seconds, entryID: entryID) } }
+    }
+
+    /// `openLift` inside a transaction the caller holds.
+    func openLiftLocked(shield name: String, seconds: Int64, entryID: String?) throws -> ShieldLift {
+        let seq = try requireShield(name)
+        let now = calendar.clock.nowEpochSeconds()
+        let lift = ShieldLift(
+            id: newID(), shield: name, entryID: entryID, start: now, deadline: now.adding(saturating: max(1, seconds)))
+        try db.run(
+            "INSERT INTO shield_lifts(id, shield_seq, entry_id, start_epoch, deadline_epoch) VALUES (?, ?, ?, ?, ?)",
+            [.text(lift.id), .int(seq), .optional(entryID), .int(lift.start), .int(lift.deadline)])
+        return lift
+    }
+
+    /// Ends a lift now (the pass ended early, was settled, or its owner died): `by` is `owner`, `watchdog`,
+    /// `reconcile`. False when it had already ended or reached its deadline.
+    @discardableResult
+    public func endLift(id: String, by: String = "owner") throws -> Bool {
+        try guarded {
+            let now = calendar.clock.nowEpochSeconds()
+            try db.run(
+                """
+                UPDATE shield_lifts SET ended_epoch = ?, ended_by = ?
+                WHERE id = ? AND ended_epoch IS NULL AND deadline_epoch > ?
+                """, [.int(now), .text(by), .text(id), .int(now)])
+            return db.changes > 0
+        }
+    }
+
+    /// Every lift of a shield, oldest first, ended or not: its history.
+    public func lifts(ofShield name: String) throws -> [ShieldLift] {
+        try guarded {
+            try db.reading {
+                var lifts: [ShieldLift] = []
+                try db.query(
+                    """
+                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch
+                    FROM shield_lifts l JOIN shields s ON s.seq = l.shield_seq WHERE s.name = ?
+                    ORDER BY l.start_epoch, l.id
+                    """, [.text(name)]
+                ) { row in lifts.append(try Self.lift(row)) }
+                return lifts
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    static func lift(_ row: Statement) throws -> ShieldLift {
+        ShieldLift(
+            id: try row.text("id"), shield: try row.text("name"), entryID: try row.optionalText("entry_id"),
+            start: try row.int("start_epoch"), deadline: try row.int("deadline_epoch"),
+            ended: try row.optionalInt("ended_epoch"))
+    }
+
+    func liveShieldSeq(_ name: String) throws -> Int64? {
+        try db.scalarInt("SELECT seq FROM shields WHERE name = ? AND removed_epoch IS NULL", [.text(name)])
+    }
+
+    func requireShield(_ name: String) throws -> Int64 {
+        if let seq = try liveShieldSeq(name) { return seq }
+        var known: [String] = []
+        try db.query("SELECT name FROM shields WHERE removed_epoch IS NULL ORDER BY name") {
+            known.append(try $0.text("name"))
+        }
+        throw ShieldStoreError.unknown(name, known: known)
+    }
+
+    @discardableResult
+    func endOffs(seq: Int64, at now: Int64) throws -> Int {
+        try db.run(
+            """
+            UPDATE shield_offs SET ended_epoch = ?
+            WHERE shield_seq = ? AND ended_epoch IS NULL AND end_epoch > ?
+            """, [.int(now), .int(seq), .int(now)])
+        return Int(db.changes)
+    }
+
+    func loadShields() throws -> [Shield] {
+        var seqs: [Int64] = []
+        try db.query("SELECT seq FROM shields WHERE removed_epoch IS NULL ORDER BY seq") {
+            seqs.append(try $0.int("seq"))
+        }
+        return try seqs.compactMap { try loadShield(seq: $0) }
+    }
+
+    func loadShield(seq: Int64) throws -> Shield? {
+        var shield: Shield? = nil
+        try db.query("SELECT name, created_epoch, created_offset FROM shields WHERE seq = ?", [.int(seq)]) { row in
+            shield = Shield(
+                name: try row.text("name"), targets: [],
+                created: Timestamp(
+                    epochSeconds: try row.int("created_epoch"),
+                    offsetSeconds: Int32(clamping: try row.int("created_offset"))))
+        }
+        try db.query(
+            "SELECT kind, value FROM shield_targets WHERE shield_seq = ? ORDER BY position", [.int(seq)]
+        ) { row in
+            let value = try row.text("value")
+            switch ShieldTarget.Kind(rawValue: try row.text("kind")) {
+            case .app: shield?.targets.append(.app(value))
+            case .match: shield?.targets.append(.match(value))
+            case .desktopID: shield?.targets.append(.desktopID(value))
+            case nil: break
+            }
+        }
+        return shield
+    }
+}
+
+/// Why a shield could not be changed as asked.
+public enum ShieldStoreError: UserFacingError, Equatable {
+    case unknown(String, known: [String])
+    case noSuchTarget(String, ShieldTarget)
+    case lastTarget(String)
+    case tooManyTargets(String)
+
+    public var kind: FailureKind { .usage }
+
+    public var message: String {
+        switch self {
+        case .unknown(let name, let known):
+            let hint = Suggest.closest(to: name, in: known).map { "did you mean \($0)? " } ?? ""
+            return
+                known.isEmpty
+                ? "no shield \(name.quoted): there are none yet; make one with 'hum shield add NAME --app PROGRAM'"
+                : "no shield \(name.quoted); \(hint)see 'hum shield list'"
+        case .noSuchTarget(let name, let target):
+            return "the shield \(name) has no target \(target.option.quoted); see 'hum shield show \(name)'"
+        case .lastTarget(let name):
+            return "that would leave the shield \(name) with no target; remove it with 'hum shield rm \(name)'"
+        case .tooManyTargets(let name):
+            return "the shield \(name) would hold more than \(Shield.mostTargets) targets; make another shield"
+        }
+    }
+}
