@@ -12,11 +12,17 @@ DIST_DEPS := binutils dpkg-dev
 .PHONY: run test build release deps test-deps dist-deps stamp dist deb sounds bench clean format format-check \
 	install uninstall
 
-# Installs the Debian packages that are missing (apt-get, through sudo when not root).
+# Installs the Debian packages that are missing (apt-get, through sudo when not root). Not as root, it lists them
+# and asks first (YES=1 answers for it, for scripts); without an answer it stops and says what to install.
 define install_missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
+		echo "missing Debian packages:" $$missing; \
+		if [ -n "$(SUDO)" ] && [ "$(YES)" != 1 ]; then \
+			printf 'install them with sudo apt-get? [y/N] '; \
+			read answer || { echo; answer=; }; \
+			case "$$answer" in [yY]*) ;; *) echo "stopped: install them ('sudo apt-get install" $$missing"') or run with YES=1" >&2; exit 1 ;; esac; \
+		fi; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 endef

@@ -49,6 +49,9 @@ import Testing
         ] {
             #expect(FileManager.default.fileExists(atPath: unpacked + "/" + file), "\(file) missing")
         }
+        // The unpacked folder is a prefix of its own: its hum finds its sounds there.
+        let inPlace = try Self.bash("\(unpacked)/bin/hum sounds --names", ["HOME": box.root])
+        #expect(inPlace.out.split(separator: "\n").contains("rain"), "\(inPlace)")
         // Stripped: no symbol table left.
         #expect(try Self.bash("readelf -S \(unpacked)/bin/hum").out.contains(".symtab") == false)
 
