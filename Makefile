@@ -5,15 +5,24 @@ DESTDIR ?=
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
-             dbus-daemon dbus-bin playerctl systemd python3-icalendar
+             dbus-daemon dbus-bin playerctl systemd python3-icalendar $(DIST_DEPS) lintian appstream man-db
+# What make dist and make deb use: strip and readelf (binutils), dpkg-shlibdeps (dpkg-dev).
+DIST_DEPS := binutils dpkg-dev
 
-.PHONY: run test build release deps test-deps sounds bench clean format format-check install uninstall
+.PHONY: run test build release deps test-deps dist-deps stamp dist deb sounds bench clean format format-check \
+	install uninstall
 
-# Installs the Debian packages that are missing (apt-get, through sudo when not root).
+# Installs the Debian packages that are missing (apt-get, through sudo when not root). Not as root, it lists them
+# and asks first (YES=1 answers for it, for scripts); without an answer it stops and says what to install.
 define install_missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
+		echo "missing Debian packages:" $$missing; \
+		if [ -n "$(SUDO)" ] && [ "$(YES)" != 1 ]; then \
+			printf 'install them with sudo apt-get? [y/N] '; \
+			read answer || { echo; answer=; }; \
+			case "$$answer" in [yY]*) ;; *) echo "stopped: install them ('sudo apt-get install" $$missing"') or run with YES=1" >&2; exit 1 ;; esac; \
+		fi; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 endef
@@ -24,16 +33,31 @@ deps:
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS))
 
+dist-deps:
+	$(call install_missing,$(DIST_DEPS))
+
+# The commit `hum --version` names: written into a gitignored Swift file before every build (scripts/stamp-commit.sh).
+stamp:
+	scripts/stamp-commit.sh
+
 # The Swift runtime and Foundation linked in: loading their shared libraries (ICU above all) costs about 6 ms of
 # CPU at every start, half of what a `hum status` for a status bar may take (docs/PERFORMANCE.md).
-release: deps
+release: deps stamp
 	$(SWIFT) build -c release --product hum --static-swift-stdlib
 
 run: release
 	.build/release/hum
 
-build: deps
+build: deps stamp
 	$(SWIFT) build
+
+# The release tarball (dist/hum-VERSION-linux-ARCH.tar.gz, with install.sh) and the Debian package
+# (dist/hum_VERSION-1_ARCH.deb), from the release binary (the scripts alone, with HUM_BIN=…, package another).
+dist: release dist-deps
+	scripts/dist.sh
+
+deb: release dist-deps
+	scripts/deb.sh
 
 test: test-deps
 	scripts/test.sh
@@ -56,25 +80,27 @@ format:
 format-check:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests bench
 
-# Installs the binary, the built-in sounds where it finds them (PREFIX/share/hum/sounds), the manual page, the
-# completions and the systemd user unit. PREFIX and DESTDIR are honoured (DESTDIR for packaging).
+# Installs the binary (stripped), the built-in sounds where it finds them (PREFIX/share/hum/sounds), the manual
+# page, the completions and the systemd user unit. PREFIX and DESTDIR are honoured (DESTDIR for packaging). Not for
+# PREFIX=~/.local: there PREFIX/share/hum/sounds is the folder of your own sounds; the release's install.sh
+# handles that prefix.
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/hum/sounds $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/lib/systemd/user
-	install -m 0755 .build/release/hum $(DESTDIR)$(PREFIX)/bin/hum
+	install -s -m 0755 .build/release/hum $(DESTDIR)$(PREFIX)/bin/hum
 	install -m 0644 Sounds/sounds.json Sounds/*.ogg $(DESTDIR)$(PREFIX)/share/hum/sounds/
 	.build/release/hum manpage > $(DESTDIR)$(PREFIX)/share/man/man1/hum.1
 	.build/release/hum completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum
-	.build/release/hum completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_hum
+	.build/release/hum completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hum
 	.build/release/hum completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish
 	sed 's|@PREFIX@|$(PREFIX)|' contrib/hum.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/hum $(DESTDIR)$(PREFIX)/share/man/man1/hum.1 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_hum \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hum \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
 	rm -rf $(DESTDIR)$(PREFIX)/share/hum
 
 clean:
-	rm -rf .build
+	rm -rf .build dist

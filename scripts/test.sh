@@ -14,6 +14,9 @@ export HUM_TEST_PULSE_SINK=testsink
 # The house style first (seconds): 'make format' fixes what this reports.
 swift format lint --strict --recursive --configuration .swift-format Sources Tests bench
 
+# The commit `hum --version` names, in a gitignored Swift file (scripts/stamp-commit.sh says why).
+scripts/stamp-commit.sh
+
 # Arrows point down only: a target that imports one it does not declare in Package.swift fails the build
 # (docs/architecture.md draws the targets).
 swift build --build-tests --explicit-target-dependency-import-check error

@@ -33,7 +33,16 @@ public enum CommandTable {
     }
 }
 
+/// The version: the one place it is written (scripts/dist.sh and scripts/deb.sh read it from `hum --version`).
 public let humVersion = "0.1.0"
+
+/// The commit hum was built from. `make` (scripts/stamp-commit.sh) writes BuildStamp.swift, gitignored, whose
+/// `BuildStamp.commit` shadows this default; a plain `swift build` without it still compiles, and says so.
+public protocol BuildStampDefault {}
+extension BuildStampDefault {
+    public static var commit: String { "commit unknown" }
+}
+public enum BuildStamp: BuildStampDefault {}
 
 /// The frontend's dispatcher: picks the command, parses, validates, runs, and maps every way out to an exit code.
 /// It writes only through the context, so tests can run it in-process.
@@ -41,7 +50,7 @@ public enum HumMain {
     public static func run(arguments: [String], context: CommandContext) -> Int32 {
         var words = Array(arguments.dropFirst())
         if words.first == "--version" || words.first == "-V" {
-            context.stdout.write("hum \(humVersion)\n")
+            context.stdout.write("hum \(humVersion) (\(BuildStamp.commit))\n")
             return ExitCode.success
         }
         if words.first == "help" {

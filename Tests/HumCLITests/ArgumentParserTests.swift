@@ -194,7 +194,8 @@ import Testing
     }
 
     @Test func versionPrints() {
-        #expect(runInProcess(["--version"]).stdout == "hum \(humVersion)\n")
+        #expect(runInProcess(["--version"]).stdout == "hum \(humVersion) (\(BuildStamp.commit))\n")
+        #expect(runInProcess(["-V"]).stdout == "hum \(humVersion) (\(BuildStamp.commit))\n")
     }
 
     /// The one quoting helper: escaped, and at most 60 characters of a value shown, whatever it holds.
