@@ -99,7 +99,7 @@ import Testing
         // --uninstall takes back what it put, and leaves the user's own sounds alone.
         let mine = home + "/.local/share/hum/sounds"
         try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: mine + "/mine.wav", contents: Data())
+        #expect(FileManager.default.createFile(atPath: mine + "/mine.wav", contents: Data()))
         let uninstall = try Self.bash("PREFIX=\(prefix) \(unpacked)/install.sh --uninstall", user)
         #expect(uninstall.code == 0, "\(uninstall.err)")
         for place in ["bin/hum", "lib/hum", "share/man/man1/hum.1", "share/systemd/user/hum.service"] {
