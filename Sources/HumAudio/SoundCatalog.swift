@@ -107,6 +107,14 @@ public struct SoundCatalog: Sendable {
         public var unnamed: [UnnamedUserSound] = []
     }
 
+    /// Whether two folder paths name the same folder (links and `..` resolved); false when either is missing.
+    static func samePlace(_ a: String, _ b: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+
     /// User sounds: every audio file in the user folder, named by its file name without extension, sorted. A name
     /// is never taken silently from a file: a file named like a built-in sound (the built-in wins), a second file
     /// with the name of one before it (`rain.flac` after `rain.wav`), and a file whose name reads as another
@@ -114,6 +122,10 @@ public struct SoundCatalog: Sendable {
     /// `unnamed`, with the reason. A name that holds `=` otherwise is played by writing it as it is
     /// (`hum play 'a=b'`, or `'a=b=40'` with a volume).
     public var userFolder: UserFolder {
+        // hum installed into ~/.local puts its own library where the user folder is (both are
+        // ~/.local/share/hum/sounds): those files are the built-in sounds, not the user's, and never clash with
+        // themselves.
+        if let builtinDirectory, Self.samePlace(builtinDirectory, userDirectory) { return UserFolder() }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: userDirectory) else {
             return UserFolder()
         }

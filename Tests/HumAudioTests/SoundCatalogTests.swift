@@ -37,6 +37,17 @@ import Testing
         #expect(catalog.resolve("a=b")?.path.hasSuffix("a=b.wav") == true)
     }
 
+    /// hum installed into ~/.local has its library where the user folder is: its own files are not the user's.
+    @Test func theLibraryInTheUserFolderIsNotTheUsers() throws {
+        let link = temporaryDirectory() + "/sounds"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: Self.builtins)
+        defer { try? FileManager.default.removeItem(atPath: (link as NSString).deletingLastPathComponent) }
+        let catalog = SoundCatalog(builtinDirectory: Self.builtins, userDirectory: link)
+        #expect(catalog.userFolder == SoundCatalog.UserFolder())
+        #expect(catalog.all.count == catalog.builtins.count)
+        #expect(catalog.resolve("rain")?.source == .builtin)
+    }
+
     @Test func aFIFOOrADeviceIsNotCalledEmpty() throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
