@@ -35,6 +35,8 @@ public enum CommandTable {
 
 /// The version: the one place it is written (scripts/dist.sh and scripts/deb.sh read it from `hum --version`).
 public let humVersion = "0.1.0"
+/// The date of this version (CHANGELOG.md), which the man page carries: it moves with `humVersion`.
+public let humVersionDate = "2026-12-02"
 
 /// The commit hum was built from. `make` (scripts/stamp-commit.sh) writes BuildStamp.swift, gitignored, whose
 /// `BuildStamp.commit` shadows this default; a plain `swift build` without it still compiles, and says so.

@@ -210,4 +210,31 @@ import Testing
         #expect(try shells.bash("hum render --d") == ["--duration"])
         #expect(try shells.fish("hum render --d").contains("--duration"))
     }
+
+    /// The man page names every `HUM_` variable hum's sources read or set, carries a date, and renders without a
+    /// warning under plain `groff -man` on the PostScript, ASCII and UTF-8 devices.
+    @Test func manPageNamesEveryVariableAndRendersWithoutWarnings() throws {
+        let man = runInProcess(["manpage"]).stdout
+        #expect(man.hasPrefix(".TH HUM 1 \(humVersionDate) "))
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources").path
+        var variables: Set<String> = []
+        for case let file as String in FileManager.default.enumerator(atPath: sources)! where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for match in text.matches(of: /"(HUM_[A-Z_]+)"/) { variables.insert(String(match.1)) }
+        }
+        #expect(variables.count > 20)
+        for variable in variables.sorted() { #expect(man.contains(variable), "\(variable)") }
+        for section in [".SH ENVIRONMENT", ".SH FILES", ".SH SEE ALSO", ".SH EXIT STATUS"] {
+            #expect(man.contains(section))
+        }
+        let page = NSTemporaryDirectory() + "hum-man-" + UUID().uuidString + ".1"
+        defer { unlink(page) }
+        try man.write(toFile: page, atomically: true, encoding: .utf8)
+        for device in ["ps", "ascii", "utf8"] {
+            let result = try shell(
+                "LC_ALL=C groff -man -T\(device) -ww -z \(page)", environment: ["PATH": "/usr/bin:/bin"])
+            #expect(result.code == 0 && result.err.isEmpty, "\(device): \(result.err)")
+        }
+    }
 }
