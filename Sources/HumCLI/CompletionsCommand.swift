@@ -8,23 +8,50 @@ struct CompletionsCommand: HumCommand {
     static let name = "completions"
     static let abstract = "print a completion script for bash, zsh or fish"
     static let examples = [
+        "hum completions --install          # all three shells, in their per-user places",
         "hum completions bash > ~/.local/share/bash-completion/completions/hum",
         "hum completions zsh > ~/.zfunc/_hum   # with fpath+=~/.zfunc before compinit",
         "hum completions fish > ~/.config/fish/completions/hum.fish",
     ]
-    static let shell = Positional("SHELL", .oneOf(["bash", "zsh", "fish"], placeholder: "SHELL"), help: "the shell")
-    static let arguments: [any Declared] = [shell]
+    static let shell = Positional(
+        "SHELL", .oneOf(["bash", "zsh", "fish"], placeholder: "SHELL"), required: false,
+        help: "the shell (with --install: only this one)")
+    static let install = Flag(
+        "install",
+        help: "write the scripts where each shell reads a user's completions, making the folders, and say where")
+    static let arguments: [any Declared] = [shell, install]
 
-    let shell: String
+    let shell: String?
+    let install: Bool
 
-    init(_ arguments: ParsedArguments) throws { shell = try arguments.positional(Self.shell, at: 0)! }
+    init(_ arguments: ParsedArguments) throws {
+        shell = try arguments.positional(Self.shell, at: 0)
+        install = arguments.flag(Self.install)
+        if shell == nil && !install {
+            throw HumError.usage("completions needs a SHELL (bash, zsh or fish) or --install")
+        }
+    }
 
-    func run(context: CommandContext) throws -> Int32 {
+    static func script(for shell: String) -> String {
         let table = CompletionTable()
         switch shell {
-        case "bash": context.stdout.write(table.bash())
-        case "zsh": context.stdout.write(table.zsh())
-        default: context.stdout.write(table.fish())
+        case "bash": return table.bash()
+        case "zsh": return table.zsh()
+        default: return table.fish()
+        }
+    }
+
+    func run(context: CommandContext) throws -> Int32 {
+        guard install else {
+            context.stdout.write(Self.script(for: shell ?? "bash"))
+            return ExitCode.success
+        }
+        let places = try UserFiles(context: context)
+        for shell in shell.map({ [$0] }) ?? ["bash", "zsh", "fish"] {
+            let path = places.completionPath(shell: shell)
+            try places.install(Self.script(for: shell), at: path, context: context)
+            let hint = places.completionHint(shell: shell).map { " (\($0))" } ?? ""
+            context.stdout.write("\(shell): \(path.clippedPath)\(hint)\n")
         }
         return ExitCode.success
     }

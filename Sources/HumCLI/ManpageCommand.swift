@@ -5,11 +5,16 @@ struct ManpageCommand: HumCommand {
     static let name = "manpage"
     static let abstract = "print the manual page (roff)"
     static let examples = [
-        "hum manpage > ~/.local/share/man/man1/hum.1 && man hum",
+        "hum manpage --install && man hum",
         "hum manpage | man -l -",
     ]
+    static let install = Flag(
+        "install", help: "write the page to $XDG_DATA_HOME/man/man1/hum.1 (where man finds it), making the folders")
+    static let arguments: [any Declared] = [install]
 
-    init(_ arguments: ParsedArguments) throws {}
+    let install: Bool
+
+    init(_ arguments: ParsedArguments) throws { install = arguments.flag(Self.install) }
 
     /// Every command path in the table's order.
     static func paths(_ commands: [any HumCommand.Type] = CommandTable.commands) -> [(
@@ -150,7 +155,15 @@ struct ManpageCommand: HumCommand {
         out += ".SH SEE ALSO\n.BR systemd.unit (5),\n.BR playerctl (1),\n.BR sqlite3 (1)\n"
         // The fallbacks follow the title line, which stays first (man and the tests read it there).
         let title = out.prefix { $0 != "\n" }
-        context.stdout.write(title + "\n" + Self.fallbacks(for: out) + out.dropFirst(title.count + 1))
+        let page = title + "\n" + Self.fallbacks(for: out) + out.dropFirst(title.count + 1)
+        guard install else {
+            context.stdout.write(page)
+            return ExitCode.success
+        }
+        let places = try UserFiles(context: context)
+        try places.install(page, at: places.manPagePath, context: context)
+        context.stdout.write(
+            "\(places.manPagePath.clippedPath) (man finds it when PATH holds ~/.local/bin, or with MANPATH)\n")
         return ExitCode.success
     }
 }
