@@ -59,6 +59,16 @@ import Testing
         #expect(!rig.terminal.raw)
     }
 
+    /// `?` prints the keys above the line and draws the line again under them.
+    @Test func questionMarkPrintsTheKeys() throws {
+        let rig = try Rig()
+        let drawn = rig.terminal.lines.count
+        rig.type("?")
+        #expect(rig.terminal.written == [PlayerLine.keysHelp + "\n"])
+        #expect(rig.terminal.lines.count == drawn + 1)
+        #expect(rig.player.commands.isEmpty)
+    }
+
     @Test func theClockMovesOnEachSecondWithoutAChange() throws {
         let rig = try Rig(screenStatus(focus: runningFocus()))
         #expect(rig.terminal.lines.last?.contains("12:04") == true)
