@@ -174,7 +174,7 @@ struct FocusCommand: HumCommand {
             }
             _ = try PlayerLink.send(.focus(request), to: client)
             guard context.stdinIsTerminal && context.stdoutIsTerminal else { return ExitCode.success }
-            return try RemoteScreen.attach(client, context: context)
+            return try RemoteLine.attach(client, context: context)
         }
         var requested = MixSetup.Requested(entries: [])
         if !noSound {
@@ -196,7 +196,9 @@ struct FocusCommand: HumCommand {
         if verbose { player.describeAudio() }
         if !noSound { MixSetup.remember(player.mix.tokens, environment: context.runtime) }
         if context.stdinIsTerminal && context.stdoutIsTerminal {
-            player.screen = try LineScreen(loop: loop, color: context.useColor, player: player) {
+            player.screen = try LineScreen(
+                loop: loop, terminal: Terminal(), color: context.useColor, player: player
+            ) {
                 _ = try? player.handle(player.hasFocus ? .endFocus : .stop)
             }
         }

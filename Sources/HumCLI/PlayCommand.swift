@@ -88,7 +88,9 @@ struct PlayCommand: HumCommand {
             let loop = EventLoop()
             let player = try makePlayer(context: context, claim: claim, loop: loop)
             if context.stdinIsTerminal && context.stdoutIsTerminal {
-                player.screen = try LineScreen(loop: loop, color: context.useColor, player: player) {
+                player.screen = try LineScreen(
+                    loop: loop, terminal: Terminal(), color: context.useColor, player: player
+                ) {
                     player.stop()
                 }
             }
@@ -114,7 +116,7 @@ struct PlayCommand: HumCommand {
         }
         if duration != nil { context.warn("a player is already running: --for applies only to a new one") }
         guard context.stdinIsTerminal && context.stdoutIsTerminal, !detach else { return ExitCode.success }
-        return try RemoteScreen.attach(client, context: context)
+        return try RemoteLine.attach(client, context: context)
     }
 
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.

@@ -56,7 +56,7 @@ struct UICommand: HumCommand {
         }
         guard let client else { throw PlayerLink.noPlayer }
         do {
-            return try DeskScreen(client: client, context: context, startedHere: startedHere).run()
+            return try DeskSetup.run(client: client, context: context, startedHere: startedHere)
         } catch {
             // The screen could not start: a player started for it does not stay behind.
             if startedHere { _ = try? PlayerLink.send(.stop, to: client) }

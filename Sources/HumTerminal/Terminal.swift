@@ -12,7 +12,8 @@ public final class Terminal: @unchecked Sendable {
     // @unchecked: used from the frontend's main loop only.
     private var saved = termios()
     private var raw = false
-    private let input: Int32
+    /// The descriptor keys are read from.
+    public let input: Int32
     private let output: Int32
     public let clearToEndOfLine: String
     public let hideCursor: String

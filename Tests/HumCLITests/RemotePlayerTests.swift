@@ -66,8 +66,8 @@ import Testing
         init(_ player: ScriptedPlayer) throws {
             client = try #require(try ControlClient.connect(to: player.path))
             remote = RemotePlayer(client: client)
-            remote.onEvents = { [unowned self] messages in
-                for case .event(let event) in messages { self.seen.append(event.status.mix.master) }
+            remote.onEvents = { [unowned self] events in
+                for event in events { self.seen.append(event.status.mix.master) }
             }
         }
     }

@@ -1,56 +1,64 @@
-import HumControl
 import HumCore
-import HumPlayer
-import HumSystem
-import HumTerminal
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// The one-line live screen on a terminal: it shows the player's status (redrawn when something changes, and
-/// once a second for the clock) and turns keys into requests to the player, local or remote.
-final class LineScreen: PlayerView {
-    let terminal = Terminal()
-    let color: Bool
-    weak var player: (any PlayerHandle)?
+/// once a second for the clock) and turns keys into requests to the player, local or remote. It knows the player
+/// only as a `PlayerHandle` and the loop only as an `EventLoopProtocol`, so a test drives it with a manual loop, a
+/// pipe for the keys and a player that records what it is asked.
+public final class LineScreen: PlayerView {
+    /// How long a lone ESC waits for the rest of an arrow key's sequence before it is the Escape key.
+    public static let escapeSeconds = 0.05
+
+    public let terminal: any LineTerminal
+    public let color: Bool
+    public weak var player: (any PlayerHandle)?
     /// What `q` does: stop the player (it exists for this screen) or only leave.
     let onQuit: () -> Void
     private var view = PlayerLine()
     private var decoder = KeyDecoder()
     private var last: PlayerStatus?
-    private var lastShownAt = monotonicSeconds()
+    private var lastShownAt: Double
     private var lastLine = ""
-    private var tick: EventLoop.Timer?
-    private var escapeTimer: EventLoop.Timer?
-    private var keysToken: EventLoop.Token?
-    private unowned let loop: EventLoop
+    private var tick: (any LoopTimer)?
+    private var escapeTimer: (any LoopTimer)?
+    private var keysToken: LoopToken?
+    private unowned let loop: any EventLoopProtocol
 
-    init(loop: EventLoop, color: Bool, player: any PlayerHandle, onQuit: @escaping () -> Void) throws {
+    /// `terminal`: where keys come from and the line goes (`Terminal()`: stdin and stdout), put in raw mode until
+    /// `close()`.
+    public init(
+        loop: any EventLoopProtocol, terminal: any LineTerminal, color: Bool, player: any PlayerHandle,
+        onQuit: @escaping () -> Void
+    ) throws(LoopError) {
         self.loop = loop
+        self.terminal = terminal
         self.color = color
         self.player = player
         self.onQuit = onQuit
+        lastShownAt = loop.monotonicSeconds
         terminal.enterRawMode()
-        keysToken = loop.watch(STDIN_FILENO) { [unowned self] events in self.readKeys(events) }
-        tick = try loop.timer { [unowned self] in self.redraw() }
+        keysToken = loop.watch(terminal.input) { [unowned self] events in self.readKeys(events) }
+        tick = try loop.makeTimer { [unowned self] in self.redraw() }
         tick?.repeating(every: 1)
-        escapeTimer = try loop.timer { [unowned self] in
+        escapeTimer = try loop.makeTimer { [unowned self] in
             for key in self.decoder.flushEscape() { self.press(key) }
         }
     }
 
     /// Shows a status (a change happened).
-    func show(_ status: PlayerStatus) {
+    public func show(_ status: PlayerStatus) {
         last = status
-        lastShownAt = monotonicSeconds()
+        lastShownAt = loop.monotonicSeconds
         draw(status)
     }
 
     /// Redraws with the clock moved on (the tick).
     private func redraw() {
         guard let last else { return }
-        draw(last.advanced(by: Int64(monotonicSeconds() - lastShownAt)))
+        draw(last.advanced(by: Int64(loop.monotonicSeconds - lastShownAt)))
     }
 
     private func draw(_ status: PlayerStatus) {
@@ -62,16 +70,16 @@ final class LineScreen: PlayerView {
     }
 
     /// Clears the line so a message can be printed; the next `show` draws it again.
-    func interrupt() {
+    public func interrupt() {
         terminal.endStatusLine()
         lastLine = ""
     }
 
-    func bell() { terminal.write("\u{7}") }
+    public func bell() { terminal.write("\u{7}") }
 
     private func readKeys(_ events: Int16) {
         var buffer = [UInt8](repeating: 0, count: 256)
-        let n = read(STDIN_FILENO, &buffer, buffer.count)
+        let n = read(terminal.input, &buffer, buffer.count)
         if n <= 0 {
             // The terminal went away (hang-up): keys will not come again.
             if let keysToken { loop.remove(keysToken) }
@@ -79,7 +87,7 @@ final class LineScreen: PlayerView {
             return
         }
         for key in decoder.decode(Array(buffer[0..<n])) { press(key) }
-        escapeTimer?.arm(after: 0.05)  // a lone ESC is the Escape key when nothing follows it
+        escapeTimer?.arm(after: Self.escapeSeconds)  // a lone ESC is the Escape key when nothing follows it
     }
 
     private func press(_ key: Key) {
@@ -104,7 +112,7 @@ final class LineScreen: PlayerView {
         }
     }
 
-    func close() {
+    public func close() {
         tick = nil
         escapeTimer = nil
         if let keysToken { loop.remove(keysToken) }
