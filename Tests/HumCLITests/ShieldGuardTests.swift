@@ -127,6 +127,11 @@ import Testing
         #expect(try games.shields()?.first?["state"] as? String == "up")
         // Another user's copy is never touched, however long the guard looks.
         #expect(!eventually(within: 1.5) { Self.state(theirs) == "T" }, "another user's process was frozen")
+        // A program started while the shield is up is found by the guard's once-a-second look.
+        let late = try games.start()
+        let lateStarted = Self.monotonic()
+        #expect(eventually(within: 2) { Self.state(late) == "T" }, "a program started later was not frozen in 2 s")
+        print("shield guard: a program started later frozen after \(Int((Self.monotonic() - lateStarted) * 1000)) ms")
 
         let off = try games.hum("shield", "off", "games", "--for", "1h")
         #expect(off.code == 0, "\(off.err)")
