@@ -14,7 +14,8 @@ struct DaemonCommand: HumCommand {
     static let name = "daemon"
     static let abstract = "run a player with no terminal, for a service manager (see contrib/hum.service)"
     static let discussion = """
-        The player is steered with 'hum ctl', watched with 'hum status', and reached by the desktop's media keys.
+        The player is steered with 'hum ctl', watched with 'hum status', and reached by the desktop's media keys. Like
+        every player, it guards the shields (docs/shields.md); --no-sound runs it for that alone.
         Its messages go to stderr (the journal under systemd). It refuses to start when another player runs.
         """
     static let examples = [
@@ -25,12 +26,20 @@ struct DaemonCommand: HumCommand {
     static let arguments: [any Declared] = [
         PlayCommand.sounds, PlayCommand.duration, PlayCommand.master, PlayCommand.fade, PlayCommand.device,
         PlayCommand.raw,
-        PlayCommand.verbose,
+        PlayCommand.verbose, noSound,
     ]
+    static let noSound = Flag(
+        "no-sound", help: "play nothing: the control socket and the shields' guard alone (what 'hum shield add' starts)"
+    )
 
     let play: PlayCommand
+    let silent: Bool
 
-    init(_ arguments: ParsedArguments) throws { play = try PlayCommand(arguments) }
+    init(_ arguments: ParsedArguments) throws {
+        play = try PlayCommand(arguments)
+        silent = arguments.flag(Self.noSound)
+        if silent, !play.words.isEmpty { throw HumError.usage("--no-sound plays nothing; leave out the sounds") }
+    }
 
     func run(context: CommandContext) throws -> Int32 {
         let ready = context.environment[Detached.readyVariable].flatMap { Int32($0) }
@@ -44,7 +53,7 @@ struct DaemonCommand: HumCommand {
                 throw HumError.failure("another hum player is running; stop it first ('hum ctl stop')")
             }
             let loop = EventLoop()
-            let player = try play.makePlayer(context: context, claim: claim, loop: loop)
+            let player = try play.makePlayer(context: context, claim: claim, loop: loop, silent: silent)
             player.onReady = {
                 if let ready, !told { Self.say("ready\n", on: ready) }
                 told = true  // the descriptor is closed: an error after this goes to the log alone

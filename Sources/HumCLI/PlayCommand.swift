@@ -122,13 +122,17 @@ struct PlayCommand: HumCommand {
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
     /// `claim`: the claim to be the player, held by the caller (taken before anything is opened); `loop`: the loop
     /// it lives on, which the caller runs (`Player.run`).
-    func makePlayer(context: CommandContext, claim: PlayerClaim, loop: EventLoop) throws -> Player {
+    func makePlayer(context: CommandContext, claim: PlayerClaim, loop: EventLoop, silent: Bool = false) throws
+        -> Player
+    {
         let catalog = MixSetup.catalog(context.runtime)
         let settings = try SettingsReader.read(context.runtime)
         let requested =
-            words.isEmpty
-            ? try MixSetup.defaultMix(settings, catalog: catalog, environment: context.runtime)
-            : try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
+            silent
+            ? MixSetup.Requested(entries: [])
+            : words.isEmpty
+                ? try MixSetup.defaultMix(settings, catalog: catalog, environment: context.runtime)
+                : try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
         let player = try Player(
@@ -137,10 +141,10 @@ struct PlayCommand: HumCommand {
                 device: PlaybackSession.device(
                     option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
                 raw: raw, fadeSeconds: fade,
-                endAfter: duration, silent: false))
+                endAfter: duration, silent: silent))
         try player.listen(claim: claim)
         if verbose { player.describeAudio() }
-        MixSetup.remember(player.mix.tokens, environment: context.runtime)
+        if !silent { MixSetup.remember(player.mix.tokens, environment: context.runtime) }
         return player
     }
 

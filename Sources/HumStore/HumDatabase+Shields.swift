@@ -212,6 +212,24 @@ extension HumDatabase {
         return lift
     }
 
+    /// Opens a pass that lifts the shield `shield` (`hum pass 15m --on games`): the hold and the lift, whose deadline
+    /// is the pass's, are written in one transaction, so neither exists without the other. Refused as `openPass` is
+    /// (too little banked, another pass open, a strict contract).
+    public func openPass(id: String, seconds: Int64, forfeit: Bool, lifting shield: String) throws
+        -> (decision: LedgerDecision, lift: ShieldLift)
+    {
+        try guarded {
+            try db.immediate {
+                _ = try requireShield(shield)
+                let decision = try recordLocked(
+                    .openPass(passID: id, seconds: seconds, label: shield, forfeit: forfeit), command: nil,
+                    settledBy: "owner")
+                let lift = try openLiftLocked(shield: shield, seconds: seconds, entryID: decision.entry.id)
+                return (decision, lift)
+            }
+        }
+    }
+
     /// Ends a lift now (the pass ended early, was settled, or its owner died): `by` is `owner`, `watchdog`,
     /// `reconcile`. False when it had already ended or reached its deadline.
     @discardableResult

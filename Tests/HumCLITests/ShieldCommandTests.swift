@@ -18,6 +18,7 @@ import Testing
 
     @Test func aShieldsRoundTrip() throws {
         let box = Sandbox()
+        defer { stopShieldPlayer(box) }
         let empty = try hum(box, "shield")
         #expect(empty.code == 0 && empty.out == "no shields; make one with 'hum shield add games --app steam'\n")
 
@@ -72,6 +73,7 @@ import Testing
 
     @Test func aTargetThatNamesHumOrItsShellIsRefused() throws {
         let box = Sandbox()
+        defer { stopShieldPlayer(box) }
         let itself = try hum(box, "shield", "add", "x", "--app", "hum")
         #expect(itself.code == 3, "\(itself.err)")
         #expect(itself.err.hasPrefix("hum: \"--app hum\" matches \"hum\" (pid "), "\(itself.err)")
@@ -83,8 +85,9 @@ import Testing
         let shell = try runBinary(["-c", script], environment: box.environment, program: "/bin/sh")
         #expect(shell.out == "rc=3\n", "\(shell.err)")
         #expect(shell.err.contains("a process hum runs under"), "\(shell.err)")
-        // The pattern's own text in hum's command line is not a match: this one names no running program.
-        let own = try hum(box, "shield", "add", "x", "--match", "shield add x")
+        // The pattern's own text in hum's command line is not a match: this one names no running program. (Made
+        // unique: the guard this starts freezes what the pattern names until the test ends.)
+        let own = try hum(box, "shield", "add", "x", "--match", "shield add x-\(tag)")
         #expect(own.code == 0, "\(own.err)")
         #expect(try shields(box).map { $0["name"] as? String } == ["x"])
     }
@@ -114,6 +117,7 @@ import Testing
 
     @Test func aStrictContractRefusesWhatLoosensAShield() throws {
         let box = Sandbox()
+        defer { stopShieldPlayer(box) }
         #expect(try hum(box, "shield", "add", "games", "--app", "fakegame", "--app", "lutris").code == 0)
         let e2e = ContractEndToEndTests()
         let focus = try e2e.startHum(

@@ -27,8 +27,7 @@ final class FakeGame {
         let child = try spawn(wrapper + [path, "300"], environment: environment)
         children.append(child)
         // Wait for the exec: the process shows the game's name.
-        let end = Date().addingTimeInterval(5)
-        while ProcStat.read(child.pid)?.comm != name, Date() < end { usleep(5_000) }
+        eventually(within: 5) { ProcStat.read(child.pid)?.comm == name }
         return child
     }
 
@@ -61,12 +60,7 @@ final class FakeGame {
 
 /// The state letter of /proc/PID/stat, waited for up to `within` seconds.
 func state(of pid: Int32, becomes expected: Character, within: Double = 2) -> Bool {
-    let end = Date().addingTimeInterval(within)
-    repeat {
-        if ProcStat.read(pid)?.state == expected { return true }
-        usleep(10_000)
-    } while Date() < end
-    return false
+    eventually(within: within) { ProcStat.read(pid)?.state == expected }
 }
 
 @Suite struct ProcessFreezerTests {
@@ -138,8 +132,9 @@ func state(of pid: Int32, becomes expected: Character, within: Double = 2) -> Bo
         #expect(!up.freeze.map(\.processes).joined().contains { $0.pid == theirs.pid })
         _ = ProcessFreezer().carryOut(up)
         #expect(state(of: mine.pid, becomes: "T"))
-        usleep(200_000)
-        #expect(ProcStat.read(theirs.pid)?.state == "S", "another user's process was touched")
+        // Watched for a while: it is never stopped.
+        #expect(
+            !eventually(within: 0.2) { ProcStat.read(theirs.pid)?.state == "T" }, "another user's process was touched")
     }
 
     @Test func protectedProcessesAreNeverFrozen() throws {
@@ -165,7 +160,6 @@ func state(of pid: Int32, becomes expected: Character, within: Double = 2) -> Bo
         let stale = ProcessIdentity(pid: child.pid, start: facts.start - 1)
         #expect(ProcessFreezer().send(SIGSTOP, .process(stale)) == .gone)
         #expect(ProcessFreezer().send(SIGSTOP, .group(child.pid, members: [stale])) == .gone)
-        usleep(100_000)
-        #expect(ProcStat.read(child.pid)?.state == "S")
+        #expect(!eventually(within: 0.1) { ProcStat.read(child.pid)?.state == "T" }, "a reused pid was signalled")
     }
 }

@@ -7,7 +7,8 @@ import HumSystem
     import Glibc
 #endif
 
-/// `hum pass DUR [--forfeit] [--on LABEL] -- COMMAND [ARGS…]`: an access pass.
+/// `hum pass DUR [--forfeit] [--on LABEL] -- COMMAND [ARGS…]`: an access pass; `hum pass DUR --on SHIELD` (no
+/// command) lifts a shield for at most DUR.
 struct PassCommand: HumCommand {
     static let name = "pass"
     static let abstract = "hold banked time and run a command for at most that long"
@@ -19,34 +20,60 @@ struct PassCommand: HumCommand {
         forfeited with --forfeit. If hum is killed, a watchdog process stops the command within seconds and
         charges the time it ran; if both are killed, the next hum command stops it and charges up to then (or up
         to the deadline). hum exits with the command's exit code (0 when hum stopped it because the time was up).
+
+        With no command, --on names a shield (see 'hum shield'): the running player's guard holds DUR and lifts the
+        shield for at most that long, thawing its programs at once, and freezes them again at the end; the pass is
+        settled then. Refused (exit 3, nothing held) when no player runs, the shield does not exist or is not up.
+        If the player dies during the lift, its watchdog freezes the programs again at the deadline and settles.
         """
     static let examples = [
         "hum pass 30m --on games -- steam",
         "hum pass 15m --forfeit -- firefox https://news.ycombinator.com",
+        "hum pass 15m --on games     # lift the shield games for 15 minutes",
     ]
     static let amount = Positional("DURATION", .seconds, help: "how much time to hold")
-    static let label = Option("on", .words("LABEL"), help: "what the pass is for (default: the command's name)")
+    static let label = Option(
+        "on", .words("LABEL"),
+        help: "what the pass is for (default: the command's name); without a command, the shield to lift")
     static let forfeit = Flag("forfeit", help: "unused time is not returned to the bank")
-    static let command = CommandAfterDashes(required: true, help: "the command to run (directly, no shell)")
+    static let command = CommandAfterDashes(
+        required: false, help: "the command to run (directly, no shell); none with --on SHIELD lifts that shield")
     static let arguments: [any Declared] = [amount, label, forfeit, command]
 
     let seconds: Int64
     let forfeit: Bool
     let label: String
-    let command: [String]
+    /// Nil: a lift of the shield named by `label`.
+    let command: [String]?
 
     init(_ arguments: ParsedArguments) throws {
         seconds = try arguments.positional(Self.amount, at: 0)!
-        command = try arguments.command(Self.command)!
+        command = try arguments.command(Self.command)
         forfeit = arguments.flag(Self.forfeit)
-        label =
-            try arguments.value(Self.label) ?? String(command[0].split(separator: "/").last ?? Substring(command[0]))
+        if let command {
+            label =
+                try arguments.value(Self.label)
+                ?? String(command[0].split(separator: "/").last ?? Substring(command[0]))
+        } else if let shield = try arguments.value(Self.label) {
+            guard (try? Shield.checkedName(shield)) != nil else {
+                throw HumError.usage("--on \(shield.quoted) is not a shield's name; see 'hum shield list'")
+            }
+            guard ShieldLiftRequest.secondsRange.contains(seconds) else {
+                throw HumError.usage("a lift lasts 1s to 24h; \(DurationText.format(seconds: seconds)) is out of that")
+            }
+            label = shield
+        } else {
+            throw HumError.usage(
+                "pass needs a command after --, or --on SHIELD to lift a shield, for example "
+                    + "'hum pass 15m -- steam' or 'hum pass 15m --on games'")
+        }
     }
 
     func run(context: CommandContext) throws -> Int32 {
         if let spec = context.environment[Watchdog.environmentKey] {
             return Watchdog.run(spec, label: label, environment: context.runtime)
         }
+        guard let command else { return try lift(context: context) }
         guard ChildProcess.resolve(command[0], path: context.environment["PATH"]) != nil else {
             throw HumError.failure("cannot find the command \(command[0].quoted); nothing was held")
         }
@@ -54,6 +81,25 @@ struct PassCommand: HumCommand {
         return try PassRun.run(
             seconds: seconds, label: label, forfeit: forfeit, command: command, environment: context.runtime,
             loop: EventLoop())
+    }
+
+    /// `hum pass DUR --on SHIELD`: the running player's guard holds and lifts; this process only asks and says.
+    func lift(context: CommandContext) throws -> Int32 {
+        guard let client = try PlayerLink.connectLive(context) else {
+            throw HumError.refused(
+                "no hum player runs, so nothing guards the shield \(label); nothing was held (start one with "
+                    + "'hum daemon --no-sound', or add a shield with 'hum shield add')")
+        }
+        let status = try PlayerLink.send(
+            .lift(ShieldLiftRequest(shield: label, seconds: seconds, forfeit: forfeit)), to: client)
+        context.made("the pass was opened", see: "hum status")
+        let line = status.shields?.first { $0.name == label }
+        let until = line?.until.map { " until \($0.localClock)" } ?? ""
+        let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
+        context.stderr.write(
+            "hum: pass: \(DurationText.format(seconds: seconds)) held; the shield \(label) is lifted\(until); "
+                + "\(policy); then it is up again\n")
+        return ExitCode.success
     }
 }
 

@@ -10,12 +10,13 @@ struct ShieldCommand: HumCommand {
     static let discussion = """
         A shield names programs the way people know them: --app NAME (the executable's name), --match REGEX (a
         pattern searched in the command line, for launchers and interpreters) or --desktop-id ID (the desktop
-        application id). While a shield is up, its programs of this user are to be frozen (SIGSTOP), whole process
-        groups at once; a pass lifts it for the minutes it spends. hum never touches pid 1, a session leader, hum
-        itself and the processes it runs under, its terminal's foreground, another user's processes or kernel
-        threads, and 'hum shield add' refuses a target that names one of them (exit 3). This is friction you chose,
-        not security: you can always stop hum. Not built yet: the guard in the player that does the freezing,
-        'hum pass --on NAME', notifications and distracting time (see docs/shields.md).
+        application id). While a shield is up, the guard in the running player freezes its programs of this user
+        (SIGSTOP) within a second or two, whole process groups at once; 'hum shield add' starts a silent player in
+        the background when none runs, and 'hum ctl stop' stops it and thaws what it froze. 'hum pass 15m --on NAME'
+        lifts a shield for the minutes it spends. hum never touches pid 1, a session leader, hum itself and the
+        processes it runs under, its terminal's foreground, another user's processes or kernel threads, and
+        'hum shield add' refuses a target that names one of them (exit 3). This is friction you chose, not
+        security: you can always stop hum. Not built yet: notifications and distracting time (docs/shields.md).
         While a strict contract runs, 'hum shield rm' (of a shield or of targets) and 'hum shield off' are refused
         (exit 3); adding targets, new shields and 'hum shield on' stay allowed.
         """
@@ -105,8 +106,7 @@ struct ShieldCommand: HumCommand {
             } else {
                 context.stdout.write("shield \(name): added \(what) (\(addition.shield.targets.count) targets)\n")
             }
-            context.warn(
-                "nothing freezes a shield's programs yet: the guard in the player is not built (docs/shields.md)")
+            try ShieldGuardLink.ensureGuard(context)
             return ExitCode.success
         }
     }
@@ -133,12 +133,14 @@ struct ShieldCommand: HumCommand {
                 try db.removeShield(named: name)
                 context.made("the shield was removed", see: "hum shield list")
                 context.stdout.write("shield \(name) removed\n")
+                ShieldGuardLink.tell(context)
             } else {
                 let shield = try db.removeTargets(targets, fromShield: name)
                 context.made("the targets were removed", see: "hum shield show \(name)")
                 context.stdout.write(
                     "shield \(name): removed \(targets.map(\.option).joined(separator: ", ")) "
                         + "(\(shield.targets.count) left)\n")
+                ShieldGuardLink.tell(context)
             }
             return ExitCode.success
         }

@@ -53,6 +53,7 @@ struct ShieldOffCommand: HumCommand {
         let when = seconds >= Self.longest ? "until 'hum shield on'" : "until \(until.localClock)"
         let which = offs.count == 1 ? "shield \(first.shield) is" : "\(offs.count) shields are"
         context.stdout.write("\(which) off \(when) (\(DurationText.format(seconds: first.end - first.start)))\n")
+        ShieldGuardLink.tell(context)
         return ExitCode.success
     }
 }
@@ -90,6 +91,7 @@ struct ShieldOnCommand: HumCommand {
         if ended > 0 { context.made("the off was ended", see: "hum shield list") }
         let which = names.count == 1 ? "shield \(names[0]) is" : "the shields are"
         context.stdout.write(ended > 0 ? "\(which) up again\n" : "\(which) not off; nothing was changed\n")
+        if ended > 0 { ShieldGuardLink.tell(context) }
         return ExitCode.success
     }
 }

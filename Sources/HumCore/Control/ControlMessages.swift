@@ -19,7 +19,7 @@ public struct ControlRequest: Equatable, Sendable {
 
 extension ControlRequest: Codable {
     enum Keys: String, CodingKey {
-        case v, id, cmd, sound, volume, by, muted, seconds, mix, focus
+        case v, id, cmd, sound, volume, by, muted, seconds, mix, focus, shield, forfeit
     }
 
     /// Why a request line was refused: the reply's message, and the request's id when it could be read.
@@ -95,6 +95,19 @@ extension ControlRequest: Codable {
             return .master(volume: try volume())
         case "play": return .play(try c.decode(Mix.self, forKey: .mix))
         case "focus": return .focus(try c.decode(FocusRequest.self, forKey: .focus))
+        case "shields": return .shields
+        case "lift":
+            let shield = try c.decode(String.self, forKey: .shield)
+            guard (try? Shield.checkedName(shield)) != nil else {
+                throw Refusal(message: "\"shield\" must be a shield's name; got \(shield.quoted)")
+            }
+            return .lift(
+                ShieldLiftRequest(
+                    shield: shield,
+                    seconds: try c.integer(
+                        .seconds, in: ShieldLiftRequest.secondsRange, "a whole number of seconds from 1 to 86400 (24 h)"
+                    ),
+                    forfeit: try c.decodeIfPresent(Bool.self, forKey: .forfeit) ?? false))
         default: throw Refusal(message: "unknown command \(name.quoted)")
         }
     }
@@ -148,7 +161,7 @@ extension ControlRequest: Codable {
         try c.encodeIfPresent(id, forKey: .id)
         try c.encode(command.name, forKey: .cmd)
         switch command {
-        case .status, .subscribe, .pause, .resume, .toggle, .skip, .restart, .stop, .endFocus: break
+        case .status, .subscribe, .pause, .resume, .toggle, .skip, .restart, .stop, .endFocus, .shields: break
         case .extend(let seconds): try c.encodeIfPresent(seconds, forKey: .seconds)
         case .volume(let sound, let volume), .add(let sound, let volume):
             try c.encode(sound, forKey: .sound)
@@ -164,6 +177,10 @@ extension ControlRequest: Codable {
         case .masterBy(let step): try c.encode(step, forKey: .by)
         case .play(let mix): try c.encode(mix, forKey: .mix)
         case .focus(let request): try c.encode(request, forKey: .focus)
+        case .lift(let request):
+            try c.encode(request.shield, forKey: .shield)
+            try c.encode(request.seconds, forKey: .seconds)
+            try c.encode(request.forfeit, forKey: .forfeit)
         }
     }
 }
@@ -207,6 +224,8 @@ public struct ControlEvent: Equatable, Sendable, Codable {
         case focus
         /// The note (device lost and back).
         case note
+        /// The shields' states (up, lifted, off): the guard read them again or one changed.
+        case shields
     }
 
     public var v = ControlProtocol.version

@@ -33,6 +33,10 @@ public enum PlayerCommand: Equatable, Sendable {
     case focus(FocusRequest)
     /// Stop the focus rounds; the mix plays on.
     case endFocus
+    /// Read the shields again from the ledger now (`hum shield add|rm|off|on` send it after they commit).
+    case shields
+    /// Lift a shield for a while, paid from the bank by a pass (`hum pass 15m --on games`).
+    case lift(ShieldLiftRequest)
 
     /// A relative volume step: -100 to +100.
     public static let volumeStep: ClosedRange<Double> = -100...100
@@ -60,8 +64,26 @@ public enum PlayerCommand: Equatable, Sendable {
         case .play: "play"
         case .focus: "focus"
         case .endFocus: "end-focus"
+        case .shields: "shields"
+        case .lift: "lift"
         }
     }
+}
+
+/// A lift asked of the player's shield guard: `seconds` of the shield `shield`, held from the bank as a pass and
+/// settled when it ends (the unused rest returned unless `forfeit`).
+public struct ShieldLiftRequest: Equatable, Sendable {
+    public var shield: String
+    public var seconds: Int64
+    public var forfeit: Bool
+    public init(shield: String, seconds: Int64, forfeit: Bool) {
+        self.shield = shield
+        self.seconds = seconds
+        self.forfeit = forfeit
+    }
+
+    /// How long one lift may last: 1 s to 24 h.
+    public static let secondsRange: ClosedRange<Int64> = 1...86_400
 }
 
 /// Focus rounds asked of a player: the plan and what the history keeps with them.

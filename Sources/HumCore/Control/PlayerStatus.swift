@@ -69,6 +69,8 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
     /// How many clients follow the player's events (`subscribe`): a screen leaving asks whether another still
     /// watches before it stops a player it started. Absent from older players.
     public var subscribers: Int?
+    /// The shields as the player's guard holds them, oldest first; absent from older players.
+    public var shields: [ShieldLine]?
 
     public init(
         pid: Int32, session: String, state: State, mix: Mix, focus: Focus? = nil, elapsedSeconds: Int64 = 0,
@@ -88,8 +90,23 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
         case pid, session, state, mix, focus, note
         case elapsedSeconds = "elapsed_seconds"
         case endsInSeconds = "ends_in_seconds"
-        case subscribers
+        case subscribers, shields
     }
+}
+
+/// One shield in a player's status: `up`, `lifted` or `off`, and until when (absent while up).
+public struct ShieldLine: Equatable, Sendable, Codable {
+    public var name: String
+    public var state: String
+    public var until: Timestamp?
+    public init(name: String, state: String, until: Timestamp? = nil) {
+        self.name = name
+        self.state = state
+        self.until = until
+    }
+
+    /// `games up`, `games lifted until 14:32`, `games off until 15:00`.
+    public var text: String { until.map { "\(name) \(state) until \($0.localClock)" } ?? "\(name) \(state)" }
 }
 
 extension FocusPhase: Codable {}

@@ -6,7 +6,7 @@ public struct StatusDocument: Encodable, Sendable {
     public init(_ report: StatusReport) { self.report = report }
 
     enum Keys: String, CodingKey {
-        case state, pid, session, phase, round, rounds, paused, waiting, percent, goal, tags, mix, master, note
+        case state, pid, session, phase, round, rounds, paused, waiting, percent, goal, tags, mix, master, note, shields
         case remainingSeconds = "remaining_seconds"
         case plannedSeconds = "planned_seconds"
         case deadline
@@ -39,6 +39,7 @@ public struct StatusDocument: Encodable, Sendable {
         try c.encode(player?.endsInSeconds, forKey: .endsInSeconds)
         try c.encode(player?.note, forKey: .note)
         try c.encode(report.bankSeconds, forKey: .bankSeconds)
+        try c.encode(player?.shields, forKey: .shields)
     }
 }
 

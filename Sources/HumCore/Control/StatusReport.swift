@@ -93,6 +93,9 @@ public struct StatusReport: Equatable, Sendable {
             if !player.mix.tracks.isEmpty { parts.append(mixText(escape)) }
             if player.mix.master != 100 { parts.append("master \(MixSpec.formatVolume(player.mix.master))") }
             if let note = player.note { parts.append(escape(note)) }
+            if let shields = player.shields, !shields.isEmpty {
+                parts.append("shields: " + shields.map(\.text).joined(separator: ", "))
+            }
         } else {
             parts.append("idle")
         }

@@ -24,6 +24,8 @@ import HumSystem
 /// stops the processes that carry the pass's id; for an emergency, it stops the command its row records.
 public final class Watchdog {
     public static let environmentKey = "HUM_WATCHDOG"
+    /// The tag of a lift's watchdog (`HUM_SHIELD_LIFT=<shield>`): no command to stop, a shield to relock.
+    public static let liftKey = "HUM_SHIELD_LIFT"
     /// How long after the deadline and the grace period the watchdog stops a command whose hum stopped answering.
     static let backstop = 10.0
     /// How long the watchdog retries a settlement that cannot be written.
@@ -46,6 +48,13 @@ public final class Watchdog {
         var emergencyID: String? {
             let prefix = EmergencyRun.environmentKey + "="
             guard passID == nil, tag.hasPrefix(prefix), tag.count > prefix.count else { return nil }
+            return String(tag.dropFirst(prefix.count))
+        }
+
+        /// The shield a lift's watchdog relocks (its tag is `HUM_SHIELD_LIFT=<shield>`), if any.
+        var liftedShield: String? {
+            let prefix = Watchdog.liftKey + "="
+            guard tag.hasPrefix(prefix), tag.count > prefix.count else { return nil }
             return String(tag.dropFirst(prefix.count))
         }
 
@@ -180,6 +189,7 @@ public final class Watchdog {
         _ spec: Spec, group: pid_t?, leaderStart: Int64?, ownerDied: Bool, _ label: String,
         _ environment: PlayerEnvironment
     ) -> Int32 {
+        if let shield = spec.liftedShield { return relock(shield, spec, ownerDied: ownerDied, environment) }
         let now = environment.monotonic() - spec.start
         // Without the leader's start time the group id cannot be trusted: only the environment entry is used.
         let tree = ProcessTree(group: leaderStart == nil ? nil : group, leaderStart: leaderStart, tag: spec.tag)
@@ -201,7 +211,7 @@ public final class Watchdog {
     }
 
     /// Settles the pass, retrying every 2 s for `retryFor` seconds while the database cannot be written.
-    private static func settle(_ passID: String, used: Int64, environment: PlayerEnvironment, retryFor: Double)
+    static func settle(_ passID: String, used: Int64, environment: PlayerEnvironment, retryFor: Double)
         -> Int32
     {
         let start = environment.monotonic()
@@ -228,7 +238,7 @@ public final class Watchdog {
     }
 
     /// The ledger, opened as it is (the watchdog settles one pass; the next hum command reconciles the rest).
-    private static func database(_ environment: PlayerEnvironment) throws -> HumDatabase {
+    static func database(_ environment: PlayerEnvironment) throws -> HumDatabase {
         try HumDatabase(
             path: environment.paths.databasePath, calendar: environment.calendar, probe: LinuxProcessProbe())
     }

@@ -68,6 +68,7 @@ public final class Player {
     private var reportedLost = false
     /// The mix as the user last set it (what the next bare `hum` plays), apart from the focus rounds' own fades.
     var remembered: [MixToken]
+    var shieldGuard: ShieldGuard?  // Player+Shields.swift
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
     public init(
@@ -101,6 +102,7 @@ public final class Player {
             let playing = Set(audio.entries.map(\.token.name))
             self.mix.tracks.removeAll { !playing.contains($0.sound) }
         }
+        startShields()
     }
 
     // MARK: The interpreter
@@ -173,6 +175,7 @@ public final class Player {
         case .endFocus:
             guard let focus else { throw PlayerError.usage("no focus rounds are running") }
             try focus.input(.stop)
+        case .shields, .lift: try handleShields(command)
         }
         return status
     }
@@ -291,6 +294,7 @@ public final class Player {
             focus: state == .stopping ? nil : focus?.status, elapsedSeconds: elapsed,
             endsInSeconds: left, note: note)
         status.subscribers = server?.subscriberCount
+        status.shields = shieldGuard?.lines
         return status
     }
 
@@ -428,6 +432,7 @@ public final class Player {
         finished = true
         if audio != nil { MixSetup.remember(remembered, environment: environment) }
         focus?.abandon()
+        shieldGuard?.stop()
         // No new clients; those connected keep their connection until the loop ends, so the request that ended the
         // player (stop, end-focus) still gets its reply.
         server?.stopListening()

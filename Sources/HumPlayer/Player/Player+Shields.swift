@@ -1,0 +1,29 @@
+import HumCore
+
+/// The shields' guard of this player (Shields/ShieldGuard.swift): every running player guards the shields, started
+/// with it and stopped (thawing what it froze) when it ends.
+extension Player {
+    /// Starts the guard; a player whose loop cannot give it timers plays on, unguarded, and says so.
+    func startShields() {
+        do {
+            let guarding = try ShieldGuard(environment: environment, loop: loop)
+            guarding.onChange = { [unowned self] in self.changed([.shields]) }
+            shieldGuard = guarding
+            guarding.start()
+        } catch {
+            environment.warn("the shields cannot be guarded by this player (\(error))")
+        }
+    }
+
+    /// `shields` (read them again now) and `lift` (a pass that lifts a shield).
+    func handleShields(_ command: PlayerCommand) throws {
+        guard let shieldGuard, !shieldGuard.stopped else {
+            throw PlayerError.refused("this player guards no shields; nothing was held")
+        }
+        switch command {
+        case .shields: shieldGuard.reread()
+        case .lift(let request): try shieldGuard.lift(request)
+        default: break
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import HumCore
+import HumStore
+import HumSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The shields' guard, on the player's loop (docs/shields.md): it makes this user's processes match the shields'
+/// state. Level-triggered: on start, on every change it is told of (`reread`) and at the next instant the state can
+/// change by itself (an off or a lift ending), it reads the shields from the ledger, asks `ShieldState` which are
+/// up, and while any is up looks at the processes once a second, plans with `ShieldPlan` and carries the plan out
+/// with `ProcessFreezer`. While no shield is up it does nothing at all between changes.
+///
+/// It thaws what it froze when it stops (the player stops on purpose); a shield turned off or removed is thawed by
+/// the plan itself. A lift this player paid for (`lift`) is settled here when it ends (ShieldGuard+Lift.swift).
+final class ShieldGuard {
+    let environment: PlayerEnvironment
+    let loop: any EventLoopProtocol
+    /// Called when a shield's state changed (the player tells its views and subscribers).
+    var onChange: () -> Void = {}
+
+    /// The ledger, opened once it exists (the guard never creates it).
+    var database: HumDatabase?
+    private let reader = ProcessFactsReader(readsDesktopIDs: false)
+    private let freezer = ProcessFreezer()
+    private(set) var inputs = ShieldInputs(shields: [])
+    private(set) var states: [String: ShieldStatus] = [:]
+    /// What this guard froze, handed back to every plan (so that it is thawed when no longer wanted).
+    private(set) var frozen: Set<ProcessIdentity> = []
+    /// Pids never frozen: a pass's own command tree.
+    var exempt: Set<Int32> = []
+    /// The once-a-second look at the processes, armed only while a shield is up.
+    private var scanTimer: (any LoopTimer)?
+    private var scanning = false
+    /// The next instant a state can change by itself, on the wall clock (lifts and offs end at wall-clock seconds).
+    private var changeTimer: (any LoopTimer)?
+    private(set) var stopped = false
+    /// The last trouble said, so that a lasting one is said once.
+    private var lastProblem: String?
+    /// The lift this player paid for, while it runs.
+    var running: RunningLift?
+    /// Watchdogs told `done`, reaped once they have exited.
+    var spentWatchdogs: [Watchdog] = []
+
+    init(environment: PlayerEnvironment, loop: any EventLoopProtocol) throws(LoopError) {
+        self.environment = environment
+        self.loop = loop
+        scanTimer = try loop.makeTimer(clock: .monotonic) { [unowned self] in self.scan() }
+        changeTimer = try loop.makeTimer(clock: .wall) { [unowned self] in self.evaluate() }
+    }
+
+    /// Reads the shields and makes the processes match them.
+    func start() { reread() }
+
+    /// Reads the shields from the ledger again (a command changed them), then makes the processes match. When the
+    /// ledger cannot be read, the shields stay as last read: fail closed.
+    func reread() {
+        guard !stopped else { return }
+        do {
+            if let db = try openDatabase() { inputs = try db.shieldInputs() }
+            lastProblem = nil
+        } catch {
+            say(
+                "the shields could not be read (\((error as? any UserFacingError)?.message ?? "\(error)")); they stay as they were"
+            )
+        }
+        evaluate()
+    }
+
+    /// The ledger, once it exists. Opened without the reconciliation of a command: the guard reads shields and
+    /// writes only its own lift's pass.
+    func openDatabase() throws -> HumDatabase? {
+        if let database { return database }
+        if let problem = environment.paths.problem { throw PlayerError.failure(problem) }
+        guard access(environment.paths.databasePath, F_OK) == 0 else { return nil }
+        let db = try HumDatabase(
+            path: environment.paths.databasePath, calendar: environment.calendar, probe: LinuxProcessProbe())
+        database = db
+        return db
+    }
+
+    /// The state now, the timers for what comes next, and one look at the processes when a shield exists.
+    func evaluate() {
+        guard !stopped else { return }
+        let now = environment.calendar.clock.nowEpochSeconds()
+        let next = ShieldState.shielded(inputs, now: now)
+        let changed = next != states
+        states = next
+        liftMayHaveEnded()
+        armNextChange(now: now)
+        if !inputs.shields.isEmpty || !frozen.isEmpty { scan() }
+        let anyUp = states.values.contains(.up)
+        if anyUp, !scanning {
+            scanTimer?.repeating(every: 1)
+        } else if !anyUp, scanning {
+            scanTimer?.disarm()
+        }
+        scanning = anyUp
+        if changed { onChange() }
+    }
+
+    /// Arms the wall-clock timer for the next change: at the turn of the second it happens at (a second before it,
+    /// then at the turn, so that a long wait is not cut short by the seconds' rounding).
+    private func armNextChange(now: Int64) {
+        guard let next = ShieldState.nextChange(inputs, after: now) else {
+            changeTimer?.disarm()
+            return
+        }
+        if next - now <= 1 {
+            changeTimer?.armAtNextMultiple(of: 1)
+        } else {
+            changeTimer?.arm(after: Double(min(next - now - 1, 86_400)))
+        }
+    }
+
+    /// One look at the processes: plan, carry out, keep what is frozen.
+    private func scan() {
+        guard !stopped else { return }
+        reapWatchdogs()
+        reader.readsDesktopIDs = inputs.shields.contains { $0.targets.contains { $0.kind == .desktopID } }
+        let processes = reader.snapshot()
+        let safety = ShieldSafety(me: ProcessFactsReader.me(), among: processes)
+        let plan = ShieldPlan.make(
+            shields: inputs.shields, status: states, processes: processes, frozen: frozen, exempt: exempt,
+            safety: safety)
+        if !plan.isEmpty { report(freezer.carryOut(plan)) }
+        frozen = plan.frozen
+    }
+
+    /// Thaws everything this guard froze and stops looking: the player stops on purpose. A lift under way is
+    /// settled for the time it ran.
+    func stop() {
+        guard !stopped else { return }
+        endRunningLift(early: true)
+        let processes = reader.snapshot()
+        let safety = ShieldSafety(me: ProcessFactsReader.me(), among: processes)
+        // No shield wanted: every process frozen before is thawed (and only those).
+        let plan = ShieldPlan.make(
+            shields: [], status: [:], processes: processes, frozen: frozen, exempt: [], safety: safety)
+        if !plan.isEmpty { report(freezer.carryOut(plan)) }
+        frozen = []
+        stopped = true
+        scanTimer?.disarm()
+        changeTimer?.disarm()
+        reapWatchdogs()
+    }
+
+    /// The shields as a status shows them, oldest first.
+    var lines: [ShieldLine] {
+        inputs.shields.map { shield in
+            let state = states[shield.name] ?? .up
+            return ShieldLine(
+                name: shield.name, state: state.word, until: state.until.map { environment.calendar.stamp($0) })
+        }
+    }
+
+    private func report(_ outcome: ProcessFreezer.Report) {
+        for failure in outcome.failures {
+            guard case .failed(let why) = failure.result else { continue }
+            let pids = failure.action.processes.map { String($0.pid) }.joined(separator: ", ")
+            say("could not \(failure.freeze ? "freeze" : "thaw") pid \(pids): \(why)")
+        }
+    }
+
+    /// A warning, said once while the same trouble lasts.
+    func say(_ problem: String) {
+        guard problem != lastProblem else { return }
+        lastProblem = problem
+        environment.warn(problem)
+    }
+
+    private func reapWatchdogs() {
+        spentWatchdogs.removeAll { watchdog in
+            guard watchdog.process.hasExited() else { return false }
+            watchdog.process.reap()
+            return true
+        }
+    }
+}
