@@ -11,9 +11,8 @@ import Testing
     /// 4 rounds of 25/5 with a 15-minute long break after the second, `hum focus tone=60`: the mix fades in at each
     /// round's start and out over its last 10 s, the chime rings at every phase that ran out, each phase is
     /// recorded and each focus round granted, the status says where the rounds are, and the player ends with the
-    /// last round. Two hours of rounds in well under a second.
+    /// last round. Two hours of rounds in about 0.4 s (no bound is asserted: a loaded machine may take longer).
     @Test func aWholeSessionFadesChimesRecordsAndGrants() throws {
-        let started = ContinuousClock.now
         let h = try PlayerHarness()
         try h.focus(["tone=60"], rounds(longEvery: 2, goal: "write", tags: ["deep"]))
         let audio = try #require(h.audio)
@@ -76,10 +75,5 @@ import Testing
         #expect(lines.count == 8, "\(lines)")
         #expect(lines.last?.contains("finish") == true, "\(lines)")
         #expect(h.stderr.text.isEmpty, "\(h.stderr.text)")
-
-        // About half a second on a loaded 2-core machine, nearly all of it SQLite's synced writes (a heartbeat every
-        // 5 s of the rounds' time); the bound only catches a test that waits on real time.
-        let took = ContinuousClock.now - started
-        #expect(took < .seconds(10), "two hours of rounds took \(took)")
     }
 }
