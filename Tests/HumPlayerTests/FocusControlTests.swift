@@ -177,6 +177,7 @@ import Testing
         } throws: { error in
             (error as? PlayerError)?.message.hasPrefix(
                 "focus rounds are already running (pid \(getpid()), focus 1/4); end them first") == true
+                && (error as? PlayerError)?.kind == .failure  // exit 1 in `hum focus`
         }
     }
 
