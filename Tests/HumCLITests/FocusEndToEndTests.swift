@@ -205,19 +205,6 @@ import Testing
         #expect(second.stderr.hasPrefix("hum: focus rounds are already running (pid \(first.pid), focus 1/4);"))
     }
 
-    @Test func stopRecordsTheRoundAsInterrupted() throws {
-        let box = Sandbox()
-        let hum = try box.startHum(["focus", "--no-sound", "--focus", "1m"])
-        // Two seconds into the round, by its own clock.
-        #expect(eventually(within: 10) { (rounds(box)?.remainingSeconds ?? 60) <= 58 }, "\(hum.stderr)")
-        hum.signal(SIGTERM)
-        #expect(hum.wait() == 0)
-        let round = try #require(try sessions(box).first)
-        #expect(round["status"] as? String == "interrupted")
-        #expect((round["active_seconds"] as? Int).map { $0 >= 1 && $0 <= 3 } == true)
-        #expect(hum.stdout.contains("stop focus 1/4"))
-    }
-
     @Test(arguments: [
         (
             ["focus", "--focus", "0s", "--no-sound"],

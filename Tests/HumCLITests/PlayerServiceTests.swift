@@ -108,28 +108,6 @@ import Testing
         #expect(daemon.stderr.isEmpty, "\(daemon.stderr)")
     }
 
-    @Test func focusOnARunningPlayerStartsRoundsOnItsMixAndLeavesItPlaying() throws {
-        let box = Sandbox()
-        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
-        let player = try box.startHum(["play", "\(tone)=40", "--device", "null"])
-        defer {
-            player.signal(SIGKILL)
-            player.wait()
-        }
-        #expect(eventually { (try? client(box)) != nil })
-        let focus = try box.hum(["focus", "--focus", "2s", "--short-break", "1s", "--rounds", "1", "--goal", "g"])
-        #expect(focus.status == 0, "\(focus.stderr)")
-        #expect(try client(box)?.request(.status).status?.focus?.goal == "g")
-        #expect(eventually(within: 8) { (try? client(box)?.request(.status).status?.focus) == nil }, "the rounds ended")
-        let state = try #require(try client(box)).request(.status).status
-        #expect(state?.state == .playing && state?.pid == player.pid, "the mix plays on")
-        let history = try JSONSerialization.jsonObject(with: Data(box.run("history", "--json").out.utf8))
-        let rounds = (history as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
-        #expect(rounds.map { $0["kind"] as? String } == ["focus"])
-        #expect(rounds.first?["status"] as? String == "completed")
-        #expect((rounds.first?["mix"] as? [[String: Any]])?.first?["sound"] as? String == tone)
-    }
-
     /// A device that takes whatever it is given (ALSA's `null`, the `file` plugin over it) is paced by hum as a
     /// device would pace it: the player does not spin a core (before: 95 % of one), and `--for 2s` plays for 2 s.
     @Test func aDeviceThatIsNotPacedIsPacedByTheClock() throws {

@@ -362,26 +362,6 @@ import Testing
         #expect(try runBinary(["ctl", "stop", "-q"], environment: box.environment).code == 0)
     }
 
-    /// The status says only what is true now: a sound added and removed before it loaded leaves no
-    /// "loading" note behind.
-    @Test func aSoundRemovedWhileLoadingLeavesNoNote() throws {
-        let box = Sandbox()
-        try userSound(box)
-        // A long sound, so that it is still loading when it is removed.
-        let folder = box.root + "/data/hum/sounds"
-        let long = try box.writeSound(
-            "long.wav", sine(frequency: 220, frames: 48000 * 240, amplitude: 0.2))
-        try FileManager.default.moveItem(atPath: long, toPath: "\(folder)/long.wav")
-        let player = try startPlayer(box, ["play", "tone=50", "--device", "null"])
-        defer { stop(player) }
-        let added = try runBinary(["ctl", "add", "long"], environment: box.environment)
-        #expect(added.code == 0 && added.out.contains("loading long"), "\(added)")
-        let removed = try runBinary(["ctl", "remove", "long"], environment: box.environment)
-        #expect(removed.code == 0 && !removed.out.contains("loading"), "\(removed)")
-        let after = try status(box)
-        #expect(after["note"] == nil || after["note"] is NSNull, "\(after)")
-    }
-
     /// A request that ends the player may not be answered: the player did what was asked, so it is a success.
     @Test func stoppingAPlayerThatEndsAtOnceIsASuccess() throws {
         let box = Sandbox()

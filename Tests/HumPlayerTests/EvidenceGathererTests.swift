@@ -8,8 +8,8 @@ import Testing
 /// What hum gathers itself: git's files (ignored ones left out, unless watched by name), a plain folder's (hidden ones
 /// left out), the changes between two looks with their counts, and only the commits made in between.
 @Suite struct EvidenceGathererTests {
-    func git(_ arguments: [String], in directory: String) throws {
-        #expect(try HumPlayerTests.git(arguments, in: directory) == 0, "git \(arguments)")
+    func git(_ arguments: [String], in directory: String, date: Int64? = nil) throws {
+        #expect(try HumPlayerTests.git(arguments, in: directory, date: date) == 0, "git \(arguments)")
     }
 
     func write(_ text: String, _ path: String) throws {
@@ -26,7 +26,10 @@ import Testing
         try write("ignored\n", repo + "/debug.log")
         try git(["init", "-q"], in: repo)
         try git(["add", "."], in: repo)
-        try git(["commit", "-qm", "Before the session"], in: repo)
+        // Times are set by hand rather than waited for: the commit before the first look is older than the
+        // session, the file changed and the commit made during it are newer than the first look.
+        let now = Int64(Date().timeIntervalSince1970)
+        try git(["commit", "-qm", "Before the session"], in: repo, date: now - 100)
         try write("untracked\n", repo + "/notes/b.md")
         var gatherer = EvidenceGatherer(searchPath: "/usr/bin:/bin")
         #expect(gatherer.repository(of: repo + "/notes") == repo)
@@ -44,14 +47,15 @@ import Testing
         #expect(plain[0].kind == .directory && plain[0].files.map(\.path) == [folder + "/x.txt"])
         #expect(plain[1].kind == .missing)
 
-        usleep(1_100_000)  // a new modification time, and a commit time after the first look
-        let start = Timestamp(epochSeconds: Int64(Date().timeIntervalSince1970) - 1, offsetSeconds: 0)
+        let start = Timestamp(epochSeconds: now - 1, offsetSeconds: 0)
         try write("one two\nthree four five\n", repo + "/a.md")
+        var later = [timespec(tv_sec: Int(now + 2), tv_nsec: 0), timespec(tv_sec: Int(now + 2), tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, repo + "/a.md", &later, 0) == 0)  // a new modification time
         try write("new\n", repo + "/c.md")
         try git(["add", "c.md", "a.md"], in: repo)
-        try git(["commit", "-qm", "Add c and grow a"], in: repo)
+        try git(["commit", "-qm", "Add c and grow a"], in: repo, date: now + 2)
         let calendar = LocalCalendar(clock: ManualClock(0), zone: FixedZone(offsetSeconds: 0))
-        let end = Timestamp(epochSeconds: Int64(Date().timeIntervalSince1970) + 1, offsetSeconds: 0)
+        let end = Timestamp(epochSeconds: now + 3, offsetSeconds: 0)
         let evidence = gatherer.evidence(
             baseline: before, watch: [repo, repo + "/debug.log"], criteria: ["a.md grows", "c.md exists"],
             from: start, to: end, calendar: calendar)

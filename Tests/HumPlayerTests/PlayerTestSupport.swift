@@ -57,14 +57,19 @@ func sine(frequency: Double, rate: Int = 48000, frames: Int, amplitude: Float = 
     (0..<frames).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / Double(rate))) }
 }
 
-/// Runs git in `directory` with a fixed author, and returns its exit code.
-func git(_ arguments: [String], in directory: String, stdout: String = "/dev/null") throws -> Int32 {
-    try runProgram(
-        "/usr/bin/git", ["-C", directory] + arguments,
-        environment: [
-            "PATH": "/usr/bin:/bin", "HOME": directory, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-        ], stdout: stdout)
+/// Runs git in `directory` with a fixed author, and returns its exit code. `date`: the commit's time (epoch
+/// seconds), so a test need not wait for the clock to move.
+func git(_ arguments: [String], in directory: String, stdout: String = "/dev/null", date: Int64? = nil) throws -> Int32
+{
+    var environment = [
+        "PATH": "/usr/bin:/bin", "HOME": directory, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+    ]
+    if let date {
+        environment["GIT_AUTHOR_DATE"] = "@\(date) +0000"
+        environment["GIT_COMMITTER_DATE"] = "@\(date) +0000"
+    }
+    return try runProgram("/usr/bin/git", ["-C", directory] + arguments, environment: environment, stdout: stdout)
 }
 
 extension TrappedRepository {

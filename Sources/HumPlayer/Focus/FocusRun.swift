@@ -122,18 +122,18 @@ final class FocusRun {
 
     // MARK: Effects
 
-    private var audio: PlaybackSession? { player.audio }
+    private var audio: (any PlayerAudio)? { player.audio }
 
     private func frames(_ d: Duration) -> Int {
         guard let audio else { return 0 }
-        return Int(FocusTime.seconds(d) * Double(audio.sink.sampleRate))
+        return Int(FocusTime.seconds(d) * Double(audio.sampleRate))
     }
 
     /// "At once" still means a 20 ms ramp: a jump of the whole mix would click.
-    private func quick(_ d: Duration) -> Int { max(frames(d), (audio?.sink.sampleRate ?? 48000) / 50) }
+    private func quick(_ d: Duration) -> Int { max(frames(d), (audio?.sampleRate ?? 48000) / 50) }
 
     private func carryOut(_ effect: FocusEffect, _ changes: inout Set<ControlEvent.Subsystem>) throws {
-        let controls = audio?.controls
+        let controls = audio
         switch effect {
         case .fadeIn(let d):
             if let saved = resumeMix {
@@ -179,7 +179,7 @@ final class FocusRun {
         if !stopsPlayer, let audio, !player.isPaused {
             // The rounds are over; the mix plays on.
             if let saved = resumeMix { player.restore(saved) }
-            audio.controls.fadeIn(frames: quick(.seconds(1)))
+            audio.fadeIn(frames: quick(.seconds(1)))
         }
         player.focusEnded(stopPlayer: stopsPlayer, fadeOut: fadeOut)
     }

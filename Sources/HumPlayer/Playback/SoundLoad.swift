@@ -11,11 +11,21 @@ struct LoadedSound: Sendable {
 /// `result` on its own thread once `whenDone` has woken it.
 final class SoundLoad: Sendable {
     let entries: [MixEntry]
-    private let load: TrackLoad
+    private let load: TrackLoad?
+    /// The result of a load that needed no thread (a test's audio has its sounds at once).
+    private let ready: Result?
 
     init(_ entries: [MixEntry], load: TrackLoad) {
         self.entries = entries
         self.load = load
+        ready = nil
+    }
+
+    /// A load already done.
+    init(_ entries: [MixEntry], ready: Result) {
+        self.entries = entries
+        load = nil
+        self.ready = ready
     }
 
     struct Result: Sendable {
@@ -27,7 +37,8 @@ final class SoundLoad: Sendable {
 
     /// nil while loading.
     var result: Result? {
-        guard let results = load.results else { return nil }
+        if let ready { return ready }
+        guard let results = load?.results else { return nil }
         var outcome = Result(loaded: [], problems: [])
         for (entry, result) in zip(entries, results) {
             switch result {
@@ -41,7 +52,7 @@ final class SoundLoad: Sendable {
 
     /// Waits for the result, up to `timeout` seconds (for tests and callers without an event loop).
     func wait(timeout: Double) -> Result? {
-        load.wait(timeout: timeout)
+        _ = load?.wait(timeout: timeout)
         return result
     }
 }

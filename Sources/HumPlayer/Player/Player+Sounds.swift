@@ -21,7 +21,7 @@ extension Player {
         return adding.isEmpty ? nil : "loading " + adding.joined(separator: ", ")
     }
 
-    func requireAudio() throws -> PlaybackSession {
+    func requireAudio() throws -> any PlayerAudio {
         guard let audio else {
             throw PlayerError.failure(
                 "this player runs the timer alone (--no-sound); stop it ('hum ctl stop') and start 'hum play' or 'hum "
@@ -36,7 +36,7 @@ extension Player {
         try MixSetup.resolve(tokens.map { ($0, $0.name) }, catalog: MixSetup.catalog(environment))
     }
 
-    func startLoad(_ entries: [MixEntry], on audio: PlaybackSession) throws -> SoundLoad {
+    func startLoad(_ entries: [MixEntry], on audio: any PlayerAudio) throws -> SoundLoad {
         if loadsDone == nil { loadsDone = try loop.makeNotifier { [unowned self] in self.loaded() } }
         let notifier = loadsDone
         return audio.load(entries) { notifier?.notify() }

@@ -26,6 +26,8 @@ public final class Player {
         public var silent: Bool
         /// Start silent: focus rounds fade the mix in themselves.
         public var startSilent = false
+        /// Opens the audio: the ALSA session, unless a test gives its own (PlayerAudio.swift).
+        var openAudio: PlayerAudioFactory = PlaybackSession.open
 
         public init(
             device: String, raw: Bool, fadeSeconds: Double, endAfter: Double?, silent: Bool, startSilent: Bool = false
@@ -46,7 +48,7 @@ public final class Player {
     let sessionID = UUID().uuidString.lowercased()
     let options: Options
     public internal(set) var mix: Mix  // set by the requests here and in Player+Sounds.swift
-    private(set) var audio: PlaybackSession?
+    private(set) var audio: (any PlayerAudio)?
     var focus: FocusRun?
     private(set) var state: PlayerStatus.State = .playing
     /// The audio device's trouble, while it lasts ("waiting for the audio device").
@@ -88,18 +90,20 @@ public final class Player {
         let watch = try loop.makeNotifier { [unowned self] in self.engineChanged() }
         engineWatch = watch
         if !options.silent, !entries.isEmpty {
-            let audio = try PlaybackSession(
-                entries: entries, device: options.device, master: mix.master,
-                fadeSeconds: options.endAfter.map { min(options.fadeSeconds, $0 / 2) } ?? options.fadeSeconds,
-                raw: options.raw, environment: environment, startSilent: options.startSilent,
-                chime: { rate in
-                    Chime.matched(
-                        rate: rate,
-                        targetLUFS: MixSetup.catalog(environment).manifest?.targetLUFS ?? ReferenceLevel.loudnessLUFS)
-                }, endAfter: options.endAfter, onEngineChange: { watch.notify() })
+            let audio = try options.openAudio(
+                PlayerAudioSetup(
+                    entries: entries, device: options.device, master: mix.master,
+                    fadeSeconds: options.endAfter.map { min(options.fadeSeconds, $0 / 2) } ?? options.fadeSeconds,
+                    raw: options.raw, environment: environment, startSilent: options.startSilent,
+                    chime: { rate in
+                        Chime.matched(
+                            rate: rate,
+                            targetLUFS: MixSetup.catalog(environment).manifest?.targetLUFS
+                                ?? ReferenceLevel.loudnessLUFS)
+                    }, endAfter: options.endAfter, onEngineChange: { watch.notify() }))
             self.audio = audio
             // The sounds that could not be loaded were reported and left out: the mix is what plays.
-            let playing = Set(audio.entries.map(\.token.name))
+            let playing = Set(audio.entries.map { $0.token.name })
             self.mix.tracks.removeAll { !playing.contains($0.sound) }
         }
         startShields()
@@ -243,8 +247,8 @@ public final class Player {
         guard state != .stopping, paused != (state == .paused) else { return }
         state = paused ? .paused : .playing
         if let audio {
-            let ramp = max(audio.sink.sampleRate / 2, 1)
-            if paused { audio.controls.fadeOut(frames: ramp) } else { audio.controls.fadeIn(frames: ramp) }
+            let ramp = max(audio.sampleRate / 2, 1)
+            if paused { audio.fadeOut(frames: ramp) } else { audio.fadeIn(frames: ramp) }
         }
         changed([.state])
     }
@@ -262,7 +266,7 @@ public final class Player {
     public func startFocus(_ request: FocusRequest, stopsPlayer: Bool) throws {
         let run = try FocusRun(player: self, plan: try request.plan(), request: request)
         run.stopsPlayer = stopsPlayer
-        if let audio, !audio.engine.hasStarted {
+        if let audio, !audio.hasStarted {
             pendingFocus = run
             return
         }
@@ -321,14 +325,7 @@ public final class Player {
             environment.stderr.write("hum: audio: none (the timer alone)\n")
             return
         }
-        let sink = audio.sink
-        let period = Double(sink.periodFrames) / Double(max(sink.sampleRate, 1)) * 1000
-        let buffer = Double(sink.bufferFrames) / Double(max(sink.sampleRate, 1)) * 1000
-        environment.stderr.write(
-            "hum: audio: \"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of "
-                + "\(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer\n"
-        )
-        environment.stderr.write("hum: audio: the engine thread runs at \(audio.engine.scheduling.description)\n")
+        for line in audio.description { environment.stderr.write("hum: audio: \(line)\n") }
         environment.stderr.write("hum: control socket: \(socketPath.socket)\n")
         describeDesktop()
     }
@@ -355,16 +352,16 @@ public final class Player {
         stopRequests += 1
         // Rounds under way end now (recorded as interrupted), not when the fade is over.
         focus?.abandon()
-        if stopRequests > 1 || audio == nil || audio?.engine.state == .deviceLost {
-            audio?.engine.abort()
+        if stopRequests > 1 || audio == nil || audio?.engineState == .deviceLost {
+            audio?.abort()
             finish()
             return
         }
         guard state != .stopping else { return }
         state = .stopping
         if let audio {
-            let frames = Int((fadeSeconds ?? options.fadeSeconds) * Double(audio.sink.sampleRate))
-            audio.controls.stop(fadeFrames: max(frames, audio.sink.sampleRate / 20))
+            let frames = Int((fadeSeconds ?? options.fadeSeconds) * Double(audio.sampleRate))
+            audio.stop(fadeFrames: max(frames, audio.sampleRate / 20))
         }
         changed([.state])
     }
@@ -373,11 +370,11 @@ public final class Player {
     private func engineChanged() {
         guard let audio else { return }
         audio.reclaim()  // sounds the audio thread let go of
-        if audio.engine.hasStarted, let ready = onReady {
+        if audio.hasStarted, let ready = onReady {
             onReady = nil
             ready()
         }
-        if audio.engine.hasStarted, let run = pendingFocus {
+        if audio.hasStarted, let run = pendingFocus {
             pendingFocus = nil
             focus = run
             do {
@@ -390,22 +387,21 @@ public final class Player {
             }
             changed([.focus])
         }
-        switch audio.engine.state {
+        switch audio.engineState {
         case .finished:
             finish()
         case .deviceLost:
             if state == .stopping {
-                audio.engine.abort()
+                audio.abort()
                 finish()
                 return
             }
             if !reportedLost {
                 reportedLost = true
                 deviceNote = "waiting for the audio device"
-                let code = audio.engine.lostErrorCode
-                let reason = code == 0 ? "" : " (\(AlsaSink.describeWrite(code)))"
+                let reason = audio.lostReason.map { " (\($0))" } ?? ""
                 environment.warn(
-                    "the audio device \(audio.sink.device.quoted) went away\(reason); the mix is kept and plays again "
+                    "the audio device \(audio.device.quoted) went away\(reason); the mix is kept and plays again "
                         + "when it returns"
                 )
                 changed([.note])
@@ -414,7 +410,7 @@ public final class Player {
             if reportedLost {
                 reportedLost = false
                 deviceNote = nil
-                environment.warn("the audio device \(audio.sink.device.quoted) is back")
+                environment.warn("the audio device \(audio.device.quoted) is back")
                 changed([.note])
             }
         case .idle:
@@ -472,15 +468,15 @@ public final class Player {
     /// Runs until the player ends: `drive` runs the loop (the caller's, which it gave to `init`) until `stop()`.
     /// Returns the exit code.
     public func run(driving drive: () -> Void) -> Int32 {
-        if audio == nil || audio?.engine.hasStarted == true, let ready = onReady {
+        if audio == nil || audio?.hasStarted == true, let ready = onReady {
             onReady = nil
             ready()
         }
-        if audio?.engine.state == .finished { finish() }
+        if audio?.engineState == .finished { finish() }
         if !finished { drive() }
         server?.close()
         server = nil
-        audio?.engine.wait(timeout: 1)
+        audio?.waitForEnd(timeout: 1)
         return ExitCode.success
     }
 }
