@@ -89,8 +89,8 @@ struct ManpageCommand: HumCommand {
             "given to the command a pass or an emergency runs: the ledger entry that holds its time"
         ),
         (
-            "HUM_READY_FD, HUM_WATCHDOG",
-            "hum's own, between a hum and the hum it starts (a detached player, a pass's watchdog); not for users"
+            "HUM_READY_FD, HUM_WATCHDOG, HUM_SHIELD_LIFT",
+            "hum's own, between a hum and the hum it starts (a detached player, the watchdog of a pass or a lift); not for users"
         ),
     ]
 
