@@ -1,0 +1,135 @@
+/// One line of a device's sync journal: a self-describing, versioned JSON object, one event per line, written only
+/// by its device.
+///
+/// ```
+/// {"device":"k3v9…","event":{…},"format":"hum.journal","hash":"9f…","hlc":{"c":0,"d":"k3v9…","ms":1767225600000},
+///  "kind":"grant","prev":"00…","seq":1,"v":1}
+/// ```
+///
+/// - `seq` counts the device's lines from 1, without gaps.
+/// - `hlc` is the device's hybrid logical clock at the event (`HybridTime`).
+/// - `prev` is the `hash` of the line before (64 zeros on the first), so a line cut, dropped, moved or edited breaks
+///   the chain where it happened.
+/// - `hash` is SHA-256 of the line's canonical bytes without the `hash` member. Every line is in canonical form
+///   (`JournalJSON`): a reader writes it again and must get the same bytes.
+public struct JournalLine: Sendable, Equatable {
+    public static let format = "hum.journal"
+    public static let version: Int64 = 1
+    /// `prev` of a journal's first line.
+    public static let genesis = String(repeating: "0", count: 64)
+
+    public var device: String
+    public var seq: Int64
+    public var time: HybridTime
+    public var prev: String
+    public var event: JournalEvent
+    public var hash: String
+    /// The line as written, without its newline.
+    public var bytes: [UInt8]
+
+    /// Makes the line for an event: computes its hash and its canonical bytes.
+    public init(device: String, seq: Int64, time: HybridTime, prev: String, event: JournalEvent) throws {
+        var members: [String: JournalJSON] = [
+            "format": .string(Self.format), "v": .int(Self.version), "device": .string(device), "seq": .int(seq),
+            "hlc": time.json, "prev": .string(prev), "kind": .string(event.kind.rawValue),
+            "event": try event.payload(),
+        ]
+        let hash = SHA256.hex(JournalJSON.object(members).canonicalBytes)
+        members["hash"] = .string(hash)
+        self.device = device
+        self.seq = seq
+        self.time = time
+        self.prev = prev
+        self.event = event
+        self.hash = hash
+        self.bytes = JournalJSON.object(members).canonicalBytes
+    }
+
+    /// The line with its newline, as appended to the journal file.
+    public var fileBytes: [UInt8] { bytes + [0x0A] }
+
+    /// Why one line cannot be read on its own (the chain is the reader's).
+    public enum Problem: Error, Sendable, Equatable {
+        case notJSON(String)
+        case notCanonical
+        case unknownVersion(String)
+        case malformed(String)
+        case hashMismatch
+    }
+
+    /// Reads one line (without its newline).
+    public static func parse(_ bytes: ArraySlice<UInt8>) -> Result<JournalLine, Problem> {
+        let value: JournalJSON
+        do {
+            value = try JournalJSONParser.parse(bytes)
+        } catch {
+            return .failure(.notJSON(error.reason))
+        }
+        guard case .object(var members) = value else { return .failure(.notJSON("not an object")) }
+        guard members["format"] == .string(format) else { return .failure(.malformed("not a line of hum's journal")) }
+        guard members["v"] == .int(version) else {
+            return .failure(.unknownVersion(members["v"].map { $0.canonicalText } ?? "none"))
+        }
+        guard value.canonicalBytes == Array(bytes) else { return .failure(.notCanonical) }
+        guard let hash = members.removeValue(forKey: "hash")?.stringValue else {
+            return .failure(.malformed("no hash"))
+        }
+        guard SHA256.hex(JournalJSON.object(members).canonicalBytes) == hash else { return .failure(.hashMismatch) }
+        guard members.count == 8, let device = members["device"]?.stringValue, !device.isEmpty,
+            let seq = members["seq"]?.intValue, seq >= 1, let hlc = members["hlc"].flatMap(HybridTime.init(json:)),
+            hlc.device == device, let prev = members["prev"]?.stringValue, prev.utf8.count == 64,
+            let kind = members["kind"]?.stringValue.flatMap(JournalEvent.Kind.init(rawValue:)),
+            let payload = members["event"]
+        else { return .failure(.malformed("a field is missing or of the wrong type")) }
+        guard let event = JournalEvent.read(kind: kind, payload: payload) else {
+            return .failure(.malformed("its \(kind.rawValue) event cannot be read"))
+        }
+        var line = try? JournalLine(device: device, seq: seq, time: hlc, prev: prev, event: event)
+        // The event as read must write the same bytes: a payload with fields hum does not know is not taken as
+        // something else than it says.
+        guard line?.bytes == Array(bytes) else {
+            return .failure(.malformed("its event holds fields hum does not know"))
+        }
+        line?.bytes = Array(bytes)
+        return line.map { .success($0) } ?? .failure(.malformed("unreadable"))
+    }
+}
+
+/// What a device needs to append to its own journal: the next sequence number, the hash of its last line and its
+/// clock. The store keeps it (or rebuilds it from the journal's last line) and writes each line it returns. Pure.
+public struct JournalWriter: Sendable, Equatable {
+    public let device: String
+    public private(set) var nextSeq: Int64
+    public private(set) var lastHash: String
+    public private(set) var clock: HybridClock
+
+    /// A new journal.
+    public init(device: String) {
+        self.device = device
+        nextSeq = 1
+        lastHash = JournalLine.genesis
+        clock = HybridClock(device: device)
+    }
+
+    /// Carries on after the journal's last line.
+    public init(device: String, after last: JournalLine) {
+        self.device = device
+        nextSeq = last.seq + 1
+        lastHash = last.hash
+        clock = HybridClock(device: device, resumingAfter: last.time)
+    }
+
+    /// The next line, for an event that happened with the wall clock at `wallMs`.
+    public mutating func append(_ event: JournalEvent, wallMs: Int64) throws -> JournalLine {
+        var clock = self.clock
+        let line = try JournalLine(
+            device: device, seq: nextSeq, time: clock.tick(wallMs: wallMs), prev: lastHash, event: event)
+        self.clock = clock
+        nextSeq += 1
+        lastHash = line.hash
+        return line
+    }
+
+    /// Takes in the clock of a line merged from another device, so what this device writes next is ordered after it.
+    public mutating func receive(_ time: HybridTime, wallMs: Int64) { clock.receive(time, wallMs: wallMs) }
+}

@@ -1,0 +1,165 @@
+/// A register of last-writer-wins: a value (nil once removed) and the hybrid time of the write that set it.
+public struct SyncRegister<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var value: Value?
+    public var time: HybridTime
+    public init(value: Value?, time: HybridTime) {
+        self.value = value
+        self.time = time
+    }
+}
+
+/// A mix played, for the recents.
+public struct PlayedMix: Sendable, Equatable {
+    public var mix: [MixToken]
+    public var at: Timestamp
+    public var time: HybridTime
+    public init(mix: [MixToken], at: Timestamp, time: HybridTime) {
+        self.mix = mix
+        self.at = at
+        self.time = time
+    }
+}
+
+/// What the local database holds, as far as the merge needs it: the ledger's entries (their ids and keys), the
+/// rounds and contracts by id, the registers of saved mixes and travelling settings with the time they were
+/// written, and, per other device, the cursor after the last line merged from it.
+public struct SyncKnown: Sendable, Equatable {
+    public var entriesByID: [String: LedgerEntry] = [:]
+    public var entriesByKey: [String: LedgerEntry] = [:]
+    public var rounds: Set<String> = []
+    public var contracts: [String: HybridTime] = [:]
+    public var mixes: [String: HybridTime] = [:]
+    public var settings: [String: HybridTime] = [:]
+    public var cursors: [String: JournalCursor] = [:]
+
+    public init() {}
+
+    public mutating func addEntry(_ e: LedgerEntry) {
+        entriesByID[e.id] = e
+        if let k = e.key { entriesByKey[k] = e }
+    }
+}
+
+/// What to apply to the local database after reading other devices' journals. Apply it in one transaction: the
+/// entries, rounds and contracts through the ledger's import (by id, checked inside), then the registers and the
+/// recents, then store the cursors. Applying the same plan twice changes nothing the second time.
+public struct SyncPlan: Sendable, Equatable {
+    public var entries: [LedgerEntry] = []
+    public var rounds: [RoundRecord] = []
+    /// Contracts newer (by hybrid time) than the one held here.
+    public var contracts: [(record: ContractRecord, time: HybridTime)] = []
+    /// Saved mixes to set (a mix) or remove (nil), newer than the register here.
+    public var mixes: [String: SyncRegister<Mix>] = [:]
+    public var settings: [String: SyncRegister<String>] = [:]
+    /// Mixes played on other devices (the recents are the newest of all, each mix once: `SyncRecents`).
+    public var played: [PlayedMix] = []
+    /// Lines merged per device, and the cursor to keep for each.
+    public var cursors: [String: JournalCursor] = [:]
+    /// Lines whose ledger event is already here (by id, or by key with the same payload).
+    public var alreadyHere = 0
+    /// Per device, why its journal was merged only up to a line (damage found by the reader, or a ledger conflict).
+    public var stopped: [String: String] = [:]
+    /// The newest hybrid time merged: the local clock takes it in (`JournalWriter.receive`).
+    public var latest: HybridTime?
+
+    public static func == (a: SyncPlan, b: SyncPlan) -> Bool {
+        a.entries == b.entries && a.rounds == b.rounds && a.contracts.map(\.record) == b.contracts.map(\.record)
+            && a.contracts.map(\.time) == b.contracts.map(\.time) && a.mixes == b.mixes && a.settings == b.settings
+            && a.played == b.played && a.cursors == b.cursors && a.alreadyHere == b.alreadyHere
+            && a.stopped == b.stopped && a.latest == b.latest
+    }
+}
+
+/// The merge rules, pure: which events of other devices' verified journals to apply here.
+///
+/// - Idempotent by (device, sequence): a line at or before the device's cursor was merged before and is skipped;
+///   and by the ledger's own ids and keys (`LedgerMerge.classify`): an entry already here is skipped, one whose id
+///   or key is taken by another payload stops that device's merge at that line (reported, never half-applied).
+/// - The bank is the sum of every device's entries; nothing is re-decided on merge.
+/// - Saved mixes, travelling settings and contracts: last writer wins by hybrid time (`HybridTime` order, device
+///   breaking ties), a removal being a write like any other.
+/// - Recents: every play of every device, the newest ten by hybrid time, each mix once.
+public enum SyncMerge {
+    /// `journals`: per device, what `JournalReader` read of its journal from the cursor in `known` (or from the
+    /// start: lines at or before the cursor are skipped), with its damage if any.
+    public static func plan(known: SyncKnown, journals: [String: JournalRead]) -> SyncPlan {
+        var plan = SyncPlan()
+        var known = known
+        for device in journals.keys.sorted() {
+            guard let read = journals[device] else { continue }
+            var cursor = known.cursors[device] ?? .start
+            if let damage = read.damage, !damage.isPending { plan.stopped[device] = damage.message }
+            lines: for (index, line) in read.lines.enumerated() where line.seq > cursor.lastSeq {
+                guard line.seq == cursor.lastSeq + 1, line.prev == cursor.lastHash else {
+                    plan.stopped[device] = "line \(line.seq) does not follow line \(cursor.lastSeq) merged before"
+                    break
+                }
+                switch line.event {
+                case .entry(let e):
+                    do {
+                        switch try LedgerMerge.classify(
+                            e, byID: known.entriesByID[e.id], byKey: e.key.flatMap { known.entriesByKey[$0] })
+                        {
+                        case .skip: plan.alreadyHere += 1
+                        case .add:
+                            plan.entries.append(e)
+                            known.addEntry(e)
+                        }
+                    } catch {
+                        plan.stopped[device] = "line \(line.seq): \(error.message)"
+                        break lines
+                    }
+                case .round(let r):
+                    if known.rounds.insert(r.id).inserted { plan.rounds.append(r) } else { plan.alreadyHere += 1 }
+                case .contract(let c):
+                    if known.contracts[c.id].map({ $0 < line.time }) ?? true {
+                        known.contracts[c.id] = line.time
+                        plan.contracts.removeAll { $0.record.id == c.id }
+                        plan.contracts.append((c, line.time))
+                    }
+                case .mixSaved(let name, let mix):
+                    if known.mixes[name].map({ $0 < line.time }) ?? true {
+                        known.mixes[name] = line.time
+                        plan.mixes[name] = SyncRegister(value: mix, time: line.time)
+                    }
+                case .mixRemoved(let name):
+                    if known.mixes[name].map({ $0 < line.time }) ?? true {
+                        known.mixes[name] = line.time
+                        plan.mixes[name] = SyncRegister(value: nil, time: line.time)
+                    }
+                case .played(let mix, let at):
+                    plan.played.append(PlayedMix(mix: mix, at: at, time: line.time))
+                case .setting(let key, let value):
+                    if known.settings[key].map({ $0 < line.time }) ?? true {
+                        known.settings[key] = line.time
+                        plan.settings[key] = SyncRegister(value: value, time: line.time)
+                    }
+                }
+                cursor = JournalCursor(
+                    offset: index < read.lineEnds.count ? read.lineEnds[index] : cursor.offset, lastSeq: line.seq,
+                    lastHash: line.hash, lastTime: line.time)
+                if plan.latest.map({ $0 < line.time }) ?? true { plan.latest = line.time }
+            }
+            if cursor != (known.cursors[device] ?? .start) {
+                plan.cursors[device] = cursor
+                known.cursors[device] = cursor
+            }
+        }
+        plan.entries.sort { a, b in (a.at.epochSeconds, a.id) < (b.at.epochSeconds, b.id) }
+        return plan
+    }
+}
+
+/// The recents: the newest plays by hybrid time, each mix once.
+public enum SyncRecents {
+    public static let count = 10
+
+    public static func newest(_ plays: [PlayedMix]) -> [PlayedMix] {
+        var out: [PlayedMix] = []
+        for p in plays.sorted(by: { $0.time > $1.time }) where !out.contains(where: { $0.mix == p.mix }) {
+            out.append(p)
+            if out.count == count { break }
+        }
+        return out
+    }
+}
