@@ -155,8 +155,9 @@ extension HumDatabase {
         }
     }
 
-    /// Everything the state of the shields depends on now, read in one transaction: the shields, the offs and lifts
-    /// not over yet. Give it to `ShieldState.shielded`.
+    /// Everything the state of the shields depends on now, read in one transaction: the shields with their quotas,
+    /// the offs and lifts not over yet, the schedules, this calendar's zone and the day boundary (`day.starts-at`).
+    /// Give it to `ShieldState.shielded`, `ShieldState.lock` and `ShieldInputs.quota`.
     public func shieldInputs() throws -> ShieldInputs {
         try guarded {
             try db.reading {
@@ -179,13 +180,15 @@ extension HumDatabase {
                 var lifts: [ShieldLift] = []
                 try db.query(
                     """
-                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch
+                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch, l.budget
                     FROM shield_lifts l JOIN shields s ON s.seq = l.shield_seq
                     WHERE s.removed_epoch IS NULL AND l.ended_epoch IS NULL AND l.deadline_epoch > ?
                     ORDER BY l.start_epoch, l.id
                     """, [.int(now)]
                 ) { row in lifts.append(try Self.lift(row)) }
-                return ShieldInputs(shields: try loadShields(), offs: offs, lifts: lifts)
+                return ShieldInputs(
+                    shields: try loadShields(), offs: offs, lifts: lifts, schedules: try loadSchedules(),
+                    zone: calendar.zone, dayBoundary: try dayBoundaryLocked(), quotaLifts: try quotaLiftsLocked())
             }
         }
     }
@@ -196,19 +199,33 @@ extension HumDatabase {
     /// emergency draw) when one did. The deadline is absolute and stored: the lift ends by itself whatever process
     /// dies. A pass that opens a lift writes it with `openLiftLocked`, in the transaction of its hold, so that the
     /// hold and the lift are one change.
-    public func openLift(shield name: String, seconds: Int64, entryID: String?) throws -> ShieldLift {
-        try guarded { try db.immediate { try openLiftLocked(shield: name, seconds: seconds, entryID: entryID) } }
+    public func openLift(shield name: String, seconds: Int64, entryID: String?, budget: LiftBudget? = nil) throws
+        -> ShieldLift
+    {
+        try guarded {
+            try db.immediate { try openLiftLocked(shield: name, seconds: seconds, entryID: entryID, budget: budget) }
+        }
     }
 
-    /// `openLift` inside a transaction the caller holds.
-    func openLiftLocked(shield name: String, seconds: Int64, entryID: String?) throws -> ShieldLift {
+    /// `openLift` inside a transaction the caller holds. `budget` says what paid (the quota, the bank, the emergency
+    /// reserve): a quota's lifts count against it, and only the reserve's open a shield a schedule locks.
+    func openLiftLocked(shield name: String, seconds: Int64, entryID: String?, budget: LiftBudget? = nil) throws
+        -> ShieldLift
+    {
         let seq = try requireShield(name)
         let now = calendar.clock.nowEpochSeconds()
         let lift = ShieldLift(
-            id: newID(), shield: name, entryID: entryID, start: now, deadline: now.adding(saturating: max(1, seconds)))
+            id: newID(), shield: name, entryID: entryID, start: now, deadline: now.adding(saturating: max(1, seconds)),
+            budget: budget)
         try db.run(
-            "INSERT INTO shield_lifts(id, shield_seq, entry_id, start_epoch, deadline_epoch) VALUES (?, ?, ?, ?, ?)",
-            [.text(lift.id), .int(seq), .optional(entryID), .int(lift.start), .int(lift.deadline)])
+            """
+            INSERT INTO shield_lifts(id, shield_seq, entry_id, start_epoch, deadline_epoch, budget)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(lift.id), .int(seq), .optional(entryID), .int(lift.start), .int(lift.deadline),
+                .optional(budget?.rawValue),
+            ])
         return lift
     }
 
@@ -252,7 +269,7 @@ extension HumDatabase {
                 var lifts: [ShieldLift] = []
                 try db.query(
                     """
-                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch
+                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch, l.budget
                     FROM shield_lifts l JOIN shields s ON s.seq = l.shield_seq WHERE s.name = ?
                     ORDER BY l.start_epoch, l.id
                     """, [.text(name)]
@@ -268,7 +285,8 @@ extension HumDatabase {
         ShieldLift(
             id: try row.text("id"), shield: try row.text("name"), entryID: try row.optionalText("entry_id"),
             start: try row.int("start_epoch"), deadline: try row.int("deadline_epoch"),
-            ended: try row.optionalInt("ended_epoch"))
+            ended: try row.optionalInt("ended_epoch"),
+            budget: try row.optionalText("budget").flatMap(LiftBudget.init(rawValue:)))
     }
 
     func liveShieldSeq(_ name: String) throws -> Int64? {
@@ -304,12 +322,13 @@ extension HumDatabase {
 
     func loadShield(seq: Int64) throws -> Shield? {
         var shield: Shield? = nil
-        try db.query("SELECT name, created_epoch, created_offset FROM shields WHERE seq = ?", [.int(seq)]) { row in
+        try db.query("SELECT * FROM shields WHERE seq = ?", [.int(seq)]) { row in
             shield = Shield(
                 name: try row.text("name"), targets: [],
                 created: Timestamp(
                     epochSeconds: try row.int("created_epoch"),
-                    offsetSeconds: Int32(clamping: try row.int("created_offset"))))
+                    offsetSeconds: Int32(clamping: try row.int("created_offset"))),
+                quota: try Self.quota(row))
         }
         try db.query(
             "SELECT kind, value FROM shield_targets WHERE shield_seq = ? ORDER BY position", [.int(seq)]

@@ -146,6 +146,8 @@ enum Schema {
         """,
         // 4 → 5: shields, their targets, their offs on the record and their lifts (docs/shields.md).
         ShieldSchema.migration,
+        // 5 → 6: rules over time: schedules, shields' daily quotas, what paid for a lift (docs/rules.md).
+        RulesSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

@@ -27,7 +27,10 @@ struct ShieldCommand: HumCommand {
         "hum shield off games --for 1h --reason \"friends over\"",
     ]
     static var subcommands: [any HumCommand.Type] {
-        [Add.self, ShieldList.self, ShieldShow.self, Remove.self, ShieldOffCommand.self, ShieldOnCommand.self]
+        [
+            Add.self, ShieldList.self, ShieldShow.self, Remove.self, ShieldOffCommand.self, ShieldOnCommand.self,
+            ShieldSetCommand.self,
+        ]
     }
     static let arguments: [any Declared] = ShieldList.arguments
 

@@ -61,6 +61,7 @@ struct ShieldShow: HumCommand {
                 "off from \(db.calendar.stamp(off.start).localClock) until \(db.calendar.stamp(off.end).localClock)"
                 + (off.reason.map { " (\($0.visible))" } ?? "") + "\n"
         }
+        if let quota = view.quota { out += quota.text + "\n" }
         for lift in view.lifts {
             out +=
                 "lifted until \(db.calendar.stamp(lift.deadline).localClock)"
@@ -88,10 +89,12 @@ struct ShieldView: Encodable {
     var until: String?
     var offs: [ShieldOff]
     var lifts: [ShieldLift]
+    /// Its daily quota and today's use, when it has one.
+    var quota: QuotaView?
     /// The epoch second of `until`, for the text form.
     private var untilEpoch: Int64?
 
-    enum CodingKeys: String, CodingKey { case name, created, targets, state, until, offs, lifts }
+    enum CodingKeys: String, CodingKey { case name, created, targets, state, until, offs, lifts, quota }
 
     static func all(_ db: HumDatabase) throws -> [ShieldView] {
         let inputs = try db.shieldInputs()
@@ -103,7 +106,10 @@ struct ShieldView: Encodable {
                 name: shield.name, created: shield.created.rfc3339, targets: shield.targets.map { Target(target: $0) },
                 state: status.word, until: status.until.map { db.calendar.stamp($0).rfc3339 },
                 offs: inputs.offs.filter { $0.shield == shield.name && $0.start <= now },
-                lifts: inputs.lifts.filter { $0.shield == shield.name && $0.start <= now }, untilEpoch: status.until)
+                lifts: inputs.lifts.filter { $0.shield == shield.name && $0.start <= now },
+                quota: shield.quota.flatMap { q in
+                    inputs.quota(of: shield.name, now: now).map { QuotaView(quota: q, standing: $0) }
+                }, untilEpoch: status.until)
         }
     }
 

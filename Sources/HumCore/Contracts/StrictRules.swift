@@ -20,6 +20,12 @@ public enum StrictRules {
         case removeShieldTargets(String)
         /// Turning a shield off (`hum shield off NAME --for DURATION`, `--all`).
         case shieldOff(String)
+        /// Removing a schedule that locks shields (`hum schedule rm NAME`).
+        case removeSchedule(String)
+        /// Adding a free window (`hum schedule add NAME --free`).
+        case freeWindow(String)
+        /// A shield's quota that gives more lifted time than before (`hum shield set NAME --quota`).
+        case quota(String)
     }
 
     /// Whether changing `key` from `old` to `new` loosens the rules.
@@ -63,6 +69,9 @@ public enum StrictRules {
             case .removeShield(let name): refused = "removing the shield \(name) is refused"
             case .removeShieldTargets(let name): refused = "taking targets out of the shield \(name) is refused"
             case .shieldOff(let name): refused = "turning the shield \(name) off is refused"
+            case .removeSchedule(let name): refused = "removing the schedule \(name) is refused"
+            case .freeWindow(let name): refused = "adding the free window \(name) is refused"
+            case .quota(let name): refused = "a quota that gives the shield \(name) more time is refused"
             }
             let when =
                 until.map { "after \($0.localClock) (later if its rounds are paused or wait)" } ?? "after its rounds"

@@ -26,6 +26,7 @@ public enum SettingCatalog {
     public static let reviewCommand = "review.command"
     public static let reviewTimeout = "review.timeout"
     public static let strictEmergencyWait = "strict.emergency-wait"
+    public static let dayStartsAt = "day.starts-at"
     /// Named `hum focus` options: `profile.deep`.
     public static let profilePrefix = "profile."
 
@@ -102,6 +103,10 @@ public enum SettingCatalog {
         .init(
             key: strictEmergencyWait, kind: .ledgerRule, defaultText: "10s",
             summary: "the wait before an emergency draw while a strict contract runs", environment: nil),
+        .init(
+            key: dayStartsAt, kind: .wallTime, defaultText: "00:00",
+            summary: "when a day begins for shield quotas (04:00: the hours after midnight count for the day before)",
+            environment: nil),
     ]
 
     /// The fixed keys, in order.
@@ -228,6 +233,9 @@ public struct Settings: Sendable {
     public func count(_ key: String) -> Int { Int(text(key)) ?? 0 }
 
     public func isOn(_ key: String) -> Bool { text(key) == "on" }
+
+    /// When a day begins (`day.starts-at`), for shield quotas.
+    public var dayBoundary: DayBoundary { DayBoundary(settingText: text(SettingCatalog.dayStartsAt)) }
 
     /// The daily focus goal in seconds (0: any focus meets it).
     public var dailyGoalSeconds: Int64 { seconds(SettingCatalog.focusDailyGoal) }

@@ -36,6 +36,8 @@ public enum SettingKind: Sendable, Equatable {
     case profile
     /// A rule of the ledger read and checked by `LedgerConfig` (the contract reviewer and strict mode's settings).
     case ledgerRule
+    /// A time of day on the wall clock, `HH:MM` from 00:00 to 23:59.
+    case wallTime
 
     /// What `hum config list` calls the type.
     public var name: String {
@@ -50,6 +52,7 @@ public enum SettingKind: Sendable, Equatable {
         case .command: "command"
         case .profile: "focus options"
         case .ledgerRule: "ledger rule"
+        case .wallTime: "HH:MM"
         }
     }
 }
@@ -141,6 +144,11 @@ public struct SettingDefinition: Sendable, Equatable {
                 throw bad("a command on one line with its quotes closed, like \"notify-send 'hum says'\"")
             }
             return ShellWords.join(words)
+        case .wallTime:
+            guard let time = try? WallTime.checked(text) else {
+                throw bad("a time of day from 00:00 to 23:59, like 04:00")
+            }
+            return time.description
         case .profile:
             do throws(FocusProfile.Problem) {
                 return try FocusProfile(text: text).text

@@ -4,11 +4,14 @@ public struct Shield: Sendable, Hashable, Codable {
     public var name: String
     public var targets: [ShieldTarget]
     public var created: Timestamp
+    /// Its daily quota of lifted time that costs nothing from the bank, when it has one (docs/rules.md).
+    public var quota: ShieldQuota?
 
-    public init(name: String, targets: [ShieldTarget], created: Timestamp) {
+    public init(name: String, targets: [ShieldTarget], created: Timestamp, quota: ShieldQuota? = nil) {
         self.name = name
         self.targets = targets
         self.created = created
+        self.quota = quota
     }
 
     /// The longest name: short enough for a status line and a notification.

@@ -24,14 +24,20 @@ public struct ShieldLift: Sendable, Hashable, Codable {
     public var start: Int64
     public var deadline: Int64
     public var ended: Int64?
-    public init(id: String, shield: String, entryID: String? = nil, start: Int64, deadline: Int64, ended: Int64? = nil)
-    {
+    /// What paid for it (nil for a lift written before budgets were recorded). Only `.emergency` opens a shield a
+    /// schedule locks; `.quota` counts against the shield's daily quota.
+    public var budget: LiftBudget?
+    public init(
+        id: String, shield: String, entryID: String? = nil, start: Int64, deadline: Int64, ended: Int64? = nil,
+        budget: LiftBudget? = nil
+    ) {
         self.id = id
         self.shield = shield
         self.entryID = entryID
         self.start = start
         self.deadline = deadline
         self.ended = ended
+        self.budget = budget
     }
 }
 
@@ -43,6 +49,8 @@ public enum ShieldStatus: Sendable, Hashable {
     case lifted(until: Int64, lift: String)
     /// Turned off on the record until the epoch second `until`.
     case off(until: Int64)
+    /// Down in a schedule's free window until `until`: nothing is counted.
+    case free(until: Int64, schedule: String)
 
     public var isUp: Bool { self == .up }
     /// The word for JSON and for `hum shield list`.
@@ -51,26 +59,47 @@ public enum ShieldStatus: Sendable, Hashable {
         case .up: "up"
         case .lifted: "lifted"
         case .off: "off"
+        case .free: "free"
         }
     }
     public var until: Int64? {
         switch self {
         case .up: nil
-        case .lifted(let until, _), .off(let until): until
+        case .lifted(let until, _), .off(let until), .free(let until, _): until
         }
     }
 }
 
-/// Everything the state of the shields depends on, at one moment. Schedules (issue 24) join here as another field
-/// and another rule in `ShieldState.rules`.
+/// Everything the state of the shields depends on, at one moment: the shields (with their quotas), the offs and
+/// lifts, the schedules, and the zone and day boundary their wall-clock rules are read in.
 public struct ShieldInputs: Sendable, Equatable {
     public var shields: [Shield]
     public var offs: [ShieldOff]
     public var lifts: [ShieldLift]
-    public init(shields: [Shield], offs: [ShieldOff] = [], lifts: [ShieldLift] = []) {
+    public var schedules: [Schedule]
+    /// The zone schedules and days are read in (the store hands in its calendar's).
+    public var zone: any TimeZoneSeam
+    /// `day.starts-at`: when a quota's day begins.
+    public var dayBoundary: DayBoundary
+    /// The lifts paid by a quota lately, ended or not (the last two days): what today's use is counted from.
+    public var quotaLifts: [ShieldLift]
+    public init(
+        shields: [Shield], offs: [ShieldOff] = [], lifts: [ShieldLift] = [], schedules: [Schedule] = [],
+        zone: any TimeZoneSeam = UTCZone(), dayBoundary: DayBoundary = .midnight, quotaLifts: [ShieldLift] = []
+    ) {
         self.shields = shields
         self.offs = offs
         self.lifts = lifts
+        self.schedules = schedules
+        self.zone = zone
+        self.dayBoundary = dayBoundary
+        self.quotaLifts = quotaLifts
+    }
+
+    /// Equal records; the zone is a function and is not compared.
+    public static func == (a: ShieldInputs, b: ShieldInputs) -> Bool {
+        a.shields == b.shields && a.offs == b.offs && a.lifts == b.lifts && a.schedules == b.schedules
+            && a.dayBoundary == b.dayBoundary && a.quotaLifts == b.quotaLifts
     }
 }
 
@@ -81,9 +110,9 @@ public enum ShieldState {
     /// A reason for a shield not to be up at `now`, or nil. Rules are asked in order; the first that answers wins.
     public typealias Rule = @Sendable (_ shield: String, _ inputs: ShieldInputs, _ now: Int64) -> ShieldStatus?
 
-    /// The rules, in order: an off on the record, then a lift. A schedule's free window (issue 24) goes first here;
-    /// a schedule's lock window would instead make a lift not count (a rule that returns nil and filters lifts).
-    public static let rules: [Rule] = [offRule, liftRule]
+    /// The rules, in order: a schedule's lock window (up, unless the emergency reserve lifted it), a schedule's free
+    /// window, an off on the record, then a lift. A rule may answer `.up` to stop the later ones (a lock).
+    public static let rules: [Rule] = [lockRule, freeRule, offRule, liftRule]
 
     /// The state of every shield at `now` (epoch seconds).
     public static func shielded(shields: [Shield], offs: [ShieldOff], lifts: [ShieldLift], now: Int64)
@@ -100,12 +129,17 @@ public enum ShieldState {
         return out
     }
 
-    /// The first instant after `now` at which some shield's state may change (an off or a lift ends or begins):
+    /// The first instant after `now` at which some shield's state may change (an off or a lift ends or begins, a
+    /// schedule's window opens or closes):
     /// when the guard must look again even if nothing else happens. Nil when nothing is pending.
     public static func nextChange(_ inputs: ShieldInputs, after now: Int64) -> Int64? {
         var times: [Int64] = []
         for off in inputs.offs { times += [off.start, off.end] }
         for lift in inputs.lifts { times += [lift.start, lift.ended ?? lift.deadline] }
+        let named = Set(inputs.shields.map(\.name))
+        for schedule in inputs.schedules where schedule.shields.contains(where: named.contains) {
+            if let edge = schedule.nextEdge(after: now, zone: inputs.zone) { times.append(edge) }
+        }
         return times.filter { $0 > now }.min()
     }
 
