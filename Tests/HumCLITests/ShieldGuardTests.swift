@@ -46,7 +46,13 @@ import Testing
             let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
             defer { for p in cargs { free(p) } }
             var pid: pid_t = 0
-            let rc = posix_spawn(&pid, argv[0], nil, &attributes, cargs, environ)
+            var rc: Int32 = 0
+            // A copy written a moment ago can be busy for exec (ETXTBSY) while a child another test spawned at that
+            // moment still holds the copy's descriptor: that child lets go as soon as it execs.
+            _ = eventually(within: 5) {
+                rc = posix_spawn(&pid, argv[0], nil, &attributes, cargs, environ)
+                return rc != ETXTBSY
+            }
             guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
             pids.append(pid)
             // setpriv execs the game: wait until the pid runs it, so that what follows looks at the game.

@@ -122,8 +122,7 @@ struct ScheduleCommand: HumCommand {
             context.stdout.write(
                 "schedule \(name) made: \(what) \(schedule.shields.joined(separator: ", ")) \(schedule.windowText)"
                     + (strict ? " (strict)" : "") + "\n")
-            context.warn(
-                "nothing applies schedules yet: the guard in the player is not built (docs/rules.md)")
+            ShieldGuardLink.tellOrNote(context, what: "the schedule")
             return ExitCode.success
         }
     }
@@ -146,6 +145,7 @@ struct ScheduleCommand: HumCommand {
             try LedgerCLI.open(context).removeSchedule(named: name)
             context.made("the schedule was removed", see: "hum schedule list")
             context.stdout.write("schedule \(name) removed\n")
+            ShieldGuardLink.tell(context)
             return ExitCode.success
         }
     }

@@ -66,6 +66,7 @@ struct ShieldSetCommand: HumCommand {
         }
         try db.setShieldQuota(shield: name, quota: quota)
         context.made("the quota was saved", see: "hum shield show \(name)")
+        ShieldGuardLink.tell(context)
         context.stdout.write(
             quota.map { "shield \(name): a daily quota of \($0.text)\n" } ?? "shield \(name): no quota\n")
         return ExitCode.success

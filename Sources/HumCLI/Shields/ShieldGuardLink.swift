@@ -19,6 +19,15 @@ enum ShieldGuardLink {
         }
     }
 
+    /// After a change the guard applies by itself from then on (a schedule's edges): the running player reads the
+    /// rules again; when none runs, a note says that nothing applies `what` until a player starts.
+    static func tellOrNote(_ context: CommandContext, what: String) {
+        guard tell(context) == nil else { return }
+        context.warn(
+            "no player runs, so nothing applies \(what) until one starts ('hum daemon --no-sound' guards the shields "
+                + "without sound)")
+    }
+
     /// After `hum shield add`: the running player guards the shield now; when none runs, a silent player is started
     /// in the background to guard it (as `hum play --detach` starts one).
     static func ensureGuard(_ context: CommandContext) throws {

@@ -29,8 +29,18 @@ extension ShieldGuard {
                 "there is no shield \(name.quoted)"
                     + (known.isEmpty ? "" : " (there are \(known.joined(separator: ", ")))") + "; nothing was held")
         }
+        // A lock window of a schedule keeps the shield up: a bank's pass cannot lift it (the emergency reserve can).
+        if let lock = ShieldState.lock(
+            on: name, inputs, now: environment.calendar.clock.nowEpochSeconds())
+        {
+            throw PlayerError.refused(lock.message + "; nothing was held")
+        }
         switch states[name] ?? .up {
         case .up: break
+        case .free(let until, let schedule):
+            throw PlayerError.refused(
+                "the shield \(name) is down in the free window of schedule \(schedule) until "
+                    + "\(environment.calendar.stamp(until).localClock), so its programs run already; nothing was held")
         case .lifted(let until, _):
             throw PlayerError.refused(
                 "the shield \(name) is already lifted until \(environment.calendar.stamp(until).localClock); nothing "
