@@ -122,9 +122,9 @@ struct PlayCommand: HumCommand {
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
     /// `claim`: the claim to be the player, held by the caller (taken before anything is opened); `loop`: the loop
     /// it lives on, which the caller runs (`Player.run`).
-    func makePlayer(context: CommandContext, claim: PlayerClaim, loop: EventLoop, silent: Bool = false) throws
-        -> Player
-    {
+    func makePlayer(
+        context: CommandContext, claim: PlayerClaim, loop: EventLoop, silent: Bool = false, paused: Bool = false
+    ) throws -> Player {
         let catalog = MixSetup.catalog(context.runtime)
         let settings = try SettingsReader.read(context.runtime)
         let requested =
@@ -135,13 +135,13 @@ struct PlayCommand: HumCommand {
                 : try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
+        var options = Player.Options(
+            device: PlaybackSession.device(
+                option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
+            raw: raw, fadeSeconds: fade, endAfter: duration, silent: silent)
+        options.startPaused = paused
         let player = try Player(
-            environment: context.runtime, loop: loop, mix: mix, entries: requested.entries,
-            options: .init(
-                device: PlaybackSession.device(
-                    option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
-                raw: raw, fadeSeconds: fade,
-                endAfter: duration, silent: silent))
+            environment: context.runtime, loop: loop, mix: mix, entries: requested.entries, options: options)
         try player.listen(claim: claim)
         if verbose { player.describeAudio() }
         if !silent { MixSetup.remember(player.mix.tokens, environment: context.runtime) }
