@@ -94,7 +94,10 @@ struct DaemonUnit {
             }
             if managerAnswers { try systemctl(["daemon-reload"]) }
             context.made("\(path.clippedPath) was removed", see: "ls \(path.clippedPath)")
-            context.stdout.write("hum.service is disabled and \(path.clippedPath) removed\n")
+            context.stdout.write(
+                managerAnswers
+                    ? "hum.service is disabled and stopped, and \(path.clippedPath) removed\n"
+                    : "\(path.clippedPath) removed (no systemd user manager answers here to disable it)\n")
         } else {
             context.stdout.write("no hum.service at \(path.clippedPath): nothing to undo\n")
         }
