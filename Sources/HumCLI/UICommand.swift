@@ -20,7 +20,7 @@ struct UICommand: HumCommand {
         A click on a volume bar sets it. After a few seconds without a key only the clock and one summary line
         remain; any key brings the rest back. NO_COLOR and TERM=dumb are respected. See docs/ui.md.
         """
-    static let examples = ["hum", "hum ui", "hum ui rain=40 brown=25"]
+    static let examples = ["hum", "hum ui", "hum ui rain=70 brown=40"]
     static let arguments: [any Declared] = [PlayCommand.sounds, PlayCommand.device]
 
     let play: PlayCommand
