@@ -156,11 +156,13 @@ struct CompletionTable {
     /// (`path|index`), through `emit` for words, `files` and `sounds` actions.
     private func valueCases(
         words: (String, [String]) -> String, files: String, sounds: String, mixes: String, playing: String,
-        commands: String
+        commands: String, contracts: String, settingValues: String
     ) -> (options: String, positionals: String) {
         func action(_ completion: Completion, _ pattern: String) -> String? {
             switch completion {
             case .none: return nil
+            case .contracts: return "\(pattern)) \(contracts) ;;"
+            case .settingValues: return "\(pattern)) \(settingValues) ;;"
             case .files: return "\(pattern)) \(files) ;;"
             case .words(let list): return "\(pattern)) \(words(pattern, list)) ;;"
             case .sounds: return "\(pattern)) \(sounds) ;;"
@@ -189,12 +191,21 @@ struct CompletionTable {
         let cases = valueCases(
             words: { _, list in "words=\(Self.quoted(list.joined(separator: "\n")))" },
             files: "COMPREPLY=($(compgen -f -- \"$cur\")); return",
+            // After `rain=` (bash splits it: `rain`, `=`, the volume) a volume follows: nothing, not file names.
             sounds:
-                "words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null; \"${COMP_WORDS[0]}\" mix list --names "
-                + "2>/dev/null | sed 's/^/@/')",
+                "if [[ $cur == *=* || ${COMP_WORDS[COMP_CWORD-1]} == = ]]; then compopt +o default 2>/dev/null; "
+                + "return; fi; words=$(\"${COMP_WORDS[0]}\" sounds --names 2>/dev/null; \"${COMP_WORDS[0]}\" mix list "
+                + "--names 2>/dev/null | sed 's/^/@/')",
             mixes: "words=$(\"${COMP_WORDS[0]}\" mix list --names 2>/dev/null)",
             playing: "words=$(\"${COMP_WORDS[0]}\" status --names 2>/dev/null)",
-            commands: "COMPREPLY=($(compgen -c -- \"$cur\")); return")
+            commands: "COMPREPLY=($(compgen -c -- \"$cur\")); return",
+            contracts: "words=$(\"${COMP_WORDS[0]}\" contract list --ids 2>/dev/null)",
+            settingValues:
+                "compopt +o default 2>/dev/null; case \"${COMP_WORDS[COMP_CWORD-1]}\" in "
+                + Self.settingChoices.map {
+                    "\(Self.quoted($0.key))) words=\(Self.quoted($0.values.joined(separator: "\n"))) ;; "
+                }
+                .joined() + "esac")
         var optionWords: [String] = []
         var subWords: [String] = []
         for entry in entries {
@@ -247,12 +258,19 @@ struct CompletionTable {
             words: { _, list in "compadd -- \(list.map(Self.quoted).joined(separator: " "))" },
             files: "_files",
             sounds:
-                "local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names 2>/dev/null; ${words[1]} mix list "
-                + "--names 2>/dev/null | sed 's/^/@/')\"}); compadd -a sounds",
+                "[[ $cur == *=* ]] && return; local -a sounds; sounds=(${(f)\"$(${words[1]} sounds --names "
+                + "2>/dev/null; ${words[1]} mix list --names 2>/dev/null | sed 's/^/@/')\"}); compadd -a sounds",
             mixes: "local -a mixes; mixes=(${(f)\"$(${words[1]} mix list --names 2>/dev/null)\"}); compadd -a mixes",
             playing:
                 "local -a playing; playing=(${(f)\"$(${words[1]} status --names 2>/dev/null)\"}); compadd -a playing",
-            commands: "_command_names -e")
+            commands: "_command_names -e",
+            contracts:
+                "local -a ids; ids=(${(f)\"$(${words[1]} contract list --ids 2>/dev/null)\"}); compadd -a ids",
+            settingValues:
+                "case ${words[CURRENT-1]} in "
+                + Self.settingChoices.map {
+                    "\(Self.quoted($0.key))) compadd -- \($0.values.map(Self.quoted).joined(separator: " ")) ;; "
+                }.joined() + "esac")
         var optionCases: [String] = []
         var subCases: [String] = []
         for entry in entries {
@@ -304,6 +322,17 @@ struct CompletionTable {
         "'(hum sounds --names 2>/dev/null; hum mix list --names 2>/dev/null | string replace -r \"^\" \"@\")'"
     static let fishMixes = "'(hum mix list --names 2>/dev/null)'"
     static let fishPlaying = "'(hum status --names 2>/dev/null)'"
+    static let fishContracts = "'(hum contract list --ids 2>/dev/null)'"
+    static let fishSettingValues = "'(__hum_setting_values)'"
+
+    /// The settings whose values are words: their choices, or on/off (`hum config set KEY ` completes them).
+    static let settingChoices: [(key: String, values: [String])] = SettingCatalog.definitions.compactMap {
+        switch $0.kind {
+        case .choice(let words): return ($0.key, words)
+        case .toggle: return ($0.key, ["on", "off"])
+        default: return nil
+        }
+    }
 
     /// fish, natively: a function tells the command path before the cursor; each option, subcommand and value is
     /// one `complete` line under the condition that the path matches.
@@ -364,6 +393,10 @@ struct CompletionTable {
                 set -l state (__hum_state)
                 test "$state" = "$argv[1]|$argv[2]"
             end
+            function __hum_setting_values
+                switch (commandline -opc)[-1]
+            \(Self.settingChoices.map { "        case \(q($0.key))\n            printf '%s\\n' \($0.values.map(q).joined(separator: " "))\n" }.joined())    end
+            end
             complete -c hum -f
             complete -c hum -n 'test (__hum_state) = --' -F -a '(__fish_complete_command)'
 
@@ -383,6 +416,8 @@ struct CompletionTable {
                     case .sounds: value = " -x -a \(Self.fishSounds)"
                     case .mixes: value = " -x -a \(Self.fishMixes)"
                     case .playing: value = " -x -a \(Self.fishPlaying)"
+                    case .contracts: value = " -x -a \(Self.fishContracts)"
+                    case .settingValues: value = " -x -a \(Self.fishSettingValues)"
                     case .none, .commands: value = " -x"
                     }
                 }
@@ -404,6 +439,8 @@ struct CompletionTable {
                 case .sounds: out += "complete -c hum \(condition) -a \(Self.fishSounds)\n"
                 case .mixes: out += "complete -c hum \(condition) -a \(Self.fishMixes)\n"
                 case .playing: out += "complete -c hum \(condition) -a \(Self.fishPlaying)\n"
+                case .contracts: out += "complete -c hum \(condition) -a \(Self.fishContracts)\n"
+                case .settingValues: out += "complete -c hum \(condition) -a \(Self.fishSettingValues)\n"
                 case .none, .commands: break
                 }
             }

@@ -48,7 +48,7 @@ struct FocusCommand: HumCommand {
         """
     static let examples = [
         "hum focus",
-        "hum focus rain=40 brown=20 --focus 50m --short-break 10m --rounds 3 --goal \"draft chapter 2\"",
+        "hum focus rain=70 brown=40 --focus 50m --short-break 10m --rounds 3 --goal \"draft chapter 2\"",
         "hum focus --no-sound --auto-advance none --tag writing",
         "hum focus --goal \"draft the intro\" --done-when \"intro.md has three paragraphs\" --first-step \"outline\" "
             + "--strict",

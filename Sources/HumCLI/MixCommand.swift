@@ -17,7 +17,7 @@ struct MixCommand: HumCommand {
         ($XDG_DATA_HOME/hum/hum.db).
         """
     static let examples = [
-        "hum mix save night rain=40 brown=25",
+        "hum mix save night rain=70 brown=40",
         "hum mix save deep          # what the player plays now",
         "hum mix list",
         "hum play @night",
@@ -44,7 +44,7 @@ struct MixCommand: HumCommand {
     struct Save: HumCommand {
         static let name = "save"
         static let abstract = "save a mix under a name (without sounds: what the player plays now)"
-        static let examples = ["hum mix save night rain=40 brown=25", "hum mix save deep"]
+        static let examples = ["hum mix save night rain=70 brown=40", "hum mix save deep"]
         static let sounds = Positional(
             "SOUND[=VOLUME]", .mixWord, variadic: true, required: false, help: "the sounds (default: the player's mix)")
         static let master = Option("volume", .volume, help: "the mix's master volume 0–100 (default 100)")
@@ -131,7 +131,7 @@ struct MixCommand: HumCommand {
             }
             var out = ""
             if saved.isEmpty {
-                out += "no saved mixes; save one with 'hum mix save NAME rain=40 brown=25'\n"
+                out += "no saved mixes; save one with 'hum mix save NAME rain=70 brown=40'\n"
             } else {
                 let width = saved.map { DisplayWidth.columns(VisibleText.escape($0.name)) + 1 }.max() ?? 0
                 for (name, mix, _) in saved {

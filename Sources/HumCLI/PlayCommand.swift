@@ -15,14 +15,16 @@ struct PlayCommand: HumCommand {
     static let abstract = "play a mix of looping sounds"
     static let discussion = """
         A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds), or a
-        path to an audio file. VOLUME is 0–100 (default 75). Without sounds: the setting play.mix if set ('hum
-        config set play.mix @night'), else the last mix played, else rain=75 brown=50.
+        path to an audio file. VOLUME is 0–100 (default 75) on a fader's cubic curve: 75 is −7.5 dB, 50 is −18 dB,
+        25 is −36 dB below the sound at 100, so rain=75 brown=50 plays at an ordinary level (about −30 LUFS) and
+        rain=40 brown=25 16 dB below it. Without sounds: the setting play.mix if set ('hum config set play.mix
+        @night'), else the last mix played, else rain=75 brown=50.
         Without a command, hum plays: 'hum rain=40' is 'hum play rain=40'; bare 'hum' on a terminal is 'hum ui'.
         Ctrl-C or SIGTERM fades out and exits. On a terminal: ↑/↓ select a sound, ←/→ change its volume, m mutes
         it, +/- change the master volume, q quits.
         """
     static let examples = [
-        "hum play rain=40 brown=25",
+        "hum play rain=70 brown=40",
         "hum play rain --for 30m",
         "hum play ~/sounds/cafe.flac=30 --device hw:0",
     ]
@@ -122,9 +124,9 @@ struct PlayCommand: HumCommand {
     /// The player this command starts: its mix resolved (or the last one), its audio open, its socket listening.
     /// `claim`: the claim to be the player, held by the caller (taken before anything is opened); `loop`: the loop
     /// it lives on, which the caller runs (`Player.run`).
-    func makePlayer(context: CommandContext, claim: PlayerClaim, loop: EventLoop, silent: Bool = false) throws
-        -> Player
-    {
+    func makePlayer(
+        context: CommandContext, claim: PlayerClaim, loop: EventLoop, silent: Bool = false, paused: Bool = false
+    ) throws -> Player {
         let catalog = MixSetup.catalog(context.runtime)
         let settings = try SettingsReader.read(context.runtime)
         let requested =
@@ -135,13 +137,13 @@ struct PlayCommand: HumCommand {
                 : try MixSetup.resolve(words: words, catalog: catalog, environment: context.runtime)
         let mix = Mix(
             tokens: requested.entries.map(\.token), master: master ?? requested.master ?? 100, name: requested.name)
+        var options = Player.Options(
+            device: PlaybackSession.device(
+                option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
+            raw: raw, fadeSeconds: fade, endAfter: duration, silent: silent)
+        options.startPaused = paused
         let player = try Player(
-            environment: context.runtime, loop: loop, mix: mix, entries: requested.entries,
-            options: .init(
-                device: PlaybackSession.device(
-                    option: device ?? settings.text(SettingCatalog.playDevice), environment: context.runtime),
-                raw: raw, fadeSeconds: fade,
-                endAfter: duration, silent: silent))
+            environment: context.runtime, loop: loop, mix: mix, entries: requested.entries, options: options)
         try player.listen(claim: claim)
         if verbose { player.describeAudio() }
         if !silent { MixSetup.remember(player.mix.tokens, environment: context.runtime) }

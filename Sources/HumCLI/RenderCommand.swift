@@ -18,7 +18,7 @@ struct RenderCommand: HumCommand {
         is written through. What the container cannot hold is refused at once.
         """
     static let examples = [
-        "hum render rain=40 brown=25 --for 10m -o mix.wav",
+        "hum render rain=70 brown=40 --for 10m -o mix.wav",
         "hum render storm --for 1h --rate 44100 -o storm.flac",
     ]
 

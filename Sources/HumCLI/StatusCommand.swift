@@ -2,9 +2,10 @@ import FoundationEssentials
 import HumControl
 import HumCore
 
-/// How `hum status` prints: a line for people (or the template's), the whole state as JSON, or Waybar's object.
+/// How `hum status` prints: a line for people (or the template's), the whole state as JSON, Waybar's object, or
+/// an i3bar block (i3blocks).
 enum StatusFormat: String, CaseIterable, Sendable {
-    case text, json, waybar
+    case text, json, waybar, i3bar
 }
 
 /// `hum status`: what the player is doing, for people, scripts and status bars; `--follow` for bars that keep one
@@ -17,7 +18,8 @@ struct StatusCommand: HumCommand {
         'focus 2/4 · 12:04 · rain 40 brown 25 · 42m banked'; 'idle · 42m banked' when no player runs (it never
         waits for one, and never creates the database). --json prints the whole state as one object (pid, state,
         phase, round, rounds, remaining_seconds, deadline, paused, mix, master, session, bank_seconds, …: see
-        docs/control.md); --waybar prints the object a Waybar custom module reads.
+        docs/control.md); --waybar prints the object a Waybar custom module reads; --i3bar prints an i3bar
+        block ({"name":"hum","full_text":…,"short_text":…,"color":…}) for i3blocks' format=json.
 
         --template shapes the line (and Waybar's text) from fields in braces: {state} {phase} {round} {rounds}
         {remaining} {remaining_seconds} {remaining_minutes} {deadline} {percent} {paused} {waiting} {mix}
@@ -35,14 +37,17 @@ struct StatusCommand: HumCommand {
         "hum status --json",
         "hum status --template '{#phase}{phase} {remaining}{/phase}{^phase}{state}{/phase}'",
         "hum status --waybar --follow     # a Waybar module (docs/status-bars.md)",
+        "hum status --i3bar --follow      # an i3blocks block with format=json",
     ]
 
     static let format = Option<StatusFormat>(
-        "format", flagAliases: [("json", "json"), ("waybar", "waybar")],
+        "format", flagAliases: [("json", "json"), ("waybar", "waybar"), ("i3bar", "i3bar")],
         ValueKind<String>.oneOf(StatusFormat.allCases.map(\.rawValue), placeholder: "FORMAT").map {
             .success(StatusFormat(rawValue: $0)!)
         },
-        help: "print as text (the default), json (the whole state) or waybar (a Waybar custom module's JSON)")
+        help:
+            "print as text (the default), json (the whole state), waybar (a Waybar custom module's JSON) or i3bar "
+            + "(an i3bar block, for i3blocks)")
     static let template = Option(
         "template", ValueKind<String>.text.named("TEMPLATE"),
         help: "the line (or Waybar's text) made from {fields}, like '{phase} {round}/{rounds} {remaining}'")
@@ -95,6 +100,7 @@ struct StatusCommand: HumCommand {
         case .text: return template?.fields ?? [.line]
         case .json: return []
         case .waybar: return WaybarStatus.fields(template: template)
+        case .i3bar: return I3barStatus.fields(template: template)
         }
     }
 
@@ -109,6 +115,9 @@ struct StatusCommand: HumCommand {
         case .waybar:
             return String(
                 decoding: try CompactJSONEncoder().encode(WaybarStatus(report, template: template)), as: UTF8.self)
+        case .i3bar:
+            return String(
+                decoding: try CompactJSONEncoder().encode(I3barStatus(report, template: template)), as: UTF8.self)
         }
     }
 

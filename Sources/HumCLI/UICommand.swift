@@ -13,14 +13,14 @@ struct UICommand: HumCommand {
         'hum ui'; 'hum play' keeps the one-line screen.
 
         Keys: ↑/↓ select a sound, ←/→ its volume by 5, 0–9 its volume 0–90, m mute, +/- master, a add a sound
-        (type to filter), x remove it, f start or end focus rounds (the plan of the settings, as 'hum focus'),
+        (type to filter; it comes in at 75), x remove it, f start or end focus rounds (the plan of the settings, as 'hum focus'),
         space pause, s skip, e extend by 5 minutes, S save the mix as, l load a saved mix, ? every key,
         q leave (focus rounds under way run on in the player; otherwise a player started for this screen stops,
         unless another client watches it), Q stop the player.
         A click on a volume bar sets it. After a few seconds without a key only the clock and one summary line
         remain; any key brings the rest back. NO_COLOR and TERM=dumb are respected. See docs/ui.md.
         """
-    static let examples = ["hum", "hum ui", "hum ui rain=40 brown=25"]
+    static let examples = ["hum", "hum ui", "hum ui rain=70 brown=40"]
     static let arguments: [any Declared] = [PlayCommand.sounds, PlayCommand.device]
 
     let play: PlayCommand

@@ -159,7 +159,7 @@ import Testing
         (["play", "--volum", "3"], "hum: unknown option --volum; did you mean --volume? see 'hum play --help'\n"),
         (
             ["render", "/x.wav", "-o", "a.wav"],
-            "hum: render needs --for DURATION, for example 'hum render rain=40 brown=25 --for 10m -o mix.wav'\n"
+            "hum: render needs --for DURATION, for example 'hum render rain=70 brown=40 --for 10m -o mix.wav'\n"
         ),
         (
             ["render", "/x.wav", "-d", "1m", "-o", "a.mp4"],

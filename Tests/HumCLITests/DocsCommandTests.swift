@@ -237,4 +237,25 @@ import Testing
             #expect(result.code == 0 && result.err.isEmpty, "\(device): \(result.err)")
         }
     }
+
+    /// The volume a sound is added at (the full screen's `a`, `hum ctl add` without a volume) is the one the help,
+    /// the README and the docs name: `Volume.default`.
+    @Test func theVolumeASoundIsAddedAtIsTheOneDocumented() throws {
+        let volume = MixSpec.formatVolume(Volume.default)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        func doc(_ path: String) throws -> String {
+            try String(contentsOf: root.appending(path: path), encoding: .utf8)
+        }
+        #expect(
+            runInProcess(["ui", "--help"]).stdout.contains(
+                "a add a sound\n(type to filter; it comes in at \(volume))"))
+        let add = runInProcess(["ctl", "add", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(
+            separator: " ")
+        #expect(add.contains("(default \(volume))"), "\(add)")
+        #expect(
+            try doc("README.md").contains("`a` add a sound (type to filter; at volume \(volume), as `hum ctl add`)"))
+        #expect(try doc("docs/ui.md").contains("Enter adds at \(volume),"))
+        #expect(try doc("docs/control.md").contains("`volume` (0–100, optional, \(volume))"))
+    }
 }

@@ -71,4 +71,37 @@ import Testing
         #expect(levels.count == manifest.sounds.count && levels.count >= 13)
         #expect(spread <= 0.5, "built-ins as heard: \(levels)")
     }
+
+    /// The mixes the README and the commands' examples show are heard, like the default mix: none more than 4 LU
+    /// below it. (`hum play rain=40 brown=25`, the first example, was 16.5 LU below it: volumes are on a cubic
+    /// curve, so 40 is −24 dB.)
+    @Test func theExamplesPlayNearTheDefaultLevel() throws {
+        let manifest = try Self.manifest()
+        let builtins = Set(manifest.sounds.map(\.id))
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appending(path: "README.md"), encoding: .utf8)
+        let examples =
+            readme.components(separatedBy: "`").filter { $0.hasPrefix("hum ") }
+            + PlayCommand.examples + RenderCommand.examples + UICommand.examples + FocusCommand.examples
+        // The built-in sounds at a volume, per example that names some.
+        var mixes = Set<[String]>()
+        for example in examples
+        where example.hasPrefix("hum play") || example.hasPrefix("hum render")
+            || example.hasPrefix("hum ui") || example.hasPrefix("hum focus") || example.hasPrefix("hum mix save")
+        {
+            let words = example.split(separator: " ").map(String.init).filter { word in
+                let parts = word.split(separator: "=")
+                return parts.count == 2 && builtins.contains(String(parts[0])) && Int(parts[1]) != nil
+            }
+            if !words.isEmpty { mixes.insert(words) }
+        }
+        #expect(mixes.contains(["rain=70", "brown=40"]), "the README's first example: \(mixes)")
+        let words = MixSetup.defaultMix.map { "\($0.name)=\(MixSpec.formatVolume($0.volume))" }
+        let reference = try Self.renderedLoudness(words, seconds: 20, fade: false).integratedLUFS
+        for mix in mixes {
+            let level = try Self.renderedLoudness(mix, seconds: 20, fade: false).integratedLUFS
+            #expect(level >= reference - 4, "\(mix) plays at \(level) LUFS, the default mix at \(reference)")
+        }
+    }
 }

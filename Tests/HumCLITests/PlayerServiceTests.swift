@@ -80,7 +80,8 @@ import Testing
         #expect(try client(box) == nil)
     }
 
-    /// systemd's Type=notify: READY=1 arrives on $NOTIFY_SOCKET once the mix plays; SIGTERM fades out and ends.
+    /// systemd's Type=notify: READY=1 (and the status line) arrives on $NOTIFY_SOCKET once the mix plays; SIGTERM
+    /// fades out and ends.
     @Test func theDaemonTellsTheServiceManagerItIsReady() throws {
         let box = Sandbox()
         let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
@@ -101,7 +102,9 @@ import Testing
         #expect(poll(&p, 1, 10_000) == 1)
         var buffer = [UInt8](repeating: 0, count: 64)
         let n = recv(fd, &buffer, buffer.count, 0)
-        #expect(n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "READY=1")
+        // With what it plays, for `systemctl status` (DaemonServiceTests follows its changes).
+        let told = String(decoding: buffer[0..<max(0, n)], as: UTF8.self)
+        #expect(told == "READY=1\nSTATUS=playing · tone 40", "\(told)")
         #expect(try client(box)?.request(.status).status?.pid == daemon.pid)
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)

@@ -24,7 +24,8 @@ struct ContractCommand: HumCommand {
     ]
     static var subcommands: [any HumCommand.Type] { [List.self, Show.self, Override.self, Abandon.self] }
     static let arguments: [any Declared] = List.arguments
-    static let id = Positional("ID", .text, help: "the contract (its id or first characters)")
+    static let id = Positional(
+        "ID", ValueKind<String>.text.completing(.contracts), help: "the contract (its id or first characters)")
 
     let list: List
     init(_ arguments: ParsedArguments) throws { list = try List(arguments) }
@@ -34,11 +35,20 @@ struct ContractCommand: HumCommand {
         static let name = "list"
         static let abstract = "list every contract, oldest first"
         static let format = Option.format([.text, .json])
-        static let arguments: [any Declared] = [format]
+        static let ids = Flag("ids", help: "print only the contracts' short ids, one per line (for completions)")
+        static let arguments: [any Declared] = [format, ids]
         let json: Bool
-        init(_ arguments: ParsedArguments) throws { json = try arguments.value(Self.format) == .json }
+        let idsOnly: Bool
+        init(_ arguments: ParsedArguments) throws {
+            json = try arguments.value(Self.format) == .json
+            idsOnly = arguments.flag(Self.ids)
+        }
         func run(context: CommandContext) throws -> Int32 {
             let contracts = try LedgerCLI.open(context).contracts()
+            if idsOnly {
+                context.stdout.write(contracts.map { ContractText.short($0.id) + "\n" }.joined())
+                return ExitCode.success
+            }
             if json {
                 context.stdout.write(try LedgerCLI.json(contracts) + "\n")
                 return ExitCode.success

@@ -22,7 +22,7 @@ struct ProofCommand: HumCommand {
         "hum proof 1a2b3c4d --file intro.md --link https://example.com/review",
         "hum proof 1a2b3c4d --json",
     ]
-    static let id = Positional("ID", .text, help: "the contract (its id or first characters)")
+    static let id = ContractCommand.id
     static let text = Option("text", .text, help: "what was done, in words (replaces the text)")
     static let file = Option(
         "file", ValueKind<String>.file.named("PATH"), repeatable: true, help: "a file that shows it")

@@ -17,6 +17,10 @@ public enum Completion: Sendable, Equatable {
     case playing
     /// Commands on the PATH (after `--`).
     case commands
+    /// The contracts' ids (asked of `hum contract list --ids`).
+    case contracts
+    /// The values of the setting named by the word before (`hum config set KEY VALUE`): its choices or on/off.
+    case settingValues
 }
 
 /// The description of one argument of a command: everything the parser, `--help`, the man page and the

@@ -38,6 +38,11 @@ public struct ValueKind<Value: Sendable>: Sendable {
         }
     }
 
+    /// The same kind, completed with `completion`.
+    public func completing(_ completion: Completion) -> ValueKind<Value> {
+        ValueKind(placeholder, completion: completion, read: read)
+    }
+
     /// The same kind under another placeholder.
     public func named(_ placeholder: String) -> ValueKind<Value> {
         ValueKind(placeholder, completion: completion, read: read)

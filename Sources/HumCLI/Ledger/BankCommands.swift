@@ -257,7 +257,9 @@ struct ConfigCommand: HumCommand {
         static let name = "set"
         static let abstract = "change one setting"
         static let examples = ["hum config set earn.ratio 4"]
-        static let value = Positional("VALUE", .text, help: "the new value, in the form 'hum config get' prints")
+        static let value = Positional(
+            "VALUE", ValueKind<String>.text.completing(.settingValues),
+            help: "the new value, in the form 'hum config get' prints")
         static let arguments: [any Declared] = [ConfigCommand.key, value]
         let key: String
         let value: String

@@ -26,6 +26,8 @@ public final class Player {
         public var silent: Bool
         /// Start silent: focus rounds fade the mix in themselves.
         public var startSilent = false
+        /// Start paused: the mix loaded and the device open, silent until resumed (`hum daemon --paused`).
+        public var startPaused = false
         /// Opens the audio: the ALSA session, unless a test gives its own (PlayerAudio.swift).
         var openAudio: PlayerAudioFactory = PlaybackSession.open
 
@@ -82,6 +84,7 @@ public final class Player {
         self.options = options
         self.mix = mix
         remembered = mix.tokens
+        if options.startPaused { state = .paused }
         // Signals become events of the loop; they are blocked here, before the audio thread starts, so every
         // thread inherits the mask and none is interrupted by them.
         try loop.takeSignals([SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH]) { [unowned self] signal in
@@ -94,7 +97,8 @@ public final class Player {
                 PlayerAudioSetup(
                     entries: entries, device: options.device, master: mix.master,
                     fadeSeconds: options.endAfter.map { min(options.fadeSeconds, $0 / 2) } ?? options.fadeSeconds,
-                    raw: options.raw, environment: environment, startSilent: options.startSilent,
+                    raw: options.raw, environment: environment,
+                    startSilent: options.startSilent || options.startPaused,
                     chime: { rate in
                         Chime.matched(
                             rate: rate,
