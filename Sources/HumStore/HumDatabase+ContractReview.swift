@@ -190,19 +190,24 @@ extension HumDatabase {
         try guarded {
             try db.immediate {
                 let decision = try recordLocked(request, command: nil, settledBy: "owner")
-                guard case .record(let entry) = decision,
-                    let id = try db.scalarText(
-                        "SELECT id FROM contracts WHERE status = 'running' AND strict = 1 LIMIT 1")
-                else { return (decision, nil) }
-                try insertEvent(
-                    ContractEvent(
-                        at: entry.at, kind: "emergency",
-                        detail:
-                            "\(DurationText.format(seconds: entry.reserve ?? 0)) drawn from the reserve "
-                            + "(\(entry.reason ?? "")); \(strictNote); entry \(entry.id)"
-                    ), seq: try contractSeq(id))
-                return (decision, id)
+                return (decision, try noteEmergencyLocked(decision, strictNote: strictNote))
             }
         }
+    }
+
+    /// Notes an emergency draw in the strict contract that runs, inside the caller's transaction; returns the
+    /// contract's id, or nil when none runs (or the draw was not recorded anew).
+    func noteEmergencyLocked(_ decision: LedgerDecision, strictNote: String) throws -> String? {
+        guard case .record(let entry) = decision,
+            let id = try db.scalarText("SELECT id FROM contracts WHERE status = 'running' AND strict = 1 LIMIT 1")
+        else { return nil }
+        try insertEvent(
+            ContractEvent(
+                at: entry.at, kind: "emergency",
+                detail:
+                    "\(DurationText.format(seconds: entry.reserve ?? 0)) drawn from the reserve "
+                    + "(\(entry.reason ?? "")); \(strictNote); entry \(entry.id)"
+            ), seq: try contractSeq(id))
+        return id
     }
 }

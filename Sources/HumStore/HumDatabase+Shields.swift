@@ -159,46 +159,46 @@ extension HumDatabase {
     /// the offs and lifts not over yet, the schedules, this calendar's zone and the day boundary (`day.starts-at`).
     /// Give it to `ShieldState.shielded`, `ShieldState.lock` and `ShieldInputs.quota`.
     public func shieldInputs() throws -> ShieldInputs {
-        try guarded {
-            try db.reading {
-                let now = calendar.clock.nowEpochSeconds()
-                var offs: [ShieldOff] = []
-                try db.query(
-                    """
-                    SELECT s.name, o.start_epoch, MIN(o.end_epoch, COALESCE(o.ended_epoch, o.end_epoch)) AS until,
-                        o.reason
-                    FROM shield_offs o JOIN shields s ON s.seq = o.shield_seq
-                    WHERE s.removed_epoch IS NULL AND MIN(o.end_epoch, COALESCE(o.ended_epoch, o.end_epoch)) > ?
-                    ORDER BY o.seq
-                    """, [.int(now)]
-                ) { row in
-                    offs.append(
-                        ShieldOff(
-                            shield: try row.text("name"), start: try row.int("start_epoch"), end: try row.int("until"),
-                            reason: try row.optionalText("reason")))
-                }
-                var lifts: [ShieldLift] = []
-                try db.query(
-                    """
-                    SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch, l.budget
-                    FROM shield_lifts l JOIN shields s ON s.seq = l.shield_seq
-                    WHERE s.removed_epoch IS NULL AND l.ended_epoch IS NULL AND l.deadline_epoch > ?
-                    ORDER BY l.start_epoch, l.id
-                    """, [.int(now)]
-                ) { row in lifts.append(try Self.lift(row)) }
-                return ShieldInputs(
-                    shields: try loadShields(), offs: offs, lifts: lifts, schedules: try loadSchedules(),
-                    zone: calendar.zone, dayBoundary: try dayBoundaryLocked(), quotaLifts: try quotaLiftsLocked())
-            }
+        try guarded { try db.reading { try shieldInputsLocked(now: calendar.clock.nowEpochSeconds()) } }
+    }
+
+    /// `shieldInputs` inside a transaction the caller holds.
+    func shieldInputsLocked(now: Int64) throws -> ShieldInputs {
+        var offs: [ShieldOff] = []
+        try db.query(
+            """
+            SELECT s.name, o.start_epoch, MIN(o.end_epoch, COALESCE(o.ended_epoch, o.end_epoch)) AS until,
+                o.reason
+            FROM shield_offs o JOIN shields s ON s.seq = o.shield_seq
+            WHERE s.removed_epoch IS NULL AND MIN(o.end_epoch, COALESCE(o.ended_epoch, o.end_epoch)) > ?
+            ORDER BY o.seq
+            """, [.int(now)]
+        ) { row in
+            offs.append(
+                ShieldOff(
+                    shield: try row.text("name"), start: try row.int("start_epoch"), end: try row.int("until"),
+                    reason: try row.optionalText("reason")))
         }
+        var lifts: [ShieldLift] = []
+        try db.query(
+            """
+            SELECT l.id, s.name, l.entry_id, l.start_epoch, l.deadline_epoch, l.ended_epoch, l.budget
+            FROM shield_lifts l JOIN shields s ON s.seq = l.shield_seq
+            WHERE s.removed_epoch IS NULL AND l.ended_epoch IS NULL AND l.deadline_epoch > ?
+            ORDER BY l.start_epoch, l.id
+            """, [.int(now)]
+        ) { row in lifts.append(try Self.lift(row)) }
+        return ShieldInputs(
+            shields: try loadShields(), offs: offs, lifts: lifts, schedules: try loadSchedules(),
+            zone: calendar.zone, dayBoundary: try dayBoundaryLocked(), quotaLifts: try quotaLiftsLocked())
     }
 
     // MARK: Lifts
 
     /// Opens a lift of shield `name` for `seconds` from now, paid by ledger entry `entryID` (a pass's hold, an
-    /// emergency draw) when one did. The deadline is absolute and stored: the lift ends by itself whatever process
-    /// dies. A pass that opens a lift writes it with `openLiftLocked`, in the transaction of its hold, so that the
-    /// hold and the lift are one change.
+    /// emergency draw) when one did. The deadline is absolute and stored, rounded up to the next whole second: the
+    /// lift ends by itself whatever process dies. A pass that opens a lift writes it with `openLiftLocked`, in the
+    /// transaction of its hold, so that the hold and the lift are one change.
     public func openLift(shield name: String, seconds: Int64, entryID: String?, budget: LiftBudget? = nil) throws
         -> ShieldLift
     {
@@ -214,9 +214,12 @@ extension HumDatabase {
     {
         let seq = try requireShield(name)
         let now = calendar.clock.nowEpochSeconds()
+        // The wall clock here is whole seconds, cut down: the precise end (`seconds` after this instant) falls in
+        // the second before this deadline, so a lift never lasts less than asked. The hum that holds the lift ends
+        // it at the precise end (`endLift`); the deadline is the bound for when none is left to.
         let lift = ShieldLift(
-            id: newID(), shield: name, entryID: entryID, start: now, deadline: now.adding(saturating: max(1, seconds)),
-            budget: budget)
+            id: newID(), shield: name, entryID: entryID, start: now,
+            deadline: now.adding(saturating: max(1, seconds)).adding(saturating: 1), budget: budget)
         try db.run(
             """
             INSERT INTO shield_lifts(id, shield_seq, entry_id, start_epoch, deadline_epoch, budget)
@@ -231,20 +234,55 @@ extension HumDatabase {
 
     /// Opens a pass that lifts the shield `shield` (`hum pass 15m --on games`): the hold and the lift, whose deadline
     /// is the pass's, are written in one transaction, so neither exists without the other. Refused as `openPass` is
-    /// (too little banked, another pass open, a strict contract).
+    /// (too little banked, another pass open, a strict contract), and with `ShieldLiftRefusal` when the shield is
+    /// not up (lifted already, or off).
     public func openPass(id: String, seconds: Int64, forfeit: Bool, lifting shield: String) throws
         -> (decision: LedgerDecision, lift: ShieldLift)
     {
         try guarded {
             try db.immediate {
-                _ = try requireShield(shield)
+                try requireUp(shield)
                 let decision = try recordLocked(
                     .openPass(passID: id, seconds: seconds, label: shield, forfeit: forfeit), command: nil,
                     settledBy: "owner")
-                let lift = try openLiftLocked(shield: shield, seconds: seconds, entryID: decision.entry.id)
+                let lift = try openLiftLocked(
+                    shield: shield, seconds: seconds, entryID: decision.entry.id, budget: .bank)
                 return (decision, lift)
             }
         }
+    }
+
+    /// Draws `seconds` from the weekly emergency reserve and lifts the shield `shield` for that long
+    /// (`hum emergency 5m --reason … --on games`), in one transaction, as `openPass(lifting:)` does for a pass; with
+    /// `strictNote`, the draw is noted in the strict contract that runs. Refused as an emergency draw is (the
+    /// reserve is spent) and with `ShieldLiftRefusal` when the shield is not up.
+    public func drawEmergency(seconds: Int64, reason: String, strictNote: String?, lifting shield: String) throws
+        -> (decision: LedgerDecision, lift: ShieldLift)
+    {
+        try guarded {
+            try db.immediate {
+                try requireUp(shield, emergency: true)
+                let decision = try recordLocked(
+                    .emergency(seconds: seconds, reason: reason, key: nil), command: nil, settledBy: "owner")
+                if let strictNote { _ = try noteEmergencyLocked(decision, strictNote: strictNote) }
+                let lift = try openLiftLocked(
+                    shield: shield, seconds: seconds, entryID: decision.entry.id, budget: .emergency)
+                return (decision, lift)
+            }
+        }
+    }
+
+    /// Refuses, inside the caller's transaction, to lift a shield that does not exist or is not up: two lifts asked
+    /// at once cannot both see it up.
+    /// A lift paid from the bank is refused too while a schedule's lock window holds the shield (`ScheduleLock`,
+    /// exit 3); the emergency reserve still opens it.
+    func requireUp(_ shield: String, emergency: Bool = false) throws {
+        _ = try requireShield(shield)
+        let now = calendar.clock.nowEpochSeconds()
+        let inputs = try shieldInputsLocked(now: now)
+        if !emergency, let lock = ShieldState.lock(on: shield, inputs, now: now) { throw lock }
+        let state = ShieldState.shielded(inputs, now: now)[shield] ?? .up
+        guard state == .up else { throw ShieldLiftRefusal.notUp(shield, state) }
     }
 
     /// Ends a lift now (the pass ended early, was settled, or its owner died): `by` is `owner`, `watchdog`,
@@ -343,6 +381,11 @@ extension HumDatabase {
         }
         return shield
     }
+}
+
+/// Why a shield could not be lifted: it is not up (lifted already, or off), so a lift would open nothing.
+public enum ShieldLiftRefusal: Error, Equatable {
+    case notUp(String, ShieldStatus)
 }
 
 /// Why a shield could not be changed as asked.

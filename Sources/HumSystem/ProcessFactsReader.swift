@@ -86,6 +86,12 @@ public final class ProcessFactsReader {
         return ShieldSafety.Me(pid: getpid(), uid: getuid(), pgid: getpgrp(), foregroundGroup: foreground)
     }
 
+    /// The environment a process was started with (`/proc/PID/environ`, `NAME=value` entries); empty when it
+    /// cannot be read (gone, another user's).
+    public static func environment(of pid: Int32) -> [String] {
+        words(LinuxProcessProbe.readSmallFile("/proc/\(pid)/environ", limit: 1 << 18))
+    }
+
     static func words(_ text: String?) -> [String] {
         guard let text else { return [] }
         return text.split(separator: "\0", omittingEmptySubsequences: false).map(String.init)

@@ -69,10 +69,10 @@ import Testing
         #expect(lock.message.hasPrefix("social is locked by schedule work until 18:00"))
         #expect(lock.kind == .refused)
         // 18:00 at +01:00 is 17:00 UTC: the guard's one timer.
-        #expect(ShieldState.nextChange(inputs, after: t0) == t0 + 600)  // the bank lift's end comes first
+        #expect(ShieldState.nextChange(inputs, after: t0) == t0 + 601)  // the bank lift's end (rounded up) comes first
         let emergency = try db.openLift(shield: "social", seconds: 300, entryID: "E2", budget: .emergency)
         inputs = try db.shieldInputs()
-        #expect(ShieldState.shielded(inputs, now: t0) == ["social": .lifted(until: t0 + 300, lift: emergency.id)])
+        #expect(ShieldState.shielded(inputs, now: t0) == ["social": .lifted(until: t0 + 301, lift: emergency.id)])
         clock.advance(3 * 3600)  // 18:40: the window is over, the lifts too
         inputs = try db.shieldInputs()
         #expect(ShieldState.lock(on: "social", inputs, now: t0 + 3 * 3600) == nil)

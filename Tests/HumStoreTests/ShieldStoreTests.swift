@@ -52,7 +52,7 @@ import Testing
         // The lift ended with it, on the record; the off too.
         #expect(
             try db.lifts(ofShield: "games") == [
-                ShieldLift(id: lift.id, shield: "games", entryID: "E1", start: t0, deadline: t0 + 900, ended: t0 + 10)
+                ShieldLift(id: lift.id, shield: "games", entryID: "E1", start: t0, deadline: t0 + 901, ended: t0 + 10)
             ])
         #expect(try db.db.scalarInt("SELECT COUNT(*) FROM shield_offs WHERE ended_epoch = ?", [.int(t0 + 10)]) == 1)
         // The name can be used again: a new shield, with none of the old one's offs or lifts.
@@ -92,13 +92,16 @@ import Testing
         let db = try open(dir, clock: clock)
         _ = try db.addShield(name: "games", targets: [.app("steam")])
         let lift = try db.openLift(shield: "games", seconds: 900, entryID: nil)
-        #expect(lift.start == t0 && lift.deadline == t0 + 900 && lift.ended == nil)
+        // The deadline is rounded up to the next whole second: the clock here is cut down to its second, and a
+        // lift never lasts less than asked (the hum holding it ends it at the precise end).
+        #expect(lift.start == t0 && lift.deadline == t0 + 901 && lift.ended == nil)
         #expect(try db.shieldInputs().lifts == [lift])
         #expect(
-            ShieldState.shielded(try db.shieldInputs(), now: t0 + 1)["games"] == .lifted(until: t0 + 900, lift: lift.id)
+            ShieldState.shielded(try db.shieldInputs(), now: t0 + 900)["games"]
+                == .lifted(until: t0 + 901, lift: lift.id)
         )
         // After the deadline it is gone from the inputs, and cannot be ended any more.
-        clock.set(t0 + 900)
+        clock.set(t0 + 901)
         #expect(try db.shieldInputs().lifts.isEmpty)
         #expect(try !db.endLift(id: lift.id))
         // Ended early: up at once.
@@ -107,8 +110,35 @@ import Testing
         #expect(try db.endLift(id: second.id, by: "owner"))
         #expect(try !db.endLift(id: second.id))
         #expect(try db.shieldInputs().lifts.isEmpty)
-        #expect(try db.lifts(ofShield: "games").map(\.ended) == [nil, t0 + 930])
+        #expect(try db.lifts(ofShield: "games").map(\.ended) == [nil, t0 + 931])
         #expect(throws: ShieldStoreError.self) { try db.openLift(shield: "nope", seconds: 60, entryID: nil) }
+    }
+
+    @Test func aPassLiftsOnlyAShieldThatIsUpDecidedInItsTransaction() throws {
+        let dir = TempDirectory()
+        let clock = ManualClock(t0)
+        let db = try open(dir, clock: clock)
+        _ = try db.addShield(name: "games", targets: [.app("steam")])
+        _ = try db.record(.adjust(seconds: 3600, reason: "test", key: nil))
+        // Another lift got there first (a second request, or an emergency): refused, and nothing held.
+        let first = try db.openLift(shield: "games", seconds: 600, entryID: nil)
+        #expect(throws: ShieldLiftRefusal.notUp("games", .lifted(until: first.deadline, lift: first.id))) {
+            _ = try db.openPass(id: "P1", seconds: 60, forfeit: false, lifting: "games")
+        }
+        #expect(try db.openPass() == nil)
+        #expect(try db.lifts(ofShield: "games").count == 1)
+        // Off: refused too.
+        #expect(try db.endLift(id: first.id))
+        _ = try db.turnShieldsOff(["games"], seconds: 60, reason: nil)
+        #expect(throws: ShieldLiftRefusal.self) {
+            _ = try db.openPass(id: "P2", seconds: 60, forfeit: false, lifting: "games")
+        }
+        #expect(try db.openPass() == nil)
+        // Up again: the hold and the lift are written together.
+        #expect(try db.turnShieldOn(named: "games") == 1)
+        let opened = try db.openPass(id: "P3", seconds: 60, forfeit: false, lifting: "games")
+        #expect(try db.openPass()?.id == "P3")
+        #expect(opened.lift.entryID == opened.decision.entry.id)
     }
 
     @Test func aStrictContractRefusesWhatLoosensAShield() throws {

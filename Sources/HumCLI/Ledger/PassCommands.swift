@@ -25,11 +25,14 @@ struct PassCommand: HumCommand {
         shield for at most that long, thawing its programs at once, and freezes them again at the end; the pass is
         settled then. Refused (exit 3, nothing held) when no player runs, the shield does not exist or is not up.
         If the player dies during the lift, its watchdog freezes the programs again at the deadline and settles.
+        'hum pass end' ends a lift early: the shield is up again at once and the unused rest goes back to the bank
+        (unless the pass was opened with --forfeit).
         """
     static let examples = [
         "hum pass 30m --on games -- steam",
         "hum pass 15m --forfeit -- firefox https://news.ycombinator.com",
         "hum pass 15m --on games     # lift the shield games for 15 minutes",
+        "hum pass end                # end that lift early; the rest goes back to the bank",
     ]
     static let amount = Positional("DURATION", .seconds, help: "how much time to hold")
     static let label = Option(
@@ -39,6 +42,7 @@ struct PassCommand: HumCommand {
     static let command = CommandAfterDashes(
         required: false, help: "the command to run (directly, no shell); none with --on SHIELD lifts that shield")
     static let arguments: [any Declared] = [amount, label, forfeit, command]
+    static var subcommands: [any HumCommand.Type] { [PassEndCommand.self] }
 
     let seconds: Int64
     let forfeit: Bool
@@ -103,6 +107,42 @@ struct PassCommand: HumCommand {
     }
 }
 
+/// `hum pass end [--on SHIELD]`: ends the running player's lift early (the pass's unused rest goes back to the
+/// bank, unless it was opened with --forfeit).
+struct PassEndCommand: HumCommand {
+    static let name = "end"
+    static let abstract = "end a lift early: the shield is up again and the unused rest goes back to the bank"
+    static let discussion = """
+        Ends the lift the running player's guard holds ('hum pass DUR --on SHIELD'): the shield's programs are frozen
+        again at once and the pass is settled for the time the lift ran; the rest goes back to the bank, or is
+        forfeited when the pass was opened with --forfeit. Refused (exit 3) when no lift runs.
+        """
+    static let examples = ["hum pass end", "hum pass end --on games"]
+    static let shield = Option("on", .words("SHIELD"), help: "only the lift of this shield")
+    static let arguments: [any Declared] = [shield]
+
+    let shield: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        shield = try arguments.value(Self.shield)
+        if let shield, (try? Shield.checkedName(shield)) == nil {
+            throw HumError.usage("--on \(shield.quoted) is not a shield's name; see 'hum shield list'")
+        }
+    }
+
+    func run(context: CommandContext) throws -> Int32 {
+        guard let client = try PlayerLink.connectLive(context) else {
+            throw HumError.refused("no hum player runs, so no lift runs; nothing was ended")
+        }
+        _ = try PlayerLink.send(.endLift(shield: shield), to: client)
+        context.made("the lift was ended and its pass settled", see: "hum ledger --since today")
+        context.stderr.write(
+            "hum: pass: the lift ended; \(shield.map { "the shield \($0)" } ?? "the shield") is up again; "
+                + "see 'hum bank' for the rest\n")
+        return ExitCode.success
+    }
+}
+
 /// `hum emergency DUR --reason TEXT [-- COMMAND…]`: a draw on the weekly emergency reserve.
 struct EmergencyCommand: HumCommand {
     static let name = "emergency"
@@ -111,25 +151,44 @@ struct EmergencyCommand: HumCommand {
         The reserve (emergency.weekly, default 10m) refills each ISO week, on Monday. The draw is recorded with its
         reason. With a command, it runs for at most DUR and is stopped like a pass's (all its processes, SIGTERM
         then SIGKILL 5s later, also when hum is killed, and by the next hum command when hum and its watchdog both
-        are); the draw is not returned when the command ends early.
+        are); the draw is not returned when the command ends early. With --on SHIELD instead of a command, the
+        running player's guard lifts that shield for at most DUR, as 'hum pass DUR --on SHIELD' does ('hum pass end'
+        ends it early; the draw is not returned).
         """
     static let examples = [
         "hum emergency 5m --reason \"bank transfer due today\"",
         "hum emergency 10m --reason \"call the plumber\" -- firefox https://example.com",
+        "hum emergency 5m --reason \"the bank's form\" --on social",
     ]
     static let amount = Positional("DURATION", .seconds, help: "how much of the reserve to draw")
     static let reason = Option("reason", .words("TEXT"), required: true, help: "why")
     static let command = CommandAfterDashes(required: false, help: "a command to run for at most DURATION")
-    static let arguments: [any Declared] = [amount, reason, command]
+    static let shield = Option(
+        "on", .words("SHIELD"), help: "lift this shield for at most DURATION instead of running a command")
+    static let arguments: [any Declared] = [amount, reason, shield, command]
 
     let seconds: Int64
     let reason: String
     let command: [String]?
+    /// The shield to lift (`hum emergency 5m --on games`), or nil.
+    let shield: String?
 
     init(_ arguments: ParsedArguments) throws {
         seconds = try arguments.positional(Self.amount, at: 0)!
         reason = try arguments.required(Self.reason)
         command = try arguments.command(Self.command)
+        shield = try arguments.value(Self.shield)
+        if let shield {
+            guard command == nil else {
+                throw HumError.usage("emergency takes --on SHIELD or a command after --, not both")
+            }
+            guard (try? Shield.checkedName(shield)) != nil else {
+                throw HumError.usage("--on \(shield.quoted) is not a shield's name; see 'hum shield list'")
+            }
+            guard ShieldLiftRequest.secondsRange.contains(seconds) else {
+                throw HumError.usage("a lift lasts 1s to 24h; \(DurationText.format(seconds: seconds)) is out of that")
+            }
+        }
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -140,6 +199,7 @@ struct EmergencyCommand: HumCommand {
             throw HumError.failure("cannot find the command \(command[0].quoted); nothing was drawn")
         }
         let db = try LedgerCLI.open(context)
+        if let shield { return try lift(shield, db: db, context: context) }
         let loop = EventLoop()
         let signals = try command.map { _ in try PassRun.supervisedSignals(on: loop) }
         defer { signals?.close() }
@@ -160,5 +220,30 @@ struct EmergencyCommand: HumCommand {
         return try EmergencyRun.supervise(
             entryID: decision.entry.id, seconds: seconds, reason: reason, command: command, db: db,
             environment: context.runtime, loop: loop, signals: signals)
+    }
+
+    /// `hum emergency DUR --reason TEXT --on SHIELD`: the running player's guard draws from the reserve and lifts,
+    /// as for a pass's lift; a strict contract's wait and confirmation happen here first, on this terminal.
+    func lift(_ shield: String, db: HumDatabase, context: CommandContext) throws -> Int32 {
+        guard try PlayerLink.connectLive(context) != nil else {
+            throw HumError.refused(
+                "no hum player runs, so nothing guards the shield \(shield); nothing was drawn (start one with "
+                    + "'hum daemon --no-sound')")
+        }
+        let strictNote = try StrictFriction.emergency(seconds: seconds, reason: reason, db: db, context: context)
+        // Connected again after the wait: the strict wait can outlast a connection.
+        guard let client = try PlayerLink.connectLive(context) else {
+            throw HumError.refused("the hum player stopped meanwhile; nothing was drawn")
+        }
+        let request = ShieldLiftRequest(
+            shield: shield, seconds: seconds, forfeit: false, emergency: reason, strictNote: strictNote)
+        let status = try PlayerLink.send(.lift(request), to: client)
+        context.made("the emergency draw was recorded", see: "hum ledger --since today")
+        let until = status.shields?.first { $0.name == shield }?.until.map { " until \($0.localClock)" } ?? ""
+        let left = try db.bankStatus().emergencyLeft
+        context.stderr.write(
+            "hum: emergency: \(DurationText.format(seconds: seconds)) drawn (\(reason.visible)); the shield \(shield) "
+                + "is lifted\(until); \(LedgerCLI.format(left)) of the reserve left this week\n")
+        return ExitCode.success
     }
 }

@@ -19,7 +19,8 @@ public struct ControlRequest: Equatable, Sendable {
 
 extension ControlRequest: Codable {
     enum Keys: String, CodingKey {
-        case v, id, cmd, sound, volume, by, muted, seconds, mix, focus, shield, forfeit
+        case v, id, cmd, sound, volume, by, muted, seconds, mix, focus, shield, forfeit, reason
+        case strictNote = "strict_note"
     }
 
     /// Why a request line was refused: the reply's message, and the request's id when it could be read.
@@ -107,7 +108,15 @@ extension ControlRequest: Codable {
                     seconds: try c.integer(
                         .seconds, in: ShieldLiftRequest.secondsRange, "a whole number of seconds from 1 to 86400 (24 h)"
                     ),
-                    forfeit: try c.decodeIfPresent(Bool.self, forKey: .forfeit) ?? false))
+                    forfeit: try c.decodeIfPresent(Bool.self, forKey: .forfeit) ?? false,
+                    emergency: try c.decodeIfPresent(String.self, forKey: .reason),
+                    strictNote: try c.decodeIfPresent(String.self, forKey: .strictNote)))
+        case "end-lift":
+            let shield = try c.decodeIfPresent(String.self, forKey: .shield)
+            if let shield, (try? Shield.checkedName(shield)) == nil {
+                throw Refusal(message: "\"shield\" must be a shield's name; got \(shield.quoted)")
+            }
+            return .endLift(shield: shield)
         default: throw Refusal(message: "unknown command \(name.quoted)")
         }
     }
@@ -181,6 +190,9 @@ extension ControlRequest: Codable {
             try c.encode(request.shield, forKey: .shield)
             try c.encode(request.seconds, forKey: .seconds)
             try c.encode(request.forfeit, forKey: .forfeit)
+            try c.encodeIfPresent(request.emergency, forKey: .reason)
+            try c.encodeIfPresent(request.strictNote, forKey: .strictNote)
+        case .endLift(let shield): try c.encodeIfPresent(shield, forKey: .shield)
         }
     }
 }

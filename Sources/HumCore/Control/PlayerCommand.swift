@@ -37,6 +37,9 @@ public enum PlayerCommand: Equatable, Sendable {
     case shields
     /// Lift a shield for a while, paid from the bank by a pass (`hum pass 15m --on games`).
     case lift(ShieldLiftRequest)
+    /// End the lift this player runs now (`hum pass end`): the shield is up again at once, the pass is settled for
+    /// the time used. `shield`: only if it is the lift of that shield.
+    case endLift(shield: String?)
 
     /// A relative volume step: -100 to +100.
     public static let volumeStep: ClosedRange<Double> = -100...100
@@ -66,6 +69,7 @@ public enum PlayerCommand: Equatable, Sendable {
         case .endFocus: "end-focus"
         case .shields: "shields"
         case .lift: "lift"
+        case .endLift: "end-lift"
         }
     }
 }
@@ -76,10 +80,17 @@ public struct ShieldLiftRequest: Equatable, Sendable {
     public var shield: String
     public var seconds: Int64
     public var forfeit: Bool
-    public init(shield: String, seconds: Int64, forfeit: Bool) {
+    /// Set: the lift is an emergency draw on the weekly reserve for this reason (`hum emergency 5m --on games`),
+    /// not a pass paid from the bank.
+    public var emergency: String?
+    /// The wait and confirmation a strict contract asked of the emergency (`StrictFriction`), for its record.
+    public var strictNote: String?
+    public init(shield: String, seconds: Int64, forfeit: Bool, emergency: String? = nil, strictNote: String? = nil) {
         self.shield = shield
         self.seconds = seconds
         self.forfeit = forfeit
+        self.emergency = emergency
+        self.strictNote = strictNote
     }
 
     /// How long one lift may last: 1 s to 24 h.

@@ -106,7 +106,7 @@ public struct ShieldQuota: Sendable, Hashable, Codable {
         return lifts.filter {
             $0.shield == shield && $0.budget == .quota && boundary.day(of: $0.start, zone: zone) == today
         }
-        .reduce(0) { $0 + max(0, min($1.deadline, $1.ended ?? $1.deadline) - $1.start) }
+        .reduce(0) { $0 + min($1.paidSeconds, max(0, ($1.ended ?? $1.deadline) - $1.start)) }
     }
 
     /// What is left of today's quota, in seconds.

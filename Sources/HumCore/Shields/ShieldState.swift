@@ -21,9 +21,15 @@ public struct ShieldLift: Sendable, Hashable, Codable {
     public var shield: String
     /// The ledger entry that paid for it (a pass's hold, an emergency draw), when one did.
     public var entryID: String?
+    /// Whole seconds of the wall clock, cut down.
     public var start: Int64
+    /// `start` + the seconds paid + 1: the store rounds the end up to the next whole second, so that a lift whose
+    /// precise start fell inside the second `start` never ends before it was paid to (the hum that holds it ends it
+    /// at the precise end).
     public var deadline: Int64
     public var ended: Int64?
+    /// The seconds paid for (`deadline` without the rounding second).
+    public var paidSeconds: Int64 { max(0, deadline - start - 1) }
     /// What paid for it (nil for a lift written before budgets were recorded). Only `.emergency` opens a shield a
     /// schedule locks; `.quota` counts against the shield's daily quota.
     public var budget: LiftBudget?

@@ -51,11 +51,19 @@ public final class Watchdog {
             return String(tag.dropFirst(prefix.count))
         }
 
-        /// The shield a lift's watchdog relocks (its tag is `HUM_SHIELD_LIFT=<shield>`), if any.
+        /// The shield a lift's watchdog relocks (its tag is `HUM_SHIELD_LIFT=<shield>/<lift id>`), if any.
         var liftedShield: String? {
             let prefix = Watchdog.liftKey + "="
             guard tag.hasPrefix(prefix), tag.count > prefix.count else { return nil }
-            return String(tag.dropFirst(prefix.count))
+            return tag.dropFirst(prefix.count).split(separator: "/", maxSplits: 1).first.map(String.init)
+        }
+
+        /// The lift a lift's watchdog ends on the record before it relocks (its deadline there is rounded up).
+        var liftID: String? {
+            let prefix = Watchdog.liftKey + "="
+            guard tag.hasPrefix(prefix) else { return nil }
+            let parts = tag.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
+            return parts.count == 2 ? String(parts[1]) : nil
         }
 
         init(passID: String?, tag: String, start: Double, limit: Double, grace: Double) {

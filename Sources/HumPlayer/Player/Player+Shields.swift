@@ -15,7 +15,7 @@ extension Player {
         }
     }
 
-    /// `shields` (read them again now) and `lift` (a pass that lifts a shield).
+    /// `shields` (read them again now), `lift` (a pass that lifts a shield) and `end-lift` (`hum pass end`).
     func handleShields(_ command: PlayerCommand) throws {
         guard let shieldGuard, !shieldGuard.stopped else {
             throw PlayerError.refused("this player guards no shields; nothing was held")
@@ -23,6 +23,7 @@ extension Player {
         switch command {
         case .shields: shieldGuard.reread()
         case .lift(let request): try shieldGuard.lift(request)
+        case .endLift(let shield): try shieldGuard.endLift(shield: shield)
         default: break
         }
     }

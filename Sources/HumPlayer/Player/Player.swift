@@ -183,7 +183,7 @@ public final class Player {
         case .endFocus:
             guard let focus else { throw PlayerError.usage("no focus rounds are running") }
             try focus.input(.stop)
-        case .shields, .lift: try handleShields(command)
+        case .shields, .lift, .endLift: try handleShields(command)
         }
         return status
     }

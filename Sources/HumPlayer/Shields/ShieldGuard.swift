@@ -28,7 +28,7 @@ final class ShieldGuard {
     private(set) var states: [String: ShieldStatus] = [:]
     /// What this guard froze, handed back to every plan (so that it is thawed when no longer wanted).
     private(set) var frozen: Set<ProcessIdentity> = []
-    /// Pids never frozen: a pass's own command tree.
+    /// Pids never frozen, besides a pass's own command tree (found at each look, ShieldGuard+Exempt.swift).
     var exempt: Set<Int32> = []
     /// The once-a-second look at the processes, armed only while a shield is up.
     private var scanTimer: (any LoopTimer)?
@@ -40,6 +40,8 @@ final class ShieldGuard {
     private var lastProblem: String?
     /// The lift this player paid for, while it runs.
     var running: RunningLift?
+    /// The running lift's precise end, on the monotonic clock.
+    var liftTimer: (any LoopTimer)?
     /// Watchdogs told `done`, reaped once they have exited.
     var spentWatchdogs: [Watchdog] = []
 
@@ -48,6 +50,7 @@ final class ShieldGuard {
         self.loop = loop
         scanTimer = try loop.makeTimer(clock: .monotonic) { [unowned self] in self.scan() }
         changeTimer = try loop.makeTimer(clock: .wall) { [unowned self] in self.evaluate() }
+        liftTimer = try loop.makeTimer(clock: .monotonic) { [unowned self] in self.liftReachedItsEnd() }
     }
 
     /// Reads the shields and makes the processes match them.
@@ -115,15 +118,22 @@ final class ShieldGuard {
     }
 
     /// One look at the processes: plan, carry out, keep what is frozen.
-    private func scan() {
+    func scan() {
         guard !stopped else { return }
         reapWatchdogs()
         reader.readsDesktopIDs = inputs.shields.contains { $0.targets.contains { $0.kind == .desktopID } }
         let processes = reader.snapshot()
         let safety = ShieldSafety(me: ProcessFactsReader.me(), among: processes)
-        let plan = ShieldPlan.make(
+        var plan = ShieldPlan.make(
             shields: inputs.shields, status: states, processes: processes, frozen: frozen, exempt: exempt,
             safety: safety)
+        // A pass's own command is exempt: planned again without what it would freeze of it (ShieldGuard+Exempt).
+        let passes = passProcesses(among: plan)
+        if !passes.isEmpty {
+            plan = ShieldPlan.make(
+                shields: inputs.shields, status: states, processes: processes, frozen: frozen,
+                exempt: exempt.union(passes), safety: safety)
+        }
         if !plan.isEmpty { report(freezer.carryOut(plan)) }
         frozen = plan.frozen
     }
@@ -132,7 +142,7 @@ final class ShieldGuard {
     /// settled for the time it ran.
     func stop() {
         guard !stopped else { return }
-        endRunningLift(early: true)
+        endRunningLift(early: true, relock: false)
         let processes = reader.snapshot()
         let safety = ShieldSafety(me: ProcessFactsReader.me(), among: processes)
         // No shield wanted: every process frozen before is thawed (and only those).
@@ -143,6 +153,7 @@ final class ShieldGuard {
         stopped = true
         scanTimer?.disarm()
         changeTimer?.disarm()
+        liftTimer?.disarm()
         reapWatchdogs()
     }
 

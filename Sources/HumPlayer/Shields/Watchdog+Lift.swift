@@ -16,10 +16,12 @@ extension Watchdog {
         environment.stderr.write(
             "hum: watchdog: the hum running the lift of \(shield.visible) \(why); the shield comes back up at its "
                 + "deadline\n")
-        // The lift's deadline in the ledger is at or before this moment: it was written before `start` was read.
+        // The lift's precise end; its deadline in the ledger is the whole second after, so it is ended there first
+        // (then the shield is up for everyone who reads it, this process's freeze included).
         while case let left = spec.start + spec.limit - environment.monotonic(), left > 0 {
             usleep(UInt32(min(left, 1) * 1_000_000) + 1_000)
         }
+        if let id = spec.liftID { _ = try? database(environment).endLift(id: id, by: "watchdog") }
         let frozen = freezeShielded(environment)
         environment.stderr.write(
             "hum: watchdog: the lift of \(shield.visible) is over; froze \(frozen) process group(s)\n")
