@@ -75,13 +75,22 @@ struct PlayCommand: HumCommand {
                 words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
         }
         if detach {
-            if let client = try PlayerLink.connectLive(context) { return try join(client, context: context) }
-            do {
-                return try startDetached(context: context)
-            } catch is Detached.AnotherPlayerStarting {
-                // Another hum took the claim a moment before this one's player could: its player gets the request.
-                return try join(try PlayerLink.awaitStarting(context), context: context)
+            // Twice at most: the claim another hum holds may be a player's that is ending, not starting.
+            for _ in 0..<2 {
+                if let client = try PlayerLink.connectLive(context) { return try join(client, context: context) }
+                do {
+                    return try startDetached(context: context)
+                } catch is Detached.AnotherPlayerStarting {
+                    // Another hum took the claim a moment before this one's player could: its player gets the
+                    // request. Or a stopping player closed its socket and still held the claim for a moment: once
+                    // it lets go with no player answering, start again.
+                    if let client = try PlayerLink.awaitStartingOrEnded(context) {
+                        return try join(client, context: context)
+                    }
+                }
             }
+            throw HumError.failure(
+                "another hum started a player at the same moment, and it stopped before it answered; try again")
         }
         switch try PlayerLink.seat(context) {
         case .theirs(let client):

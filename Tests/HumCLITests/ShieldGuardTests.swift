@@ -215,7 +215,7 @@ import Testing
         #expect(none.code == 3 && none.err.contains("no lift runs"), "\(none.err)")
 
         #expect(try games.hum("pass", "60s", "--on", "games").code == 0)
-        #expect(Self.state(mine) == "S")
+        #expect(Self.state(mine).map { $0 != "T" } == true, "not thawed when the lift opened")
         #expect(try Self.balance(games) == 540, "60 s held")
         usleep(500_000)
         let asked = Self.monotonic()
@@ -230,7 +230,7 @@ import Testing
 
         // With --forfeit the rest stays spent.
         #expect(try games.hum("pass", "60s", "--forfeit", "--on", "games").code == 0)
-        #expect(Self.state(mine) == "S")
+        #expect(Self.state(mine).map { $0 != "T" } == true, "not thawed when the lift opened")
         #expect(try games.hum("pass", "end", "--on", "games").code == 0)
         #expect(Self.state(mine) == "T")
         #expect(try Self.balance(games) == balance - 60)
@@ -259,7 +259,7 @@ import Testing
         #expect(eventually(within: 4) { Self.state(mine) == "T" }, "not frozen again after the emergency lift")
         // Ended early with 'hum pass end': up at once, and a draw is not returned.
         #expect(try games.hum("emergency", "60s", "--reason", "test", "--on", "games").code == 0)
-        #expect(Self.state(mine) == "S")
+        #expect(Self.state(mine).map { $0 != "T" } == true, "not thawed when the lift opened")
         let twice = try games.hum("emergency", "60s", "--reason", "test", "--on", "games")
         #expect(twice.code == 3 && twice.err.contains("already lifted"), "\(twice.err)")
         #expect(try games.hum("pass", "end").code == 0)
@@ -294,7 +294,7 @@ import Testing
         )
         // The guard looks once a second: over three looks the pass's game runs while the other stays frozen.
         usleep(3_000_000)  // a wait for something not to happen
-        #expect(inside.map { Self.state($0) } == "S", "the pass's own command was frozen")
+        #expect(inside.map { Self.state($0) != "T" } == true, "the pass's own command was frozen")
         #expect(Self.state(outside) == "T")
     }
 
@@ -330,7 +330,7 @@ import Testing
         let asked = Self.monotonic()
         let pass = try games.hum("pass", "3s", "--on", "games")
         #expect(pass.code == 0, "\(pass.err)")
-        #expect(Self.state(mine) == "S")
+        #expect(Self.state(mine).map { $0 != "T" } == true, "not thawed when the lift opened")
         if let pid = player { kill(pid, SIGKILL) }
         // Nothing guards the shield any more but the lift's watchdog: it freezes again at the deadline.
         #expect(eventually(within: 5) { Self.state(mine) == "T" }, "not frozen again after the player died")

@@ -31,22 +31,27 @@ enum PlayerLink {
     /// nothing does (the caller starts the player), or another hum's player that started meanwhile.
     static func connectLive(_ context: CommandContext, patience: Double = stoppingPatience) throws -> ControlClient? {
         guard let client = try connect(context) else { return nil }
-        guard let status = try? send(.status, to: client), status.state == .stopping else { return client }
+        // A player that answers and is not stopping is live. One that is stopping, or that closed the connection
+        // before it answered (it was ending), is waited for.
+        let first = try? send(.status, to: client)
+        if let first, first.state != .stopping { return client }
         let path = socketPath(context)
         let end = monotonicSeconds() + patience
         while true {
             if let next = try connect(context) {
                 // The same player still answering is still stopping; a new one (another pid) is live.
-                if let now = try? send(.status, to: next), now.pid != status.pid || now.state != .stopping {
+                if let now = try? send(.status, to: next),
+                    now.state != .stopping || (first.map { now.pid != $0.pid } ?? false)
+                {
                     return next
                 }
             } else if !PlayerClaim.isHeld(path) {
                 return nil
             }
             if monotonicSeconds() >= end {
+                let which = first.map { "the running player (pid \($0.pid))" } ?? "the running player"
                 throw HumError.failure(
-                    "the running player (pid \(status.pid)) is still stopping after \(Int(patience))s; try again, "
-                        + "or see 'hum status'")
+                    "\(which) is still stopping after \(Int(patience))s; try again, or see 'hum status'")
             }
             usleep(20_000)
         }
@@ -61,13 +66,18 @@ enum PlayerLink {
 
     /// The running player, else the claim to be the player, else (another hum took the claim a moment ago) that
     /// player once its socket answers.
+    /// The claim may be held by a player that is ending (its socket closed a moment before it lets go): once it is
+    /// let go with no player answering, this hum tries for it once more.
     static func seat(_ context: CommandContext) throws -> Seat {
-        if let client = try connectLive(context) { return .theirs(client) }
-        do {
-            return .mine(try PlayerClaim(socketPath(context)))
-        } catch .alreadyRunning {
-            return .theirs(try awaitStarting(context))
+        for _ in 0..<2 {
+            if let client = try connectLive(context) { return .theirs(client) }
+            do {
+                return .mine(try PlayerClaim(socketPath(context)))
+            } catch .alreadyRunning {
+                if let client = try awaitStartingOrEnded(context) { return .theirs(client) }
+            }
         }
+        return .theirs(try awaitStarting(context))
     }
 
     /// How long a hum that lost the claim waits for the winner's socket (the winner opens its audio first; a long
@@ -78,16 +88,24 @@ enum PlayerLink {
     /// it answers. Refused when that hum let the claim go without a player answering (it could not play, or stopped
     /// at once), or after `startingPatience` seconds.
     static func awaitStarting(_ context: CommandContext, patience: Double = startingPatience) throws -> ControlClient {
+        guard let client = try awaitStartingOrEnded(context, patience: patience) else {
+            throw HumError.failure(
+                "another hum started a player at the same moment, and it stopped before it answered; try again")
+        }
+        return client
+    }
+
+    /// As `awaitStarting`, but nil when the claim is let go with no player answering: the claim was held by a
+    /// player ending (it closes its socket a moment before it lets go of the claim), so the caller may start one.
+    static func awaitStartingOrEnded(_ context: CommandContext, patience: Double = startingPatience) throws
+        -> ControlClient?
+    {
         let path = socketPath(context)
         let end = monotonicSeconds() + patience
         while true {
             if let client = try connect(context) { return client }
             // Looked at after the socket: a claim let go after the look above may have left a player answering.
-            if !PlayerClaim.isHeld(path) {
-                if let client = try connect(context) { return client }
-                throw HumError.failure(
-                    "another hum started a player at the same moment, and it stopped before it answered; try again")
-            }
+            if !PlayerClaim.isHeld(path) { return try connect(context) }
             if monotonicSeconds() >= end {
                 throw HumError.failure(
                     "another hum is starting a player that has not answered in \(Int(patience))s; try again, or "
