@@ -31,22 +31,7 @@ public final class InMemoryLedger: LedgerStore {
     }
 
     public func snapshot(for request: LedgerRequest, now: Timestamp) -> LedgerSnapshot {
-        var s = LedgerSnapshot()
-        let today = now.localDate
-        let week = today.isoWeek
-        for e in all {
-            s.rawBalance = s.rawBalance.adding(saturating: e.amount)
-            if e.kind == .grant, e.localDay == today { s.earnedToday = s.earnedToday.adding(saturating: e.amount) }
-            if e.kind == .emergency, e.isoWeek == week {
-                s.emergencyUsedThisWeek = s.emergencyUsedThisWeek.adding(saturating: e.reserve ?? 0)
-            }
-        }
-        if let key = request.key { s.existing = all.first { $0.key == key } }
-        if case .settlePass(let passID, _) = request {
-            s.hold = all.first { $0.kind == .hold && $0.passID == passID }
-        }
-        s.openPass = open
-        return s
+        LedgerSnapshot(entries: all, for: request, now: now, openPass: open)
     }
 
     public func record(_ request: LedgerRequest) throws -> LedgerDecision {

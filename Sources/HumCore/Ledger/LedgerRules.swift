@@ -93,6 +93,26 @@ public struct LedgerSnapshot: Sendable, Equatable {
     public var hold: LedgerEntry? = nil
 
     public init() {}
+
+    /// What the rules need to decide `request` at `now`, read from every entry: the balance, the day's grants and
+    /// the week's draws, the entry already carrying the request's key, and a settle's hold. The open pass is the
+    /// caller's to give (the ledger that holds it knows it).
+    public init(entries: [LedgerEntry], for request: LedgerRequest, now: Timestamp, openPass: OpenPass? = nil) {
+        let today = now.localDate
+        let week = today.isoWeek
+        for e in entries {
+            rawBalance = rawBalance.adding(saturating: e.amount)
+            if e.kind == .grant, e.localDay == today { earnedToday = earnedToday.adding(saturating: e.amount) }
+            if e.kind == .emergency, e.isoWeek == week {
+                emergencyUsedThisWeek = emergencyUsedThisWeek.adding(saturating: e.reserve ?? 0)
+            }
+        }
+        if let key = request.key { existing = entries.first { $0.key == key } }
+        if case .settlePass(let passID, _) = request {
+            hold = entries.first { $0.kind == .hold && $0.passID == passID }
+        }
+        self.openPass = openPass
+    }
 }
 
 /// The result of a request that the rules accept.

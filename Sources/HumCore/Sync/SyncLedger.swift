@@ -45,19 +45,7 @@ public enum SyncLedger {
     /// already used and the hold of a settle. The open pass is the caller's (a pass is local to its machine).
     public static func snapshot(_ entries: [LedgerEntry], for request: LedgerRequest, now: Timestamp) -> LedgerSnapshot
     {
-        var s = LedgerSnapshot()
-        let today = now.localDate
-        let week = today.isoWeek
-        for e in entries {
-            s.rawBalance = s.rawBalance.adding(saturating: e.amount)
-            if e.kind == .grant, e.localDay == today { s.earnedToday = s.earnedToday.adding(saturating: e.amount) }
-            if e.kind == .emergency, e.isoWeek == week {
-                s.emergencyUsedThisWeek = s.emergencyUsedThisWeek.adding(saturating: e.reserve ?? 0)
-            }
-            if let key = request.key, e.key == key { s.existing = e }
-            if case .settlePass(let passID, _) = request, e.kind == .hold, e.passID == passID { s.hold = e }
-        }
-        return s
+        LedgerSnapshot(entries: entries, for: request, now: now)
     }
 
     /// The time a request takes from the balance (0 for one that takes nothing).
