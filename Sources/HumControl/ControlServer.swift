@@ -117,18 +117,24 @@ public final class ControlServer {
             Glibc.close(fd)
             throw .system(call: "the path is too long for a socket", path: socketPath, code: ENAMETOOLONG)
         }
-        // The socket is made 0600 by the umask at bind, so no other user can connect even for an instant.
-        let oldMask = umask(0o177)
+        // The socket is made 0600 before it listens, so nobody can connect while it is open to more; the directory
+        // is this user's alone besides. Never through the umask: it belongs to the whole process, and a folder or
+        // file another thread makes meanwhile would lose its owner's bits (a ledger folder no one can enter).
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        let bindError = errno
-        umask(oldMask)
         guard bound == 0 else {
+            let code = errno
             Glibc.close(fd)
-            throw .system(call: "bind", path: socketPath, code: bindError)
+            throw .system(call: "bind", path: socketPath, code: code)
+        }
+        guard chmod(socketPath, 0o600) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            unlink(socketPath)
+            throw .system(call: "chmod", path: socketPath, code: code)
         }
         guard listen(fd, 16) == 0 else {
             let code = errno

@@ -36,6 +36,35 @@ import Testing
         #expect(try client(box) == nil, "its socket is gone")
     }
 
+    /// The player's socket is 0600, and making it never sets the umask: the umask belongs to the whole process, and
+    /// a folder that another thread made meanwhile came out without its owner's bits (a ledger folder that its owner
+    /// could not enter, seen as a flaky test when the suites shared one process).
+    @Test func thePlayersSocketIsPrivateAndTheUmaskIsLeftAlone() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else { return }
+        let box = Sandbox()
+        let trace = box.root + "/umask.trace"
+        let tone = try box.writeSound("tone.wav", sine(frequency: 220, frames: 48000))
+        let run = try runBinary(
+            [
+                "-f", "-o", trace, "-e", "trace=umask,bind,chmod,listen", humBinary, "play", tone, "--device", "null",
+                "--for", "1s",
+            ],
+            environment: box.audioEnvironment, program: "/usr/bin/strace")
+        #expect(run.code == 0, "\(run.err)")
+        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let socket = ControlSocketPath(environment: box.audioEnvironment).socket
+        // libpulse sets 077 for a moment (pa_make_secure_dir), which keeps the owner's bits; 0177 does not.
+        let ownerBits = /umask\(0[1-7][0-7]{2}\)/
+        #expect(!calls.contains { $0.contains(ownerBits) }, "\(calls)")
+        let order = calls.compactMap { line -> String? in
+            if line.contains("bind(") && line.contains(socket) { return "bind" }
+            if line.contains("chmod(\"\(socket)\", 0600)") && line.hasSuffix("= 0") { return "chmod" }
+            if line.contains("listen(") { return "listen" }
+            return nil
+        }
+        #expect(order == ["bind", "chmod", "listen"], "\(calls)")
+    }
+
     /// Five `hum play … --detach` at once: one of them takes the claim to be the player and plays; the others,
     /// whether they found no player yet or lost the claim to it, wait for its socket and send their mix there (a
     /// second `hum play` while a player runs changes its mix), in the order they arrive. All exit 0, one player runs.
