@@ -124,5 +124,29 @@ import Testing
         #expect(try desk.openPass() == nil)
         #expect(try desk.balance() == 5 * 60)
         #expect(try games.shields()?.first?["state"] as? String == "up")
+
+        // "Emergency 5 min" on the notice that said the refusal: drawn from the weekly reserve, as
+        // 'hum emergency 5m --on games' draws.
+        desk.server.press("emergency", on: notice.id)
+        #expect(eventually(within: 3) { ShieldGuardTests.state(mine) == "S" }, "not thawed by Emergency")
+        #expect(eventually(within: 3) { desk.server.calls.count == 3 })
+        #expect(
+            desk.server.calls.last?.body == "5 min from the emergency reserve · hum pass end shields it again early")
+        let bank = json(try desk.hum("bank", "--json").out) as? [String: Any]
+        #expect(bank?["emergency_left_seconds"] as? Int == 5 * 60, "\(String(describing: bank))")
+        #expect(try desk.balance() == 5 * 60)
+        let ledger = try desk.hum("ledger", "--json").out
+        #expect(ledger.contains("the Emergency button of the shield's notification"), "\(ledger)")
+
+        // Relocked (the lift ended): a new episode, told again in place.
+        #expect(try desk.hum("pass", "end").code == 0)
+        #expect(eventually(within: 3) { desk.server.calls.count == 4 }, "\(desk.server.calls)")
+        #expect(desk.server.calls.last?.replacesID == notice.id)
+        #expect(desk.server.calls.last?.summary == "\(games.name) is shielded")
+        // Once the person closed it, the next one is a new notification, not a replacement of a closed one.
+        desk.server.dismiss(notice.id)
+        #expect(try desk.hum("pass", "2s", "--on", "games").code == 0)
+        #expect(eventually(within: 5) { desk.server.calls.count == 5 }, "\(desk.server.calls)")
+        #expect(desk.server.calls.last?.replacesID == 0)
     }
 }
