@@ -140,4 +140,35 @@ import Testing
         try offAndOn()
         #expect(notifier.shown.count == 3)
     }
+
+    /// A strict contract asks an emergency for a wait and a confirmation on a terminal; a button cannot give them,
+    /// so it draws nothing and says which command to type.
+    @Test func duringAStrictContractTheEmergencyButtonDrawsNothing() throws {
+        let game = try FakeGame()
+        let h = try PlayerHarness()
+        let db = try h.database()
+        _ = try db.addShield(name: "games", targets: [.app(game.name)])
+        let start = ContractStart(
+            id: "c0000000-0000-4000-8000-000000000009", goal: "Draft", doneWhen: ["done"], firstStep: "outline",
+            watch: [], strict: true)
+        let ends = db.calendar.stamp(db.calendar.clock.nowEpochSeconds() + 1500)
+        _ = try db.createContract(start, rounds: 1, focusSeconds: 1500, endsAt: ends, baseline: [])
+        #expect(try db.runningStrictContract() != nil)
+        let reserve = try db.bankStatus().emergencyLeft
+        let pid = try game.start()
+        let player = try h.start([])
+        defer { player.stop() }
+        #expect(eventually(within: 2) { FakeGame.state(pid) == "T" })
+        let notifier = RecordingShieldNotifier()
+        player.shieldNotices?.notifier = notifier
+        notifier.press(.emergency, on: "games")
+        let refused = try #require(notifier.shown.last)
+        #expect(refused.summary == "\(game.name) stays shielded: Emergency 5 min was not possible")
+        #expect(
+            refused.body
+                == "a strict contract runs, so an emergency waits and asks you to confirm on a terminal: "
+                + "hum emergency 5m --reason … --on games; nothing was drawn")
+        #expect(try db.bankStatus().emergencyLeft == reserve)
+        #expect(FakeGame.state(pid) == "T")
+    }
 }
