@@ -328,6 +328,8 @@ public final class Player {
     public func describeAudio() {
         guard let audio else {
             environment.stderr.write("hum: audio: none (the timer alone)\n")
+            // A silent player still has the desktop (the shields' notifications of `hum daemon --no-sound`).
+            describeDesktop()
             return
         }
         for line in audio.description { environment.stderr.write("hum: audio: \(line)\n") }
