@@ -57,10 +57,20 @@ import Testing
         let add = try desk.hum("shield", "add", "games", "--app", games.name)
         #expect(add.code == 0, "\(add.err)")
         desk.player = try games.playerPID()
-        #expect(eventually(within: 2) { ShieldGuardTests.state(mine) == "T" })
+        let frozenAt = waitFor(within: 2, pausingAtMost: 0.01) {
+            ShieldGuardTests.state(mine) == "T" ? ShieldGuardTests.monotonic() : nil
+        }
+        #expect(frozenAt != nil)
 
         // One Notify: the program by its name, the bank, the way out, and the two buttons.
-        #expect(eventually(within: 5) { desk.server.calls.count == 1 }, "no notification")
+        let notifiedAt = waitFor(within: 5, pausingAtMost: 0.01) {
+            desk.server.calls.count == 1 ? ShieldGuardTests.monotonic() : nil
+        }
+        #expect(notifiedAt != nil, "no notification")
+        if let frozenAt, let notifiedAt {
+            print(
+                "shield notification: Notify seen \(Int((notifiedAt - frozenAt) * 1000)) ms after the freeze was seen")
+        }
         let notice = try #require(desk.server.calls.first)
         #expect(notice.appName == "hum" && notice.replacesID == 0)
         #expect(notice.summary == "\(games.name) is shielded")
@@ -72,8 +82,13 @@ import Testing
         #expect(!eventually(within: 1.5) { desk.server.calls.count > 1 }, "\(desk.server.calls)")
 
         // "Spend 15 min": the shield is lifted, the programs resume, and the bank holds 15 min for a pass on games.
+        let pressed = ShieldGuardTests.monotonic()
         desk.server.press("spend", on: notice.id)
-        #expect(eventually(within: 3) { ShieldGuardTests.state(mine) == "S" }, "not thawed by Spend")
+        let thawedAt = waitFor(within: 3, pausingAtMost: 0.01) {
+            ShieldGuardTests.state(mine) == "S" ? ShieldGuardTests.monotonic() : nil
+        }
+        #expect(thawedAt != nil, "not thawed by Spend")
+        if let thawedAt { print("shield notification: thawed \(Int((thawedAt - pressed) * 1000)) ms after Spend") }
         #expect(try games.shields()?.first?["state"] as? String == "lifted")
         let byButton = try desk.openPass()
         #expect(try desk.balance() == 25 * 60)
