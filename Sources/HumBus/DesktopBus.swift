@@ -10,6 +10,7 @@ public final class DesktopBus {
     private var session: BusConnection?
     private var mpris: MediaPlayerService?
     private var notifications: DesktopNotifications?
+    private var shieldNotifications: ShieldNotifications?
     private let inhibitor: SleepInhibitor
     /// Why there is no session bus (or why it went away).
     public private(set) var problem: String?
@@ -36,6 +37,8 @@ public final class DesktopBus {
                 self.mpris = nil
                 self.notifications?.close()
                 self.notifications = nil
+                self.shieldNotifications?.close()
+                self.shieldNotifications = nil
                 self.session = nil
                 self.problem = "the session bus went away (\(error.message))"
                 self.note("the session bus went away; no media keys or notifications from now on")
@@ -51,10 +54,13 @@ public final class DesktopBus {
             let notifications = try DesktopNotifications(connection: session)
             notifications.onAction = { key in try? player.handle(key.command) }
             self.notifications = notifications
+            shieldNotifications = try ShieldNotifications(connection: session)
         } catch {
             mpris?.close()
             mpris = nil
             notifications = nil
+            shieldNotifications?.close()
+            shieldNotifications = nil
             session?.close()
             session = nil
             problem = error.message
@@ -87,6 +93,9 @@ public final class DesktopBus {
         notifications?.show(notification)
     }
 
+    /// Where the shields' notices go (docs/shields.md, "Notifications"); nil without a session bus.
+    public var shieldNotifier: (any ShieldNotifier)? { shieldNotifications }
+
     /// Whether the sleep lock is held now.
     public var keepsAwake: Bool { inhibitor.isHeld }
 
@@ -102,6 +111,8 @@ public final class DesktopBus {
         mpris = nil
         notifications?.close()
         notifications = nil
+        shieldNotifications?.close()
+        shieldNotifications = nil
         session?.close()
         session = nil
     }

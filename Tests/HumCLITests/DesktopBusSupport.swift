@@ -283,6 +283,17 @@ final class FakeNotificationServer: FakeBusService, @unchecked Sendable {
             try $0.append(key)
         }
     }
+
+    /// The person closes notification `id` (reason 2: dismissed by the user).
+    func dismiss(_ id: UInt32) {
+        emit(
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+            member: "NotificationClosed"
+        ) {
+            try $0.append(id)
+            try $0.append(UInt32(2))
+        }
+    }
 }
 
 /// logind's Manager on a stand-in system bus: Inhibit answers with one end of a pipe and keeps the other, so the

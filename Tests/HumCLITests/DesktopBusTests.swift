@@ -329,6 +329,12 @@ import Testing
         // Focus rounds too, with no one to notify.
         let focus = try box.hum(["focus", "--no-sound", "--focus", "1s", "--rounds", "1"], environment: nowhere)
         #expect(focus.status == 0 && focus.stderr.isEmpty, "\(focus.stderr)")
+        // A silent player (the shields' guard of 'hum daemon --no-sound') says it too, once, with --verbose.
+        let silent = try box.hum(
+            ["focus", "--no-sound", "--focus", "1s", "--rounds", "1", "--verbose"], environment: nowhere)
+        #expect(silent.status == 0)
+        let said = silent.stderr.split(separator: "\n").filter { $0.hasPrefix("hum: desktop: no desktop controls") }
+        #expect(said.count == 1, "\(silent.stderr)")
     }
 
     /// A second player on the same session bus (another login of the same user) takes the instance name.

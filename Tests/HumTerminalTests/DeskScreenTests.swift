@@ -123,6 +123,27 @@ import Testing
         #expect(rig.loop.armedTimers == 1)  // the flash ended, the idle hide too; the clock goes on
     }
 
+    /// The shields and the bank, as the player's events change them: up, lifted until a time, off.
+    @Test func theShieldsShowBesideTheBankAndFollowThePlayer() throws {
+        var status = screenStatus()
+        status.shields = [ShieldLine(name: "games", state: "up")]
+        let rig = try Rig(status)
+        #expect(rig.display.shown.contains("shields"), "\(rig.display.shown)")
+        #expect(rig.display.shown.contains("games   up"), "\(rig.display.shown)")
+        #expect(rig.display.shown.contains("balance  10m"), "\(rig.display.shown)")
+        let until = Timestamp(epochSeconds: 14 * 3600 + 32 * 60, offsetSeconds: 0)
+        status.shields = [
+            ShieldLine(name: "games", state: "lifted", until: until),
+            ShieldLine(name: "social", state: "off", until: Timestamp(epochSeconds: 15 * 3600, offsetSeconds: 0)),
+        ]
+        rig.bank.balanceSeconds = 300
+        rig.player.post(status, what: [.shields])
+        rig.loop.runPending()
+        #expect(rig.display.shown.contains("games   lifted until 14:32"), "\(rig.display.shown)")
+        #expect(rig.display.shown.contains("social  off until 15:00"), "\(rig.display.shown)")
+        #expect(!rig.display.shown.contains("games   up"), "\(rig.display.shown)")
+    }
+
     /// The player ending ends the screen and says so.
     @Test func thePlayerEndingEndsTheScreen() throws {
         let rig = try Rig()

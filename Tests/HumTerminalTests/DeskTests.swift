@@ -76,6 +76,36 @@ import Testing
         #expect(frame.bars.allSatisfy { $0.width == 28 && $0.column == 15 })
     }
 
+    @Test func theShieldsShowUnderTheBankInEveryForm() {
+        var status = Self.status()
+        let at = { (h: Int64, m: Int64) in Timestamp(epochSeconds: h * 3600 + m * 60, offsetSeconds: 0) }
+        status.shields = [
+            ShieldLine(name: "games", state: "up"), ShieldLine(name: "social", state: "lifted", until: at(14, 32)),
+            ShieldLine(name: "news", state: "off", until: at(15, 0)),
+        ]
+        let frame = DeskLayout.frame(Self.state(status), columns: 80, rows: 24)
+        Self.checkFits(frame)
+        let lines = frame.lines.map(\.text)
+        #expect(lines[18].hasSuffix("shields"), "\(frame.text)")
+        #expect(lines[19].hasSuffix("games   up"), "\(frame.text)")
+        #expect(lines[20].hasSuffix("social  lifted until 14:32"), "\(frame.text)")
+        #expect(lines[21].hasSuffix("news    off until 15:00"), "\(frame.text)")
+        // More shields than rows: the last row says how many more.
+        status.shields = (1...6).map { ShieldLine(name: "s\($0)", state: "up") }
+        let crowded = DeskLayout.frame(Self.state(status), columns: 80, rows: 24)
+        Self.checkFits(crowded)
+        #expect(crowded.lines[21].text.hasSuffix("+4 more (hum shield list)"), "\(crowded.text)")
+        // The small form: one line under the bank; the calm form: in the summary.
+        status.shields = [ShieldLine(name: "games", state: "lifted", until: at(14, 32))]
+        let small = DeskLayout.frame(Self.state(status), columns: 40, rows: 12)
+        Self.checkFits(small)
+        #expect(small.lines[10].text.contains("shields: games lifted until 14:32"), "\(small.text)")
+        var calm = Self.state(status)
+        calm.controlsShown = false
+        let quiet = DeskLayout.frame(calm, columns: 120, rows: 24)
+        #expect(quiet.text.contains("bank 1h5m │ shields: games lifted until 14:32"), "\(quiet.text)")
+    }
+
     @Test func smallFormAt40x12GivesUpTheBigDigitsButKeepsEverything() {
         var state = Self.state(Self.status(focus: Self.focus()))
         let frame = DeskLayout.frame(state, columns: 40, rows: 12)

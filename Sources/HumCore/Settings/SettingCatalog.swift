@@ -22,6 +22,7 @@ public enum SettingCatalog {
     public static let playDevice = "play.device"
     public static let notifyDesktop = "notify.desktop"
     public static let notifyBell = "notify.bell"
+    public static let shieldNotify = "shield.notify"
     public static let uiBlink = "ui.blink"
     public static let reviewCommand = "review.command"
     public static let reviewTimeout = "review.timeout"
@@ -81,6 +82,10 @@ public enum SettingCatalog {
         .init(
             key: notifyBell, kind: .toggle, defaultText: "on",
             summary: "the terminal bell when a phase runs out", environment: "HUM_NOTIFY_BELL"),
+        .init(
+            key: shieldNotify, kind: .toggle, defaultText: "on",
+            summary: "a desktop notification when a shield freezes a program, with Spend and Emergency buttons",
+            environment: "HUM_SHIELD_NOTIFY"),
         .init(
             key: uiBlink, kind: .toggle, defaultText: "off",
             summary: "the full screen's clock blinks its colons once a second (off: nothing on it flashes)",

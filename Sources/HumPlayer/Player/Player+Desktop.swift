@@ -17,6 +17,7 @@ extension Player {
                 handle: { [unowned self] in try self.handle($0) }),
             warn: { [unowned self] in self.environment.warn($0) })
         self.desktop = desktop
+        shieldNotices?.notifier = desktop.shieldNotifier
         watchers.append { [unowned self] status, _ in desktop.changed(status, keepAwake: self.keepsAwake(status)) }
     }
 

@@ -8,6 +8,11 @@ extension Player {
         do {
             let guarding = try ShieldGuard(environment: environment, loop: loop)
             guarding.onChange = { [unowned self] in self.changed([.shields]) }
+            // The notices' buttons ask what `hum pass --on` and `hum emergency --on` ask, of the same interpreter.
+            let notices = ShieldNotices(
+                shieldGuard: guarding, environment: environment, lift: { [unowned self] in try self.handle(.lift($0)) })
+            guarding.onScanned = { [unowned notices] in notices.scanned($0, processes: $1, notFrozen: $2) }
+            shieldNotices = notices
             shieldGuard = guarding
             guarding.start()
         } catch {

@@ -73,6 +73,7 @@ public final class Player {
     /// The mix as the user last set it (what the next bare `hum` plays), apart from the focus rounds' own fades.
     var remembered: [MixToken]
     var shieldGuard: ShieldGuard?  // Player+Shields.swift
+    var shieldNotices: ShieldNotices?  // Player+Shields.swift
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
     public init(
@@ -327,6 +328,8 @@ public final class Player {
     public func describeAudio() {
         guard let audio else {
             environment.stderr.write("hum: audio: none (the timer alone)\n")
+            // A silent player still has the desktop (the shields' notifications of `hum daemon --no-sound`).
+            describeDesktop()
             return
         }
         for line in audio.description { environment.stderr.write("hum: audio: \(line)\n") }

@@ -19,6 +19,11 @@ final class ShieldGuard {
     let loop: any EventLoopProtocol
     /// Called when a shield's state changed (the player tells its views and subscribers).
     var onChange: () -> Void = {}
+    /// Called after every look at the processes: the plan carried out, the processes it was made from, and the
+    /// processes whose freeze failed (the shields' notices, ShieldNotices.swift).
+    var onScanned: (_ plan: ShieldPlan, _ processes: [ProcessFacts], _ notFrozen: Set<ProcessIdentity>) -> Void = {
+        _, _, _ in
+    }
 
     /// The ledger, opened once it exists (the guard never creates it).
     var database: HumDatabase?
@@ -134,8 +139,15 @@ final class ShieldGuard {
                 shields: inputs.shields, status: states, processes: processes, frozen: frozen,
                 exempt: exempt.union(passes), safety: safety)
         }
-        if !plan.isEmpty { report(freezer.carryOut(plan)) }
+        let outcome = plan.isEmpty ? nil : freezer.carryOut(plan)
+        if let outcome { report(outcome) }
         frozen = plan.frozen
+        onScanned(plan, processes, notFrozen(outcome))
+    }
+
+    /// The processes a freeze was planned for and not sent to (gone, refused).
+    private func notFrozen(_ outcome: ProcessFreezer.Report?) -> Set<ProcessIdentity> {
+        Set((outcome?.outcomes ?? []).filter { $0.freeze && $0.result != .done }.flatMap(\.action.processes))
     }
 
     /// Thaws everything this guard froze and stops looking: the player stops on purpose. A lift under way is

@@ -97,6 +97,7 @@ public enum DeskLayout {
         var parts = ["♪ " + (sounds.isEmpty ? "no sounds" : sounds.joined(separator: " · "))]
         parts.append("master \(MixSpec.formatVolume(status.mix.master))")
         if let bank = state.bank { parts.append("bank \(DurationText.format(seconds: bank.balanceSeconds))") }
+        if let shields = shieldsSummary(state) { parts.append("shields: " + shields) }
         return parts.joined(separator: " │ ")
     }
 
@@ -120,6 +121,24 @@ public enum DeskLayout {
             lines.append(("pass", "none open"))
         }
         return lines
+    }
+
+    /// One line per shield for the bank's column: its name, then `up`, `lifted until 14:32`, `off until 15:00`.
+    static func shieldLines(_ state: DeskState) -> [String] {
+        (state.status?.shields ?? []).map { shield in
+            pad(VisibleText.escape(shield.name), 7) + " " + shieldState(shield)
+        }
+    }
+
+    /// `up`, `lifted until 14:32`: a shield's state as the screen says it.
+    static func shieldState(_ shield: ShieldLine) -> String {
+        shield.until.map { "\(shield.state) until \($0.localClock)" } ?? shield.state
+    }
+
+    /// The shields on one line: `games up, social lifted until 14:32`; nil when there are none.
+    static func shieldsSummary(_ state: DeskState) -> String? {
+        guard let shields = state.status?.shields, !shields.isEmpty else { return nil }
+        return shields.map { VisibleText.escape($0.name) + " " + shieldState($0) }.joined(separator: ", ")
     }
 
     static func header(_ state: DeskState, into frame: inout DeskFrame, clock: Bool) {
@@ -286,6 +305,17 @@ public enum DeskLayout {
                 frame.put(top + 1 + offset, bankLeft, pad(line.0, 9) + line.1)
             }
             if let earned = earnedSpans(state), top + 6 <= bottom { frame.put(top + 6, bankLeft, earned) }
+            // The shields under the bank: what the bank lifts.
+            let shields = shieldLines(state)
+            if !shields.isEmpty, top + 8 <= bottom {
+                frame.put(top + 7, bankLeft, "shields", .bold)
+                let room = bottom - (top + 8) + 1
+                let shown = shields.count <= room ? shields : Array(shields.prefix(room - 1))
+                for (offset, line) in shown.enumerated() { frame.put(top + 8 + offset, bankLeft, line) }
+                if shown.count < shields.count {
+                    frame.put(bottom, bankLeft, "+\(shields.count - shown.count) more (hum shield list)", .dim)
+                }
+            }
         }
         footer(state, into: &frame)
     }
@@ -333,6 +363,10 @@ public enum DeskLayout {
                         + "\(f(bank.earnedTodaySeconds))/\(f(bank.dailyCapSeconds))"
                     if let pass = bank.pass { text += " · pass \(f(state.secondsLeft(pass)))" }
                     frame.put(bottom, 1, text, .dim)
+                }
+                // The shields on the row under the bank (the message's row when there is no message).
+                if let shields = shieldsSummary(state), state.message == nil, state.status?.note == nil {
+                    frame.put(bottom + 1, 1, "shields: " + shields, .dim)
                 }
             }
         }

@@ -1,0 +1,128 @@
+import CSystemd
+import HumCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The shields' notices through org.freedesktop.Notifications (docs/shields.md, "Notifications"): one notification
+/// per shield, replaced in place by the next notice of the same shield (`replaces_id`), with the buttons "Spend
+/// 15 min" and "Emergency 5 min" where the server draws buttons. ActionInvoked for one of these ids becomes
+/// `onAction`; NotificationClosed forgets the id. Everything is asynchronous, on the player's loop: a slow server
+/// never stalls the guard.
+final class ShieldNotifications: ShieldNotifier {
+    private let connection: BusConnection
+    /// The server's capabilities, once it said them (nil until then, empty when there is no server). Notices wait
+    /// for them: whether to send buttons depends on them.
+    private var capabilities: Set<String>?
+    private var early: [ShieldNotice] = []
+    var onAction: ((String, ShieldNotice.Action) -> Void)?
+    /// The id the server gave each shield's notification.
+    private(set) var ids: [String: UInt32] = [:]
+    /// Shields whose Notify is on its way, and the notice that waits for its id to replace it.
+    private var inFlight: Set<String> = []
+    private var waiting: [String: ShieldNotice] = [:]
+    private var matches: [OpaquePointer] = []
+
+    init(connection: BusConnection) throws(BusError) {
+        self.connection = connection
+        guard let bus = connection.bus else {
+            throw BusError(bus: "session bus", call: "sd_bus_match_signal_async", code: ENOTCONN)
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for member in ["ActionInvoked", "NotificationClosed"] {
+            var slot: OpaquePointer?
+            try check(
+                "sd_bus_match_signal_async(\(member))", on: "session bus",
+                sd_bus_match_signal_async(
+                    bus, &slot, nil, DesktopNotifications.path, DesktopNotifications.service, member,
+                    { message, userdata, _ in
+                        guard let message, let userdata else { return 0 }
+                        Unmanaged<ShieldNotifications>.fromOpaque(userdata).takeUnretainedValue().signalled(
+                            BusMessage(borrowing: message))
+                        return 0
+                    }, nil, me))
+            if let slot { matches.append(slot) }
+        }
+        let ask = try connection.methodCall(
+            destination: DesktopNotifications.service, path: DesktopNotifications.path,
+            interface: DesktopNotifications.service, member: "GetCapabilities")
+        try connection.call(ask) { [weak self] reply in
+            guard let self else { return }
+            self.capabilities = reply.error == nil ? Set((try? reply.readStrings()) ?? []) : []
+            let notices = self.early
+            self.early = []
+            for notice in notices { self.show(notice) }
+        }
+    }
+
+    deinit { close() }
+
+    /// Stops listening; nothing is shown from now on.
+    func close() {
+        for slot in matches { sd_bus_slot_unref(slot) }
+        matches = []
+        waiting = [:]
+        early = []
+    }
+
+    func show(_ notice: ShieldNotice) {
+        guard !matches.isEmpty else { return }
+        guard capabilities != nil else {
+            early.removeAll { $0.shield == notice.shield }
+            early.append(notice)
+            return
+        }
+        if inFlight.contains(notice.shield) {
+            waiting[notice.shield] = notice
+            return
+        }
+        do {
+            try send(notice)
+        } catch {
+            inFlight.remove(notice.shield)
+        }
+    }
+
+    private func send(_ notice: ShieldNotice) throws(BusError) {
+        let message = try connection.methodCall(
+            destination: DesktopNotifications.service, path: DesktopNotifications.path,
+            interface: DesktopNotifications.service, member: "Notify")
+        let caps = capabilities ?? []
+        var summary = notice.summary
+        var body = notice.body
+        if !caps.contains("body"), !body.isEmpty {
+            summary += " · \(body)"
+            body = ""
+        }
+        try message.append("hum")  // app_name
+        try message.append(ids[notice.shield] ?? 0)  // replaces_id
+        try message.append("")  // app_icon
+        try message.append(summary)
+        try message.append(body)
+        try message.append(caps.contains("actions") ? notice.actions.flatMap { [$0.rawValue, $0.label] } : [])
+        try message.open("a", "{sv}")  // hints
+        try message.close()
+        try message.append(Int32(-1))  // expire_timeout: the server's own
+        let shield = notice.shield
+        inFlight.insert(shield)
+        try connection.call(message) { [weak self] reply in
+            guard let self else { return }
+            self.inFlight.remove(shield)
+            if reply.error == nil, let given = try? reply.readUInt32() { self.ids[shield] = given }
+            if let next = self.waiting.removeValue(forKey: shield) { self.show(next) }
+        }
+    }
+
+    /// ActionInvoked(id, key) or NotificationClosed(id, reason) of one of the shields' notifications.
+    private func signalled(_ signal: BusMessage) {
+        guard let id = try? signal.readUInt32(), id != 0, let shield = ids.first(where: { $0.value == id })?.key
+        else { return }
+        if signal.member == "NotificationClosed" {
+            ids[shield] = nil
+            return
+        }
+        guard let key = try? signal.readString(), let action = ShieldNotice.Action(rawValue: key) else { return }
+        onAction?(shield, action)
+    }
+}
