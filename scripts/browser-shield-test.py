@@ -23,6 +23,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 HUM = os.environ["HUM_BIN"]
 EXTENSION = os.environ["EXTENSION"]
@@ -157,6 +158,37 @@ def run(driver, video, other):
     load(driver, video)
     if not blocked(driver):
         fail(f"{video} opened after the pass ended: {current(driver)!r}")
+
+    # The blocked page: what is shielded, the bank, and its buttons, which ask hum through the host.
+    page = lambda: driver.find_element(By.TAG_NAME, "body").text
+    if not eventually(3, lambda: "video.test" in page() and "Banked: ?" not in page(), step=0.1):
+        fail(f"the blocked page does not show the shield and the bank: {page()!r}")
+    say(step="blocked-page", text=page().replace("\n", " | ")[:300])
+    clicked = time.time()
+    driver.find_element(By.ID, "spend").click()
+    if not eventually(5, lambda: current(driver).startswith(video), step=0.05):
+        fail(f"'Spend 15 min' did not open the page: {current(driver)!r}; the page says {page()!r}")
+    say(step="spend-button-opened", seconds=round(time.time() - clicked, 3))
+    code, out, err = hum("ledger", "--json")
+    if '"hold"' not in out or "900" not in out:
+        fail(f"no 15-minute hold in the ledger after the button: {out[-400:]}")
+    code, out, err = hum("pass", "end")
+    ended = time.time()
+    if not eventually(3, lambda: blocked(driver), step=0.01):
+        fail(f"'hum pass end' did not block the page again: {current(driver)!r}")
+    say(step="pass-end-relocked", seconds=round(time.time() - ended, 3))
+    eventually(3, lambda: "Banked: ?" not in page(), step=0.1)
+    driver.find_element(By.ID, "reason").send_keys("the form")
+    driver.find_element(By.ID, "emergency-button").click()
+    if not eventually(5, lambda: current(driver).startswith(video), step=0.05):
+        fail(f"'Emergency 5 min' did not open the page: {current(driver)!r}; the page says {page()!r}")
+    code, out, err = hum("ledger", "--json")
+    if "the form" not in out:
+        fail("the emergency draw's reason is not in the ledger")
+    say(step="emergency-button-opened")
+    hum("pass", "end")
+    if not eventually(3, lambda: blocked(driver), step=0.01):
+        fail(f"'hum pass end' did not block the page again after the emergency: {current(driver)!r}")
 
     # Again, and this time hum is killed during the lease: the player, the host, and the way to start a host.
     code, out, err = hum("pass", "3s", "--on", "video")

@@ -8,8 +8,9 @@ import Testing
 
 /// The browser extension (contrib/browser) in a real headless Chromium, driven by scripts/browser-shield-test.py through
 /// chromedriver and Selenium: a page on a shielded name is blocked, `hum pass 3s --on video` opens it, it is blocked
-/// again within 1 s after the lease ends, and again when hum (the player and the host) is killed during the lease
-/// and cannot be started again. Skipped, with a message, only when chromium is not installed (`make test` installs
+/// again within 1 s after the lease ends, the blocked page's buttons ("Spend 15 min", "Emergency 5 min") lift it
+/// through the host, and it is blocked again when hum (the player and the host) is killed during a lease and cannot
+/// be started again. Skipped, with a message, only when chromium is not installed (`make test` installs
 /// it: chromium, chromium-driver, python3-selenium).
 @Suite(.serialized) struct BrowserShieldTests {
     static let chromium = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
@@ -36,7 +37,11 @@ import Testing
         #expect(result.code == 0, "\(result.err)\n\(result.out)")
         let steps = result.out.split(separator: "\n").compactMap { json(String($0)) as? [String: Any] }
         func step(_ name: String) -> [String: Any]? { steps.first { $0["step"] as? String == name } }
-        #expect(step("blocked") != nil && step("other-opens") != nil && step("opened") != nil)
+        for name in [
+            "blocked", "other-opens", "opened", "blocked-page", "spend-button-opened", "emergency-button-opened",
+        ] {
+            #expect(step(name) != nil, "no step \(name)")
+        }
         // Relocked within 1 s of the lease's end while hum runs (the guard ends the lease, the host tells the
         // extension); the test's own moment for the end is the pass's reply + 3 s, a little after the real end.
         let relocked = try #require(step("relocked")?["afterEnd"] as? Double)
