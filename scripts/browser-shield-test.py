@@ -130,7 +130,8 @@ def run(driver, video, other):
         load(driver, video)
         return blocked(driver)
 
-    if not eventually(15, tried_blocked, step=0.3):
+    # Generous: on a loaded machine Chromium and its first page can take long to start.
+    if not eventually(30, tried_blocked, step=0.3):
         fail(f"{video} was never blocked; the tab shows {current(driver)!r}")
     say(step="blocked", seconds=round(time.time() - start, 3), url=current(driver))
     load(driver, other)
@@ -158,6 +159,21 @@ def run(driver, video, other):
     load(driver, video)
     if not blocked(driver):
         fail(f"{video} opened after the pass ended: {current(driver)!r}")
+
+    # The time the tab was on the lifted site was reported to the host (hum notes the last report).
+    contact = os.path.join(os.environ["XDG_STATE_HOME"], "hum", "browser-contact.json")
+
+    def usage():
+        try:
+            with open(contact) as f:
+                return json.load(f).get("lastUsage")
+        except (OSError, ValueError):
+            return None
+
+    reported = eventually(3, lambda: (usage() or {}).get("site") == "video.test" and usage(), step=0.1)
+    if not reported or not 1 <= reported["seconds"] <= 5:
+        fail(f"the active time on the lifted site was not reported: {usage()!r}")
+    say(step="usage-reported", seconds=round(reported["seconds"], 3))
 
     # The blocked page: what is shielded, the bank, and its buttons, which ask hum through the host.
     page = lambda: driver.find_element(By.TAG_NAME, "body").text

@@ -118,6 +118,7 @@ function armLeaseEnds(now) {
 // MARK: hum
 
 function connect() {
+  if (port) return;
   try {
     port = api.runtime.connectNative(HOST);
   } catch (error) {
@@ -179,7 +180,11 @@ async function noteActive() {
   const url = tab?.url ?? "";
   const shield = url ? liftedShield(url, now) : null;
   if (active && (active.shield !== shield || active.url !== url)) flushActive(now);
-  if (shield && !active) active = { shield, url, since: now };
+  if (shield && !active) {
+    active = { shield, url, since: now };
+    // A report every minute while a lifted site is on screen, and no alarm otherwise.
+    api.alarms.create("usage", { periodInMinutes: 1 });
+  }
 }
 
 function flushActive(now) {
@@ -191,6 +196,7 @@ function flushActive(now) {
   } catch {}
   if (seconds >= 1 && port) port.postMessage({ type: "usage", shield: active.shield, site, seconds });
   active = null;
+  api.alarms.clear("usage");
 }
 
 // MARK: events
@@ -211,14 +217,11 @@ api.windows?.onFocusChanged.addListener(() => noteActive());
 api.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name.startsWith("lease:")) apply();
   if (alarm.name === "reconnect" && !port) connect();
-  if (alarm.name === "usage" && active) {
-    const now = Date.now();
-    const keep = active;
-    flushActive(now);
-    active = { ...keep, since: now };
+  if (alarm.name === "usage") {
+    flushActive(Date.now());
+    noteActive(); // starts again (and re-arms) if the tab is still on a lifted site
   }
 });
-api.alarms.create("usage", { periodInMinutes: 1 });
 
 // The blocked page asks for the state and for lifts.
 api.runtime.onMessage.addListener((message, sender, reply) => {
