@@ -38,10 +38,27 @@ function upShields(now) {
   return (state?.shields ?? []).filter((shield) => !isOpen(shield.name, now));
 }
 
+const compiled = new Map();
+
+// Whether a site's regular expression (hum made it; it compiles) matches `url`. One that does not compile here
+// matches every http(s) page: fail closed.
+function matches(source, url) {
+  let regex = compiled.get(source);
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(source);
+    } catch {
+      regex = /^https?:/;
+    }
+    compiled.set(source, regex);
+  }
+  return regex.test(url);
+}
+
 // The shield that blocks `url` now, or null.
 function blockingShield(url, now) {
   for (const shield of upShields(now)) {
-    if (shield.regexes.some((source) => new RegExp(source).test(url))) return shield.name;
+    if (shield.regexes.some((source) => matches(source, url))) return shield.name;
   }
   return null;
 }
@@ -49,7 +66,7 @@ function blockingShield(url, now) {
 // The shield (open now) whose sites hold `url`, or null: where active time is counted.
 function liftedShield(url, now) {
   for (const shield of state?.shields ?? []) {
-    if (isOpen(shield.name, now) && shield.regexes.some((source) => new RegExp(source).test(url))) {
+    if (isOpen(shield.name, now) && shield.regexes.some((source) => matches(source, url))) {
       return shield.name;
     }
   }
@@ -95,10 +112,18 @@ async function apply() {
     }
   });
   const old = await api.declarativeNetRequest.getDynamicRules();
-  await api.declarativeNetRequest.updateDynamicRules({
-    removeRuleIds: old.map((rule) => rule.id),
-    addRules: rules,
-  });
+  try {
+    await api.declarativeNetRequest.updateDynamicRules({
+      removeRuleIds: old.map((rule) => rule.id),
+      addRules: rules,
+    });
+  } catch {
+    // One rule the browser refuses would keep them all out: add them one by one, so the others still block.
+    await api.declarativeNetRequest.updateDynamicRules({ removeRuleIds: old.map((rule) => rule.id) }).catch(() => {});
+    for (const rule of rules) {
+      await api.declarativeNetRequest.updateDynamicRules({ addRules: [rule] }).catch(() => {});
+    }
+  }
   await tabs;
   armLeaseEnds(now);
   noteActive();

@@ -13,7 +13,11 @@ function show(id, text) {
 
 async function refresh() {
   const { state, connected } = await api.runtime.sendMessage({ type: "get" });
-  show("title", `${original ? new URL(original).hostname : "This site"} is shielded by hum (${shield})`);
+  let host = "This site";
+  try {
+    host = new URL(original).hostname;
+  } catch {}
+  show("title", `${host} is shielded by hum (${shield})`);
   show("url", original);
   show("bank", state?.bank?.text ?? "?");
   show("emergency", state?.bank?.emergencyText ?? "?");
