@@ -76,7 +76,7 @@ struct ShieldCommand: HumCommand {
 
     struct Add: HumCommand {
         static let name = "add"
-        static let abstract = "make a shield, or add programs to one"
+        static let abstract = "make a shield, or add programs or websites to one"
         static let discussion = """
             Adding to an existing shield only tightens it, so it is allowed during a strict contract. A target that
             names a process hum never touches, running now (hum, its shell or terminal, pid 1, a session leader),
