@@ -38,7 +38,8 @@ def say(**fields):
 
 
 def fail(message):
-    print(f"browser-shield-test.py: {message}", file=sys.stderr, flush=True)
+    detail = f" (the driver's last error: {last_error[0]})" if last_error[0] else ""
+    print(f"browser-shield-test.py: {message}{detail}", file=sys.stderr, flush=True)
     sys.exit(1)
 
 
@@ -104,10 +105,20 @@ def main():
         server.shutdown()
 
 
+last_error = [""]
+
+
 def current(driver):
+    """The tab's address, or "" when the driver cannot say (the error is kept for the failure's message)."""
     try:
         return driver.current_url
-    except Exception:
+    except Exception as error:
+        last_error[0] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        # The window the driver followed may have been replaced under it: follow the one that is there.
+        try:
+            driver.switch_to.window(driver.window_handles[-1])
+        except Exception:
+            pass
         return ""
 
 
@@ -118,13 +129,28 @@ def blocked(driver):
 def load(driver, url):
     try:
         driver.get(url)
-    except Exception:
-        pass
+    except Exception as error:
+        last_error[0] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        # chromedriver sometimes loses a tab whose navigation the extension redirected while it waited for the
+        # page ("Timed out receiving message from renderer"); the tab stays unusable for it. Go on in a new tab:
+        # what is tested is the extension's blocking, which applies to every tab.
+        if "renderer" in str(error):
+            try:
+                driver.switch_to.new_window("tab")
+                driver.get(url)
+            except Exception:
+                pass
 
 
 def run(driver, video, other):
-    # The extension learns the shields from hum when it starts: the page is blocked once it has.
+    # The extension learns the shields from hum when it starts: the host notes the contact when the extension
+    # connects, and the page is blocked once the state has come.
     start = time.time()
+    contact = os.path.join(os.environ["XDG_STATE_HOME"], "hum", "browser-contact.json")
+    if not eventually(30, lambda: os.path.exists(contact), step=0.05):
+        fail("the extension never started hum shield-host (no contact note)")
+    say(step="host-started", seconds=round(time.time() - start, 3))
+    time.sleep(0.3)
 
     def tried_blocked():
         load(driver, video)
@@ -161,7 +187,6 @@ def run(driver, video, other):
         fail(f"{video} opened after the pass ended: {current(driver)!r}")
 
     # The time the tab was on the lifted site was reported to the host (hum notes the last report).
-    contact = os.path.join(os.environ["XDG_STATE_HOME"], "hum", "browser-contact.json")
 
     def usage():
         try:
