@@ -6,7 +6,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
              dbus-daemon dbus-bin playerctl systemd python3-icalendar $(DIST_DEPS) lintian appstream man-db \
-             bash-completion
+             bash-completion chromium chromium-driver python3-selenium nftables
 # What make dist and make deb use: strip and readelf (binutils), dpkg-shlibdeps (dpkg-dev).
 DIST_DEPS := binutils dpkg-dev
 
@@ -96,12 +96,20 @@ install: release
 	.build/release/hum completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hum
 	.build/release/hum completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish
 	sed 's|@PREFIX@|$(PREFIX)|' contrib/hum.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
+	# The shields' browser extension (load it unpacked from here) and its native messaging host for every user:
+	# manifests in /usr/lib/mozilla, /etc/chromium and /etc/opt/chrome, the script they start in PREFIX/lib/hum.
+	install -d $(DESTDIR)$(PREFIX)/share/hum/browser
+	install -m 0644 contrib/browser/*.json contrib/browser/*.js contrib/browser/*.html $(DESTDIR)$(PREFIX)/share/hum/browser/
+	.build/release/hum shield install-browser --system --hum $(PREFIX)/bin/hum $(if $(DESTDIR),--root $(DESTDIR))
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/hum $(DESTDIR)$(PREFIX)/share/man/man1/hum.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hum \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
-	rm -rf $(DESTDIR)$(PREFIX)/share/hum
+	rm -rf $(DESTDIR)$(PREFIX)/share/hum $(DESTDIR)$(PREFIX)/lib/hum/hum-shield-host
+	rm -f $(DESTDIR)/usr/lib/mozilla/native-messaging-hosts/hum.shield.json \
+		$(DESTDIR)/etc/chromium/native-messaging-hosts/hum.shield.json \
+		$(DESTDIR)/etc/opt/chrome/native-messaging-hosts/hum.shield.json
 
 clean:
 	rm -rf .build dist

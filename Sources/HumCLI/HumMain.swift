@@ -18,6 +18,7 @@ public enum CommandTable {
             PassCommand.self,
             EmergencyCommand.self,
             ShieldCommand.self,
+            ShieldHostCommand.self,
             ScheduleCommand.self,
             LedgerCommand.self,
             HistoryCommand.self,

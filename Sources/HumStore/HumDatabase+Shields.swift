@@ -39,12 +39,22 @@ extension HumDatabase {
                 }
                 var position =
                     try db.scalarInt(
-                        "SELECT COALESCE(MAX(position), -1) + 1 FROM shield_targets WHERE shield_seq = ?", [.int(seq)])
+                        """
+                        SELECT COALESCE(MAX(position), -1) + 1 FROM (
+                            SELECT position FROM shield_targets WHERE shield_seq = ?1
+                            UNION ALL SELECT position FROM shield_sites WHERE shield_seq = ?1)
+                        """, [.int(seq)])
                     ?? 0
                 for target in added {
-                    try db.run(
-                        "INSERT INTO shield_targets(shield_seq, position, kind, value) VALUES (?, ?, ?, ?)",
-                        [.int(seq), .int(position), .text(target.kind.rawValue), .text(target.value)])
+                    if target.kind == .site {
+                        try db.run(
+                            "INSERT INTO shield_sites(shield_seq, position, value) VALUES (?, ?, ?)",
+                            [.int(seq), .int(position), .text(target.value)])
+                    } else {
+                        try db.run(
+                            "INSERT INTO shield_targets(shield_seq, position, kind, value) VALUES (?, ?, ?, ?)",
+                            [.int(seq), .int(position), .text(target.kind.rawValue), .text(target.value)])
+                    }
                     position += 1
                 }
                 shield.targets += added
@@ -96,9 +106,15 @@ extension HumDatabase {
                 guard !left.isEmpty else { throw ShieldStoreError.lastTarget(name) }
                 if let refusal = try strictRefusal(.removeShieldTargets(name)) { throw refusal }
                 for target in targets {
-                    try db.run(
-                        "DELETE FROM shield_targets WHERE shield_seq = ? AND kind = ? AND value = ?",
-                        [.int(seq), .text(target.kind.rawValue), .text(target.value)])
+                    if target.kind == .site {
+                        try db.run(
+                            "DELETE FROM shield_sites WHERE shield_seq = ? AND value = ?",
+                            [.int(seq), .text(target.value)])
+                    } else {
+                        try db.run(
+                            "DELETE FROM shield_targets WHERE shield_seq = ? AND kind = ? AND value = ?",
+                            [.int(seq), .text(target.kind.rawValue), .text(target.value)])
+                    }
                 }
                 shield.targets = left
                 return shield
@@ -369,13 +385,18 @@ extension HumDatabase {
                 quota: try Self.quota(row))
         }
         try db.query(
-            "SELECT kind, value FROM shield_targets WHERE shield_seq = ? ORDER BY position", [.int(seq)]
+            """
+            SELECT kind, value, position FROM shield_targets WHERE shield_seq = ?1
+            UNION ALL SELECT 'site', value, position FROM shield_sites WHERE shield_seq = ?1 ORDER BY position
+            """, [.int(seq)]
         ) { row in
             let value = try row.text("value")
             switch ShieldTarget.Kind(rawValue: try row.text("kind")) {
             case .app: shield?.targets.append(.app(value))
             case .match: shield?.targets.append(.match(value))
             case .desktopID: shield?.targets.append(.desktopID(value))
+            case .site:
+                if let site = try? SitePattern.checked(value) { shield?.targets.append(.site(site)) }
             case nil: break
             }
         }

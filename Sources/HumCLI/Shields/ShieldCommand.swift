@@ -10,7 +10,9 @@ struct ShieldCommand: HumCommand {
     static let discussion = """
         A shield names programs the way people know them: --app NAME (the executable's name), --match REGEX (a
         pattern searched in the command line, for launchers and interpreters) or --desktop-id ID (the desktop
-        application id). While a shield is up, the guard in the running player freezes its programs of this user
+        application id); --site SITE names a website (a domain and its subdomains, maybe with a path; '*' in the
+        path stands for anything), which the browser extension blocks ('hum shield install-browser',
+        docs/shields.md). While a shield is up, the guard in the running player freezes its programs of this user
         (SIGSTOP) within a second or two, whole process groups at once; 'hum shield add' starts a silent player in
         the background when none runs, and 'hum ctl stop' stops it and thaws what it froze. 'hum pass 15m --on NAME'
         lifts a shield for the minutes it spends. hum never touches pid 1, a session leader, hum itself and the
@@ -23,13 +25,14 @@ struct ShieldCommand: HumCommand {
     static let examples = [
         "hum shield add games --app steam --app minecraft-launcher",
         "hum shield add social --desktop-id org.telegram.desktop --match 'chromium.*--app=https://discord'",
+        "hum shield add video --site youtube.com --site 'reddit.com/r/*'",
         "hum shield list --json",
         "hum shield off games --for 1h --reason \"friends over\"",
     ]
     static var subcommands: [any HumCommand.Type] {
         [
             Add.self, ShieldList.self, ShieldShow.self, Remove.self, ShieldOffCommand.self, ShieldOnCommand.self,
-            ShieldSetCommand.self,
+            ShieldSetCommand.self, ShieldStatusCommand.self, ShieldInstallBrowserCommand.self,
         ]
     }
     static let arguments: [any Declared] = ShieldList.arguments
@@ -53,11 +56,15 @@ struct ShieldCommand: HumCommand {
     static let desktopID = Option(
         "desktop-id", ValueKind<String>.text.named("ID"), repeatable: true,
         help: "a program by its desktop application id (org.telegram.desktop)")
+    static let site = Option(
+        "site", ValueKind<String>.text.named("SITE"), repeatable: true,
+        help: "a website for the browser extension: a domain (and its subdomains), maybe with a path ('reddit.com/r/*')"
+    )
 
     /// The targets given with --app, --match and --desktop-id, each checked.
     static func targets(_ arguments: ParsedArguments) throws -> [ShieldTarget] {
         var out: [ShieldTarget] = []
-        for (option, kind) in [(app, ShieldTarget.Kind.app), (match, .match), (desktopID, .desktopID)] {
+        for (option, kind) in [(app, ShieldTarget.Kind.app), (match, .match), (desktopID, .desktopID), (site, .site)] {
             for value in try arguments.values(option) { out.append(try ShieldTarget.checked(kind, value)) }
         }
         return out
@@ -69,7 +76,7 @@ struct ShieldCommand: HumCommand {
 
     struct Add: HumCommand {
         static let name = "add"
-        static let abstract = "make a shield, or add programs to one"
+        static let abstract = "make a shield, or add programs or websites to one"
         static let discussion = """
             Adding to an existing shield only tightens it, so it is allowed during a strict contract. A target that
             names a process hum never touches, running now (hum, its shell or terminal, pid 1, a session leader),
@@ -79,7 +86,7 @@ struct ShieldCommand: HumCommand {
             "hum shield add games --app steam --app lutris",
             "hum shield add games --match 'java .*minecraft'",
         ]
-        static let arguments: [any Declared] = [ShieldCommand.shieldName, app, match, desktopID]
+        static let arguments: [any Declared] = [ShieldCommand.shieldName, app, match, desktopID, site]
         let name: String
         let targets: [ShieldTarget]
         init(_ arguments: ParsedArguments) throws {
@@ -87,7 +94,8 @@ struct ShieldCommand: HumCommand {
             targets = try ShieldCommand.targets(arguments)
             guard !targets.isEmpty else {
                 throw HumError.usage(
-                    "shield add needs a program: --app NAME, --match REGEX or --desktop-id ID, for example "
+                    "shield add needs a program or a website: --app NAME, --match REGEX, --desktop-id ID or --site SITE, "
+                        + "for example "
                         + "'hum shield add \(name) --app steam'")
             }
         }
@@ -122,7 +130,7 @@ struct ShieldCommand: HumCommand {
             strict contract runs (exit 3).
             """
         static let examples = ["hum shield rm games", "hum shield rm games --app lutris"]
-        static let arguments: [any Declared] = [ShieldCommand.shieldName, app, match, desktopID]
+        static let arguments: [any Declared] = [ShieldCommand.shieldName, app, match, desktopID, site]
         let name: String
         let targets: [ShieldTarget]
         init(_ arguments: ParsedArguments) throws {

@@ -46,12 +46,15 @@ public enum ShieldTarget: Sendable, Hashable {
     case match(String)
     /// The desktop application id (`org.telegram.desktop`), from the process's environment or its systemd scope.
     case desktopID(String)
+    /// A website, for the browser extension (`--site 'reddit.com/r/*'`): it names no program.
+    case site(SitePattern)
 
     /// The words the command line, the database and JSON use for each kind.
     public enum Kind: String, Sendable, CaseIterable, Codable {
         case app
         case match
         case desktopID = "desktop-id"
+        case site
     }
 
     public var kind: Kind {
@@ -59,12 +62,14 @@ public enum ShieldTarget: Sendable, Hashable {
         case .app: .app
         case .match: .match
         case .desktopID: .desktopID
+        case .site: .site
         }
     }
 
     public var value: String {
         switch self {
         case .app(let v), .match(let v), .desktopID(let v): v
+        case .site(let pattern): pattern.text
         }
     }
 
@@ -118,6 +123,8 @@ public enum ShieldTarget: Sendable, Hashable {
                         + "and '_', as in the .desktop file's name (for example org.telegram.desktop)")
             }
             return .desktopID(String(id))
+        case .site:
+            return .site(try SitePattern.checked(text))
         }
     }
 
@@ -126,6 +133,7 @@ public enum ShieldTarget: Sendable, Hashable {
         case .app: "--app steam"
         case .match: "--match 'java .*minecraft'"
         case .desktopID: "--desktop-id org.telegram.desktop"
+        case .site: "--site youtube.com"
         }
     }
 }
@@ -141,6 +149,7 @@ extension ShieldTarget: Codable {
         case .app: self = .app(value)
         case .match: self = .match(value)
         case .desktopID: self = .desktopID(value)
+        case .site: self = .site(try SitePattern.checked(value))
         }
     }
 

@@ -41,6 +41,8 @@ public struct ShieldMatcher: @unchecked Sendable {
             return p.commandLine.contains(regex)
         case .desktopID(let id):
             return p.desktopID == id
+        case .site:
+            return false  // a website is the browser extension's to block, never a process
         }
     }
 }

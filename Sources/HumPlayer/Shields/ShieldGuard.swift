@@ -98,7 +98,10 @@ final class ShieldGuard {
         liftMayHaveEnded()
         armNextChange(now: now)
         if !inputs.shields.isEmpty || !frozen.isEmpty { scan() }
-        let anyUp = states.values.contains(.up)
+        // Only a shield that names programs needs the once-a-second look: websites are the browser extension's.
+        let anyUp = inputs.shields.contains { shield in
+            states[shield.name] == .up && shield.targets.contains { $0.kind != .site }
+        }
         if anyUp, !scanning {
             scanTimer?.repeating(every: 1)
         } else if !anyUp, scanning {
