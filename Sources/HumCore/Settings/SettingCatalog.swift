@@ -105,7 +105,9 @@ public enum SettingCatalog {
             summary: "the wait before an emergency draw while a strict contract runs", environment: nil),
         .init(
             key: dayStartsAt, kind: .wallTime, defaultText: "00:00",
-            summary: "when a day begins for shield quotas (04:00: the hours after midnight count for the day before)",
+            summary:
+                "when a day begins for quotas, the daily cap and reports (04:00: the hours after midnight count for "
+                + "the day before)",
             environment: nil),
     ]
 
@@ -234,7 +236,7 @@ public struct Settings: Sendable {
 
     public func isOn(_ key: String) -> Bool { text(key) == "on" }
 
-    /// When a day begins (`day.starts-at`), for shield quotas.
+    /// When a day begins (`day.starts-at`), for shield quotas, the daily cap and reports.
     public var dayBoundary: DayBoundary { DayBoundary(settingText: text(SettingCatalog.dayStartsAt)) }
 
     /// The daily focus goal in seconds (0: any focus meets it).
