@@ -86,3 +86,53 @@ import Testing
         #expect(try ShieldGuardTests.balance(games) == 0)
     }
 }
+
+/// A window that opens while the guard runs: the guard's one timer is at the window's edge, so the shield's
+/// programs are frozen within 2 s of it. The edge is made a few seconds ahead by a time zone of the test's own,
+/// whose offset has seconds (POSIX TZ `HUM-0:0:SS`), so that a local minute begins then.
+@Suite(.serialized) struct ScheduleEdgeTests {
+    @Test func aWindowStartingWhileTheGuardRunsFreezesWithinTwoSecondsOfItsEdge() throws {
+        let games = try ShieldGuardTests.Games()
+        let mine = try games.start()
+        var player: pid_t? = nil
+        defer { games.cleanUp(player: player) }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let edge = Int64(now.tv_sec) + 10
+        let offset = (60 - edge % 60) % 60
+        var env = games.box.environment
+        env["TZ"] = "HUM-0:0:\(offset)"
+        func hum(_ words: String...) throws -> (code: Int32, out: String, err: String) {
+            try runBinary(words, environment: env)
+        }
+        func hhmm(_ minute: Int64) -> String {
+            let m = minute % 1440
+            return (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+        }
+        let from = (edge + offset) % 86_400 / 60
+        #expect(try hum("shield", "add", "games", "--app", games.name).code == 0)
+        player = try games.playerPID()
+        #expect(eventually(within: 2) { ShieldGuardTests.state(mine) == "T" }, "not frozen by the shield")
+        #expect(try hum("shield", "off", "games", "--for", "1h").code == 0)
+        #expect(eventually(within: 2) { ShieldGuardTests.state(mine) == "S" }, "not thawed by the off")
+        let add = try hum(
+            "schedule", "add", "soon", "--days", "daily", "--from", hhmm(from), "--to", hhmm(from + 2), "--lock",
+            "games")
+        #expect(add.code == 0, "\(add.err)")
+        clock_gettime(CLOCK_REALTIME, &now)
+        try #require(Int64(now.tv_sec) < edge - 1, "the setup took past the window's edge; nothing to measure")
+        #expect(ShieldGuardTests.state(mine) == "S", "frozen before the window opened")
+        let frozenAt = waitFor(within: Double(edge) - Double(now.tv_sec) + 4, pausingAtMost: 0.01) { () -> Double? in
+            guard ShieldGuardTests.state(mine) == "T" else { return nil }
+            var t = timespec()
+            clock_gettime(CLOCK_REALTIME, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+        let late = (frozenAt ?? .infinity) - Double(edge)
+        print(
+            "schedule guard: a window opening while the guard runs froze its program \(Int(late * 1000)) ms after the edge"
+        )
+        #expect(late >= 0 && late < 2, "frozen \(late) s after the edge")
+        #expect(try hum("ctl", "stop").code == 0)
+    }
+}
