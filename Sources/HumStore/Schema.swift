@@ -148,6 +148,8 @@ enum Schema {
         ShieldSchema.migration,
         // 5 → 6: rules over time: schedules, shields' daily quotas, what paid for a lift (docs/rules.md).
         RulesSchema.migration,
+        // 6 → 7 (`rounds-away`): the time the person was away during a round (docs/rules.md, "Away").
+        AwaySchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }
