@@ -14,6 +14,8 @@ import HumSystem
 public final class LogindPresence: SessionPresence {
     public var onChange: ((SessionHints) -> Void)?
     public var onProblem: ((String) -> Void)?
+    public var onWatching: ((String) -> Void)?
+    private var toldWatching = false
     private let environment: [String: String]
     private let loop: any EventLoopProtocol
     private var connection: BusConnection?
@@ -145,6 +147,11 @@ public final class LogindPresence: SessionPresence {
                     // The locker let go of the lock: the signal's lock ends with it.
                     if self.hints.locked && !locked { self.lockSignalled = false }
                     self.hints = SessionHints(locked: locked, idle: idle)
+                    if !self.toldWatching, let connection = self.connection {
+                        // The matches went out before these calls, on the same connection: they are in place.
+                        self.toldWatching = true
+                        self.onWatching?("the session \(path) of logind on the system bus at \(connection.address)")
+                    }
                     self.update()
                 }
             } catch {

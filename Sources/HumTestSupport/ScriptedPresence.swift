@@ -5,6 +5,7 @@ import HumCore
 public final class ScriptedPresence: SessionPresence {
     public var onChange: ((SessionHints) -> Void)?
     public var onProblem: ((String) -> Void)?
+    public var onWatching: ((String) -> Void)?
     public private(set) var hints = SessionHints()
     public private(set) var closed = false
     public private(set) var started = false

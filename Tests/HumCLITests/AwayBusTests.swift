@@ -90,7 +90,8 @@ import Testing
         }
         func stderr() -> String { (try? String(contentsOfFile: box.path("focus.err"), encoding: .utf8)) ?? "" }
         #expect(eventually(within: 10) { Self.paused(box) == false }, "the round did not start: \(stderr())")
-        usleep(300_000)  // the player's first look at the session (a wait for something not to happen)
+        // Its signal matches are in place once it has read the session's hints (--verbose says so).
+        #expect(eventually(within: 5) { stderr().contains("hum: away: watching the session") }, "\(stderr())")
 
         try logind.session("Lock")
         #expect(eventually(within: 3) { Self.paused(box) == true }, "the Lock signal did not pause: \(stderr())")

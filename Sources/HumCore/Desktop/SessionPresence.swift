@@ -7,6 +7,8 @@ public protocol SessionPresence: AnyObject {
     var onChange: ((SessionHints) -> Void)? { get set }
     /// Told once why the session cannot be watched (no system bus, no logind, no session): hum works as without.
     var onProblem: ((String) -> Void)? { get set }
+    /// Told once the session is watched (what is watched, for `--verbose`): changes from then on are heard.
+    var onWatching: ((String) -> Void)? { get set }
     /// Starts watching (after `onChange` and `onProblem` are set: either may be told at once).
     func start()
     /// Stops watching: nothing is told after it.

@@ -20,12 +20,20 @@ extension Player {
             self.presenceProblem = problem
             self.sayPresenceProblem()
         }
+        presence.onWatching = { [unowned self] what in
+            self.presenceWatching = what
+            self.sayPresenceProblem()
+        }
         self.presence = presence
         presence.start()
     }
 
     /// `--verbose`: says once why the session cannot be watched (rounds then run as if you were always there).
     func sayPresenceProblem() {
+        if verbosePresence, let watching = presenceWatching {
+            presenceWatching = nil
+            environment.stderr.write("hum: away: watching \(watching)\n")
+        }
         guard verbosePresence, !presenceProblemSaid, let problem = presenceProblem else { return }
         presenceProblemSaid = true
         environment.stderr.write(

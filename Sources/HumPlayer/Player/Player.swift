@@ -58,6 +58,8 @@ public final class Player {
     var presence: (any SessionPresence)?
     var presenceProblem: String?
     var presenceProblemSaid = false
+    /// What the presence watches, until `--verbose` has said it.
+    var presenceWatching: String?
     var verbosePresence = false
     private(set) var state: PlayerStatus.State = .playing
     /// The audio device's trouble, while it lasts ("waiting for the audio device").
