@@ -44,7 +44,7 @@ extension HumDatabase {
         }
         failures += LedgerAudit.failures(
             entries: all, device: device, openPassIDs: open, cachedBalance: try rawBalance(), rounds: rounds,
-            contracts: try contractFacts())
+            contracts: try contractFacts(), dayBoundary: try dayBoundaryLocked())
         return failures
     }
 }

@@ -64,6 +64,24 @@ extension HumDatabase {
             "SELECT TOTAL(amount) FROM entries WHERE kind = 'grant' AND local_day = ?", [.text(day.description)])
     }
 
+    /// Granted on the day `now` belongs to by the day boundary (`day.starts-at`), each grant by the wall clock it
+    /// was written with: the daily cap's day. With midnight, the calendar day the ledger writes.
+    func earned(onDayOf now: Timestamp) throws -> Int64 {
+        let boundary = try dayBoundaryLocked()
+        let day = boundary.day(of: now)
+        guard boundary != .midnight else { return try earned(on: day) }
+        // The day starting at `start` on D holds local times of D and D + 1: the index narrows to those.
+        return try db.scalarTotal(
+            """
+            SELECT TOTAL(amount) FROM entries WHERE kind = 'grant' AND local_day IN (?, ?)
+                AND (at_epoch + at_offset - ? + 86400000000) / 86400 - 1000000 = ?
+            """,
+            [
+                .text(day.description), .text(day.adding(days: 1).description), .int(boundary.start.seconds),
+                .int(day.daysSinceEpoch),
+            ])
+    }
+
     func reserveUsed(in week: IsoWeek) throws -> Int64 {
         try db.scalarTotal(
             "SELECT TOTAL(reserve) FROM entries WHERE kind = 'emergency' AND iso_week = ?", [.text(week.description)])
@@ -73,7 +91,7 @@ extension HumDatabase {
         var s = LedgerSnapshot()
         s.rawBalance = try rawBalance()
         switch request {
-        case .grant, .grantContract: s.earnedToday = try earned(on: now.localDate)
+        case .grant, .grantContract: s.earnedToday = try earned(onDayOf: now)
         case .emergency: s.emergencyUsedThisWeek = try reserveUsed(in: now.localDate.isoWeek)
         case .openPass: s.openPass = try loadOpenPass()
         case .settlePass(let passID, _): s.hold = try entry(where: "kind = 'hold' AND pass_id = ?", [.text(passID)])
@@ -130,7 +148,7 @@ extension HumDatabase {
                 let now = calendar.now()
                 let config = try loadConfig()
                 return BankStatus(
-                    rawBalance: try rawBalance(), earnedToday: try earned(on: now.localDate),
+                    rawBalance: try rawBalance(), earnedToday: try earned(onDayOf: now),
                     dailyCap: config.dailyCapSeconds,
                     emergencyLeft: max(
                         0,

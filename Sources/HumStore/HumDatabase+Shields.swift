@@ -268,6 +268,65 @@ extension HumDatabase {
         }
     }
 
+    /// What paid for a lift opened by `openPaidLift`: seconds from the shield's daily quota and from the bank, the
+    /// bank's hold (when the bank paid some), the lift the shield is lifted by (`lift`, for the whole length) and the
+    /// quota's own lift when the bank paid the rest.
+    public struct PaidLift: Sendable, Equatable {
+        public var quotaSeconds: Int64
+        public var bankSeconds: Int64
+        /// The pass's hold, when the bank paid part of it.
+        public var decision: LedgerDecision?
+        /// The lift that lasts the whole length: the bank's when it paid some, else the quota's.
+        public var lift: ShieldLift
+        /// The quota's lift (its length what the quota paid), when both paid; nil otherwise.
+        public var quotaLift: ShieldLift?
+
+        /// `6m from today's quota, 4m from the bank`, `10m from today's quota`, `10m from the bank`.
+        public var payers: String {
+            let f = DurationText.format(seconds:)
+            let parts =
+                (quotaSeconds > 0 ? ["\(f(quotaSeconds)) from today's quota"] : [])
+                + (bankSeconds > 0 ? ["\(f(bankSeconds)) from the bank"] : [])
+            return parts.joined(separator: ", ")
+        }
+    }
+
+    /// Opens a pass that lifts the shield `shield` (`hum pass 10m --on video`), taking from today's quota of the
+    /// shield first (the day by `day.starts-at`) and the rest from the bank, all in one transaction: the quota's
+    /// standing is read in the transaction that writes its lift, so two passes asked at once cannot both take
+    /// the last minutes. When only the quota pays, no pass is held: its lift (budget `quota`) is the record, and what
+    /// it did not run stays in the quota. When the bank pays some, its hold (a pass of the bank's part) and a lift
+    /// for the whole length are written, with a quota lift for the quota's part beside it. Refused as
+    /// `openPass(lifting:)` is.
+    public func openPaidLift(passID: String, seconds: Int64, forfeit: Bool, lifting shield: String) throws
+        -> PaidLift
+    {
+        try guarded {
+            try db.immediate {
+                try requireUp(shield)
+                let now = calendar.clock.nowEpochSeconds()
+                let left = try shieldInputsLocked(now: now).quota(of: shield, now: now)?.leftToday ?? 0
+                let fromQuota = min(max(0, left), seconds)
+                let fromBank = seconds - fromQuota
+                guard fromBank > 0 else {
+                    let lift = try openLiftLocked(shield: shield, seconds: seconds, entryID: nil, budget: .quota)
+                    return PaidLift(quotaSeconds: fromQuota, bankSeconds: 0, decision: nil, lift: lift, quotaLift: nil)
+                }
+                let decision = try recordLocked(
+                    .openPass(passID: passID, seconds: fromBank, label: shield, forfeit: forfeit), command: nil,
+                    settledBy: "owner")
+                let quotaLift =
+                    fromQuota > 0
+                    ? try openLiftLocked(shield: shield, seconds: fromQuota, entryID: nil, budget: .quota) : nil
+                let lift = try openLiftLocked(
+                    shield: shield, seconds: seconds, entryID: decision.entry.id, budget: .bank)
+                return PaidLift(
+                    quotaSeconds: fromQuota, bankSeconds: fromBank, decision: decision, lift: lift,
+                    quotaLift: quotaLift)
+            }
+        }
+    }
+
     /// Draws `seconds` from the weekly emergency reserve and lifts the shield `shield` for that long
     /// (`hum emergency 5m --reason … --on games`), in one transaction, as `openPass(lifting:)` does for a pass; with
     /// `strictNote`, the draw is noted in the strict contract that runs. Refused as an emergency draw is (the

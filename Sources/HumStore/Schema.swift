@@ -150,6 +150,8 @@ enum Schema {
         RulesSchema.migration,
         // 6 → 7 (`shield-sites`): the websites shields name, for the browser extension (docs/shields.md).
         SiteSchema.migration,
+        // 7 → 8 (`rounds-away`): the time the person was away during a round (docs/rules.md, "Away").
+        AwaySchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

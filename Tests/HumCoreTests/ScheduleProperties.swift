@@ -157,3 +157,106 @@ import Testing
         }
     }
 }
+
+/// Quotas in the same random cases: today's standing read at any instant equals the standing recomputed from scratch
+/// by an oracle (the day read through `Timestamp` shifted back by the boundary), and it changes only at a day start
+/// (by the 04:00 boundary, across DST changes and the move to another zone) or when a quota's lift opens: stepping
+/// from one such change to the next never misses one.
+@Suite struct QuotaProperties {
+    struct Case {
+        var inputs: ShieldInputs
+        var start: Int64
+        var seed: UInt64
+    }
+
+    static func makeCase(seed: UInt64) -> Case {
+        let base = ScheduleProperties.makeCase(seed: seed)
+        var rng = SplitMix64(seed: seed ^ 0x0907_A000)
+        func pick(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &rng) }
+        var inputs = base.inputs
+        let since = Timestamp(epochSeconds: base.start - pick(0...30 * 86_400), offsetSeconds: 3600)
+        for i in inputs.shields.indices where Bool.random(using: &rng) {
+            let reduction: QuotaReduction? =
+                switch pick(0...2) {
+                case 0: nil
+                case 1: .percent(basisPoints: Int(pick(1...5000)))
+                default: .absolute(seconds: pick(60...600))
+                }
+            inputs.shields[i].quota = ShieldQuota(
+                dailySeconds: pick(600...7200), reduction: reduction, floorSeconds: pick(0...600), since: since)
+        }
+        inputs.quotaLifts = (0..<Int(pick(0...12))).map { i in
+            let begin = base.start + pick(-86_400...5 * 86_400)
+            let paid = pick(60...3600)
+            let ended: Int64? = Bool.random(using: &rng) ? begin + pick(0...paid) : nil
+            return ShieldLift(
+                id: "Q\(i)", shield: ScheduleProperties.shieldNames[Int(pick(0...2))], start: begin,
+                deadline: begin + paid + 1, ended: ended, budget: .quota)
+        }
+        return Case(inputs: inputs, start: base.start, seed: seed)
+    }
+
+    /// The day of `t` by the oracle: the wall clock at `t`, four hours back.
+    static func oracleDay(_ t: Int64, zone: any TimeZoneSeam) -> CivilDate {
+        Timestamp(epochSeconds: t - 4 * 3600, offsetSeconds: zone.offsetSeconds(atEpoch: t)).localDate
+    }
+
+    static func oracleUsed(_ name: String, _ inputs: ShieldInputs, at t: Int64) -> Int64 {
+        let today = oracleDay(t, zone: inputs.zone)
+        var used: Int64 = 0
+        for lift in inputs.quotaLifts where lift.shield == name && oracleDay(lift.start, zone: inputs.zone) == today {
+            used += min(lift.deadline - lift.start - 1, (lift.ended ?? lift.deadline) - lift.start)
+        }
+        return used
+    }
+
+    static func standings(_ inputs: ShieldInputs, at t: Int64) -> [QuotaStanding?] {
+        ScheduleProperties.shieldNames.map { inputs.quota(of: $0, now: t) }
+    }
+
+    @Test(arguments: 0..<60)
+    func todaysQuotaEqualsItsOracleAtAnyInstant(index: Int) {
+        let c = Self.makeCase(seed: 0x0907_0000 + UInt64(index))
+        var rng = SplitMix64(seed: c.seed)
+        for _ in 0..<300 {
+            let t = c.start + Int64.random(in: 0...6 * 86_400, using: &rng)
+            for name in ScheduleProperties.shieldNames {
+                guard let quota = c.inputs.shields.first(where: { $0.name == name })?.quota else {
+                    #expect(c.inputs.quota(of: name, now: t) == nil, "seed \(c.seed)")
+                    continue
+                }
+                let standing = c.inputs.quota(of: name, now: t)
+                let used = Self.oracleUsed(name, c.inputs, at: t)
+                let set = Timestamp(epochSeconds: quota.since.epochSeconds - 4 * 3600, offsetSeconds: 3600).localDate
+                let week = Int((Self.oracleDay(t, zone: c.inputs.zone).daysSinceEpoch - set.daysSinceEpoch) / 7)
+                #expect(standing?.usedToday == used, "seed \(c.seed): \(name) at \(t)")
+                #expect(standing?.thisWeek == quota.seconds(inWeek: max(0, week)), "seed \(c.seed): \(name) at \(t)")
+                #expect(standing?.leftToday == max(0, (standing?.thisWeek ?? 0) - used), "seed \(c.seed)")
+            }
+        }
+    }
+
+    @Test(arguments: 0..<40)
+    func steppingFromDayStartToLiftNeverMissesAChange(index: Int) {
+        let c = Self.makeCase(seed: 0x57E9_0000 + UInt64(index))
+        let zone = c.inputs.zone
+        let boundary = c.inputs.dayBoundary
+        let opens = c.inputs.quotaLifts.map(\.start)
+        var t = c.start
+        var seen = Self.standings(c.inputs, at: t)
+        for _ in 0..<20 {
+            let dayStart = boundary.nextDayStart(after: t, zone: zone) ?? t + 86_400
+            let next = ([dayStart] + opens.filter { $0 > t }).min()!
+            var probe = t + 1
+            while probe < next {
+                if Self.standings(c.inputs, at: probe) != seen {
+                    Issue.record("seed \(c.seed): today's quota changed at \(probe), before the next change \(next)")
+                    return
+                }
+                probe += probe + 900 < next ? 900 : max(1, next - probe - 1)
+            }
+            t = next
+            seen = Self.standings(c.inputs, at: t)
+        }
+    }
+}

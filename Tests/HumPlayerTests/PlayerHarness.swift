@@ -18,6 +18,8 @@ final class PlayerHarness {
     private(set) var player: Player!
     /// The player's audio, once it opened it (nil for the timer alone).
     private(set) var audio: RecordingAudio?
+    /// The session's presence, as logind would tell it (the test says when it locks).
+    let presence = ScriptedPresence()
 
     /// Sounds of the sandbox's library (`tone`, `hiss`), so the mix and `add` name them as a user would.
     init(sounds: [String] = ["tone", "hiss"]) throws {
@@ -47,6 +49,7 @@ final class PlayerHarness {
         var options = Player.Options(
             device: "recording", raw: false, fadeSeconds: fadeSeconds, endAfter: nil, silent: words.isEmpty,
             startSilent: startSilent)
+        options.openPresence = { [unowned self] _, _ in self.presence }
         options.openAudio = { [unowned self] setup in
             let audio = RecordingAudio(setup, loop: self.loop)
             self.audio = audio

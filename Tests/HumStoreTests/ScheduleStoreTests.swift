@@ -106,6 +106,72 @@ import Testing
         #expect(try db.shield(named: "video")?.quota == nil)
     }
 
+    /// `hum pass DUR --on video`: today's quota pays first, the bank the rest; what a lift did not run goes back to
+    /// the quota; a pass the two cannot pay together is refused with nothing written; the day turns at 04:00.
+    @Test func aPassTakesFromTheQuotaFirstThenTheBank() throws {
+        let dir = TempDirectory()
+        let clock = ManualClock(t0)
+        let db = try open(dir, clock: clock)
+        try db.setConfig("day.starts-at", to: "04:00")
+        _ = try db.addShield(name: "video", targets: [.app("mpv")])
+        try db.setShieldQuota(
+            shield: "video", quota: ShieldQuota(dailySeconds: 1800, since: db.calendar.now()))
+        _ = try db.record(.adjust(seconds: 600, reason: "seed", key: nil))
+        func left() throws -> Int64? {
+            try db.shieldInputs().quota(of: "video", now: clock.nowEpochSeconds())?.leftToday
+        }
+
+        // All from the quota: nothing held, the lift is the quota's.
+        let first = try db.openPaidLift(passID: "P1", seconds: 600, forfeit: false, lifting: "video")
+        #expect(first.quotaSeconds == 600 && first.bankSeconds == 0 && first.decision == nil)
+        #expect(first.lift.budget == .quota && first.quotaLift == nil)
+        #expect(try db.bankStatus().rawBalance == 600 && db.openPass() == nil)
+        #expect(try left() == 1200)
+        // Ended early after 100 s: the 500 s it did not run go back to the quota, not the bank.
+        clock.advance(100)
+        try db.endLift(id: first.lift.id)
+        #expect(try left() == 1700 && db.bankStatus().rawBalance == 600)
+
+        _ = try db.openPaidLift(passID: "P2", seconds: 1200, forfeit: false, lifting: "video")
+        clock.advance(1300)
+        #expect(try left() == 500)
+        // 500 s left in the quota, 400 s from the bank: a hold of 400 and a lift for the whole 900.
+        let split = try db.openPaidLift(passID: "P3", seconds: 900, forfeit: false, lifting: "video")
+        #expect(split.quotaSeconds == 500 && split.bankSeconds == 400)
+        #expect(split.decision?.entry.amount == -400 && split.lift.budget == .bank && split.lift.paidSeconds == 900)
+        #expect(split.quotaLift?.budget == .quota && split.quotaLift?.paidSeconds == 500)
+        #expect(split.payers == "8m20s from today's quota, 6m40s from the bank")
+        #expect(try db.bankStatus().rawBalance == 200 && db.openPass()?.heldSeconds == 400)
+        var inputs = try db.shieldInputs()
+        #expect(
+            ShieldState.shielded(inputs, now: clock.nowEpochSeconds())["video"]
+                == .lifted(until: split.lift.deadline, lift: split.lift.id))
+        // Past the quota's part the shield stays lifted by the bank's lift.
+        #expect(ShieldState.shielded(inputs, now: clock.nowEpochSeconds() + 700)["video"]?.word == "lifted")
+        #expect(throws: ShieldLiftRefusal.self) {
+            _ = try db.openPaidLift(passID: "P4", seconds: 60, forfeit: false, lifting: "video")
+        }
+        clock.advance(901)
+        _ = try db.settlePass(id: "P3", usedSeconds: 400)
+        #expect(try left() == 0 && db.bankStatus().rawBalance == 200)
+
+        // 0 s of quota and 200 s banked cannot pay 600 s: refused, nothing written.
+        let lifts = try db.lifts(ofShield: "video").count
+        #expect(throws: LedgerRefusal.notEnough(balance: 200, asked: 600)) {
+            _ = try db.openPaidLift(passID: "P5", seconds: 600, forfeit: false, lifting: "video")
+        }
+        #expect(try db.lifts(ofShield: "video").count == lifts && db.openPass() == nil)
+
+        // Thursday 03:59 at +01:00 is still Wednesday's day; 04:01 is a new day with the whole quota.
+        let wednesday = t0 - (15 * 3600 + 40 * 60)  // Wednesday 00:00 at +01:00
+        clock.set(wednesday + 86_400 + 3 * 3600 + 59 * 60)
+        #expect(try left() == 0)
+        clock.set(wednesday + 86_400 + 4 * 3600 + 60)
+        #expect(try left() == 1800)
+        inputs = try db.shieldInputs()
+        #expect(inputs.dayBoundary.description == "04:00")
+    }
+
     @Test func strictModeRefusesWhatLoosens() throws {
         let dir = TempDirectory()
         let clock = ManualClock(t0)

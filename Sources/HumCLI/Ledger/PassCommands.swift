@@ -21,9 +21,14 @@ struct PassCommand: HumCommand {
         charges the time it ran; if both are killed, the next hum command stops it and charges up to then (or up
         to the deadline). hum exits with the command's exit code (0 when hum stopped it because the time was up).
 
-        With no command, --on names a shield (see 'hum shield'): the running player's guard holds DUR and lifts the
-        shield for at most that long, thawing its programs at once, and freezes them again at the end; the pass is
-        settled then. Refused (exit 3, nothing held) when no player runs, the shield does not exist or is not up.
+        With no command, --on names a shield (see 'hum shield'): the running player's guard lifts the shield for at
+        most DUR, thawing its programs at once, and freezes them again at the end. A shield with a daily quota
+        ('hum shield set NAME --quota 30m') takes DUR from what is left of today's quota first (the day begins at
+        day.starts-at) and only the rest from the bank; hum says which (--json: quota_seconds, bank_seconds).
+        What the lift does not run goes back where it came from: the bank's part first, then today's quota (the
+        quota's minutes are never forfeited). The pass is settled when the lift ends. Refused (exit 3, nothing
+        held) when no player runs, the shield does not exist, is not up, is locked by a schedule, or too little is
+        left in the quota and the bank together.
         If the player dies during the lift, its watchdog freezes the programs again at the deadline and settles.
         'hum pass end' ends a lift early: the shield is up again at once and the unused rest goes back to the bank
         (unless the pass was opened with --forfeit).
@@ -32,6 +37,7 @@ struct PassCommand: HumCommand {
         "hum pass 30m --on games -- steam",
         "hum pass 15m --forfeit -- firefox https://news.ycombinator.com",
         "hum pass 15m --on games     # lift the shield games for 15 minutes",
+        "hum pass 10m --on video --json   # from the quota first; says what paid",
         "hum pass end                # end that lift early; the rest goes back to the bank",
     ]
     static let amount = Positional("DURATION", .seconds, help: "how much time to hold")
@@ -41,7 +47,8 @@ struct PassCommand: HumCommand {
     static let forfeit = Flag("forfeit", help: "unused time is not returned to the bank")
     static let command = CommandAfterDashes(
         required: false, help: "the command to run (directly, no shell); none with --on SHIELD lifts that shield")
-    static let arguments: [any Declared] = [amount, label, forfeit, command]
+    static let format = Option.format([.text, .json])
+    static let arguments: [any Declared] = [amount, label, forfeit, format, command]
     static var subcommands: [any HumCommand.Type] { [PassEndCommand.self] }
 
     let seconds: Int64
@@ -49,11 +56,18 @@ struct PassCommand: HumCommand {
     let label: String
     /// Nil: a lift of the shield named by `label`.
     let command: [String]?
+    /// `--json`: what a lift did, as one JSON object on stdout.
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         seconds = try arguments.positional(Self.amount, at: 0)!
         command = try arguments.command(Self.command)
         forfeit = arguments.flag(Self.forfeit)
+        json = try arguments.value(Self.format) == .json
+        if json, command != nil {
+            throw HumError.usage(
+                "--json goes with --on SHIELD and no command: a pass that runs a command prints nothing")
+        }
         if let command {
             label =
                 try arguments.value(Self.label)
@@ -99,11 +113,49 @@ struct PassCommand: HumCommand {
         context.made("the pass was opened", see: "hum status")
         let line = status.shields?.first { $0.name == label }
         let until = line?.until.map { " until \($0.localClock)" } ?? ""
-        let policy = forfeit ? "unused time is forfeited" : "unused time goes back to the bank"
+        // An older player says nothing of the quota: the bank paid.
+        let fromQuota = line?.quotaSeconds ?? 0
+        let fromBank = line?.bankSeconds ?? (seconds - fromQuota)
+        if json {
+            let document = LiftDocument(
+                shield: label, seconds: seconds, quotaSeconds: fromQuota, bankSeconds: fromBank,
+                until: line?.until?.rfc3339, forfeit: forfeit)
+            var bytes = try CompactJSONEncoder().encode(document)
+            bytes.append(10)
+            context.stdout.write(String(decoding: bytes, as: UTF8.self))
+            return ExitCode.success
+        }
+        let f = DurationText.format(seconds:)
+        let paid =
+            fromQuota == 0
+            ? "\(f(seconds)) held from the bank"
+            : fromBank == 0
+                ? "\(f(seconds)) from today's quota of \(label)"
+                : "\(f(fromQuota)) from today's quota of \(label), \(f(fromBank)) held from the bank"
+        let bankPolicy = forfeit ? "unused banked time is forfeited" : "unused banked time goes back to the bank"
+        let policy =
+            fromQuota == 0
+            ? (forfeit ? "unused time is forfeited" : "unused time goes back to the bank")
+            : fromBank == 0 ? "unused time goes back to today's quota" : bankPolicy + ", then to today's quota"
         context.stderr.write(
-            "hum: pass: \(DurationText.format(seconds: seconds)) held; the shield \(label) is lifted\(until); "
-                + "\(policy); then it is up again\n")
+            "hum: pass: \(paid); the shield \(label) is lifted\(until); \(policy); then it is up again\n")
         return ExitCode.success
+    }
+
+    /// `hum pass DUR --on SHIELD --json`.
+    struct LiftDocument: Encodable {
+        var shield: String
+        var seconds: Int64
+        var quotaSeconds: Int64
+        var bankSeconds: Int64
+        var until: String?
+        var forfeit: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case shield, seconds, until, forfeit
+            case quotaSeconds = "quota_seconds"
+            case bankSeconds = "bank_seconds"
+        }
     }
 }
 

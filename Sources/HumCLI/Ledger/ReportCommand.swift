@@ -14,7 +14,8 @@ struct ReportCommand: HumCommand {
         meets it when its focused time reaches it, exactly at the goal included. The streak is the number of days
         in a row, up to today, that met it, computed from the whole history: today counts once it meets the goal,
         and until then the streak is the one that ended yesterday (the day is still running). Focused time is the
-        active time of focus rounds, by the local day each started (interrupted ones included); "stopped" rounds
+        active time of focus rounds, by the day each started (interrupted ones included; a day begins at the setting
+        day.starts-at, midnight by default, so with 04:00 a round at 03:59 counts for the day before); "stopped" rounds
         are the interrupted ones. With --tag, only rounds carrying every tag given are counted (the streak and
         the heat map stay those of all focus, and the ledger's spending is left out: it has no tags).
         The text shows a bar per day (per month for a year) and a heat map of the last weeks: · nothing,
@@ -51,7 +52,11 @@ struct ReportCommand: HumCommand {
     /// The report, from the database (the goal from the settings in force).
     func report(_ db: HumDatabase, context: CommandContext) throws -> (HistoryReport, [CivilDate: Int64]) {
         let calendar = db.calendar
-        let today = calendar.now().localDate
+        let settings = try db.settings(environment: context.environment)
+        for problem in settings.ignored { context.warn(problem) }
+        // Days begin at day.starts-at: with 04:00, 03:59 is still yesterday's.
+        let boundary = settings.dayBoundary
+        let today = boundary.day(of: calendar.now())
         let anchor =
             date?.days(today: today)?.first ?? date.map {
                 calendar.stamp($0.epoch(endOfDay: false, calendar: calendar)).localDate
@@ -63,13 +68,12 @@ struct ReportCommand: HumCommand {
         var rounds = try db.rounds(from: low, to: high)
         if !filter.isEmpty { rounds = rounds.filter(filter.keeps) }
         let entries = filter.isEmpty ? try db.entries(from: low, to: high).entries : nil
-        let settings = try db.settings(environment: context.environment)
-        for problem in settings.ignored { context.warn(problem) }
-        let focus = try db.focusByDay()
+        let focus = try db.focusByDay(boundary: boundary)
         let report = HistoryReport(
             period: period, holding: anchor, today: today, goalSeconds: settings.dailyGoalSeconds, rounds: rounds,
             entries: entries, focusByDay: focus,
-            skippedByZone: { calendar.startOfDay($0) == calendar.startOfDay($0.adding(days: 1)) })
+            skippedByZone: { calendar.startOfDay($0) == calendar.startOfDay($0.adding(days: 1)) },
+            dayBoundary: boundary)
         return (report, focus)
     }
 

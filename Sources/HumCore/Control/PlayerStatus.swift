@@ -99,10 +99,24 @@ public struct ShieldLine: Equatable, Sendable, Codable {
     public var name: String
     public var state: String
     public var until: Timestamp?
-    public init(name: String, state: String, until: Timestamp? = nil) {
+    /// While this player's own lift runs: the seconds of it today's quota paid and the bank paid (absent
+    /// otherwise, and from older players).
+    public var quotaSeconds: Int64?
+    public var bankSeconds: Int64?
+    public init(
+        name: String, state: String, until: Timestamp? = nil, quotaSeconds: Int64? = nil, bankSeconds: Int64? = nil
+    ) {
         self.name = name
         self.state = state
         self.until = until
+        self.quotaSeconds = quotaSeconds
+        self.bankSeconds = bankSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, state, until
+        case quotaSeconds = "quota_seconds"
+        case bankSeconds = "bank_seconds"
     }
 
     /// `games up`, `games lifted until 14:32`, `games off until 15:00`.

@@ -173,7 +173,8 @@ public struct HistoryReport: Sendable, Encodable {
 
     public init(
         period: ReportPeriod, holding date: CivilDate, today: CivilDate, goalSeconds: Int64, rounds: [RoundRecord],
-        entries: [LedgerEntry]?, focusByDay: [CivilDate: Int64], skippedByZone: (CivilDate) -> Bool = { _ in false }
+        entries: [LedgerEntry]?, focusByDay: [CivilDate: Int64], skippedByZone: (CivilDate) -> Bool = { _ in false },
+        dayBoundary: DayBoundary = .midnight
     ) {
         self.period = period
         (first, last) = period.days(holding: date)
@@ -185,7 +186,7 @@ public struct HistoryReport: Sendable, Encodable {
         var tagTotals: [String: TagTotal] = [:]
         var hours = [Int64](repeating: 0, count: 24)
         for r in rounds {
-            let day = r.start.localDate
+            let day = dayBoundary.day(of: r.start)
             guard day >= first && day <= last else { continue }
             earnedSeconds = earnedSeconds.adding(saturating: r.earnedSeconds)
             guard r.kind == .focus else {
@@ -241,7 +242,7 @@ public struct HistoryReport: Sendable, Encodable {
             var spent: Int64 = 0
             var emergency: Int64 = 0
             var draws = 0
-            for e in entries where e.localDay >= first && e.localDay <= last {
+            for e in entries where (first...last).contains(dayBoundary.day(of: e.at)) {
                 switch e.kind {
                 case .spend: spent = spent.subtracting(saturating: e.amount)
                 case .settle: spent = spent.adding(saturating: e.used ?? 0)

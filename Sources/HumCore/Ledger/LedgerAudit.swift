@@ -85,18 +85,22 @@ public enum LedgerAudit {
     /// - rounds: the rounds of the history, if the store keeps them.
     public static func audit(
         entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
-        rounds: [RoundFacts]? = nil, contracts: [ContractFacts]? = nil
+        rounds: [RoundFacts]? = nil, contracts: [ContractFacts]? = nil, dayBoundary: DayBoundary = .midnight
     ) -> [String] {
         failures(
             entries: entries, device: device, openPassIDs: openPassIDs, cachedBalance: cachedBalance, rounds: rounds,
-            contracts: contracts
+            contracts: contracts, dayBoundary: dayBoundary
         ).map(\.message)
     }
 
     /// Every broken invariant, with its subject. Never traps, whatever the entries hold: sums saturate.
+    ///
+    /// - dayBoundary: `day.starts-at`, the day the daily cap counts by. A grant breaks the cap only when its day
+    ///   passes it counted both by calendar days and by the boundary's days: grants written before the setting
+    ///   changed were capped by the other.
     public static func failures(
         entries: [LedgerEntry], device: String, openPassIDs: [String], cachedBalance: Int64?,
-        rounds: [RoundFacts]? = nil, contracts: [ContractFacts]? = nil
+        rounds: [RoundFacts]? = nil, contracts: [ContractFacts]? = nil, dayBoundary: DayBoundary = .midnight
     ) -> [Failure] {
         var failures: [Failure] = []
         func fail(_ subject: Failure.Subject, _ s: String) {
@@ -118,6 +122,7 @@ public enum LedgerAudit {
         var settled = Set<String>()
         // Per device and local day: what its grants earned, and the largest cap in force among those that earned.
         var earnedPerDay: [String: (sum: Int64, cap: Int64)] = [:]
+        var earnedPerBoundaryDay: [String: (sum: Int64, cap: Int64)] = [:]
         var reservePerWeek: [String: Int64] = [:]
         var balance: Int64 = 0
         for e in entries {
@@ -147,7 +152,12 @@ public enum LedgerAudit {
                     day.sum = day.sum.adding(saturating: e.amount)
                     day.cap = max(day.cap, e.cap ?? 0)
                     earnedPerDay[slot] = day
-                    if day.sum > day.cap {
+                    let boundarySlot = e.device + "\u{0}" + dayBoundary.day(of: e.at).description
+                    var boundaryDay = earnedPerBoundaryDay[boundarySlot, default: (0, 0)]
+                    boundaryDay.sum = boundaryDay.sum.adding(saturating: e.amount)
+                    boundaryDay.cap = max(boundaryDay.cap, e.cap ?? 0)
+                    earnedPerBoundaryDay[boundarySlot] = boundaryDay
+                    if day.sum > day.cap, boundaryDay.sum > boundaryDay.cap {
                         fail(
                             .entry(e.id),
                             "grant \(e.id) takes \(dayKey) past its daily cap: device \(e.device) earned \(day.sum)s that "

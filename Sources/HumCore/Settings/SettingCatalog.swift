@@ -18,6 +18,7 @@ public enum SettingCatalog {
     public static let focusDailyGoal = "focus.daily-goal"
     public static let focusOnEvent = "focus.on-event"
     public static let focusInhibit = "focus.inhibit"
+    public static let focusWhenAway = "focus.when-away"
     public static let playMix = "play.mix"
     public static let playDevice = "play.device"
     public static let notifyDesktop = "notify.desktop"
@@ -70,6 +71,10 @@ public enum SettingCatalog {
             summary: "keep the machine from sleeping or idling while a focus round runs (--inhibit)",
             environment: "HUM_FOCUS_INHIBIT"),
         .init(
+            key: focusWhenAway, kind: .choice(AwayPolicy.allCases.map(\.rawValue)), defaultText: "pause",
+            summary: "what a focus round does while the session is locked or idle (logind): pause, keep or stop",
+            environment: "HUM_FOCUS_WHEN_AWAY"),
+        .init(
             key: playMix, kind: .mix, defaultText: "",
             summary: "the mix played when none is named: words like rain=40, or @NAME of a saved mix",
             environment: "HUM_PLAY_MIX"),
@@ -95,7 +100,7 @@ public enum SettingCatalog {
             summary: "focused seconds per earned second (3: 25m of focus earns 8m20s)", environment: nil),
         .init(
             key: earnDailyCap, kind: .duration(min: 0, max: 86_400, whole: true), defaultText: "3h",
-            summary: "the most a local calendar day can earn", environment: nil),
+            summary: "the most a day can earn (days begin at day.starts-at)", environment: nil),
         .init(
             key: emergencyWeekly, kind: .duration(min: 0, max: 7 * 86_400, whole: true), defaultText: "10m",
             summary: "the emergency reserve per ISO week", environment: nil),
@@ -110,7 +115,9 @@ public enum SettingCatalog {
             summary: "the wait before an emergency draw while a strict contract runs", environment: nil),
         .init(
             key: dayStartsAt, kind: .wallTime, defaultText: "00:00",
-            summary: "when a day begins for shield quotas (04:00: the hours after midnight count for the day before)",
+            summary:
+                "when a day begins for quotas, the daily cap and reports (04:00: the hours after midnight count for "
+                + "the day before)",
             environment: nil),
     ]
 
@@ -239,7 +246,7 @@ public struct Settings: Sendable {
 
     public func isOn(_ key: String) -> Bool { text(key) == "on" }
 
-    /// When a day begins (`day.starts-at`), for shield quotas.
+    /// When a day begins (`day.starts-at`), for shield quotas, the daily cap and reports.
     public var dayBoundary: DayBoundary { DayBoundary(settingText: text(SettingCatalog.dayStartsAt)) }
 
     /// The daily focus goal in seconds (0: any focus meets it).

@@ -30,7 +30,9 @@ final class FocusRun {
     /// The mix the next focus round brings back (saved when a round's fade starts).
     private var resumeMix: Mix?
     /// The round being recorded: its id and what it is.
-    private var current: (id: String, kind: FocusPhase, round: Int)?
+    private(set) var current: (id: String, kind: FocusPhase, round: Int)?
+    /// The session's presence during the rounds (FocusRun+Away.swift).
+    var away = AwayTracking()
     private var hooks: [Hook] = []
     private var notifyAfterChime = false
     private var ended = false
@@ -56,6 +58,10 @@ final class FocusRun {
         contract = try request.contract.map {
             try ContractRun(start: $0, plan: plan, database: database, searchPath: player.environment.variables["PATH"])
         }
+        away.policy =
+            (try? database.settings(environment: player.environment.variables)).flatMap {
+                AwayPolicy(rawValue: $0.text(SettingCatalog.focusWhenAway))
+            } ?? .pause
     }
 
     func begin() throws {
@@ -245,6 +251,8 @@ final class FocusRun {
             case .skipped: .skipped
             }
         self.current = nil
+        // Away time goes on the record first: the round's row takes it while it runs.
+        _ = try? database.addAway(roundID: current.id, seconds: takeRoundAway())
         unrecorded.append(
             Ending(
                 id: current.id, status: status, active: Int64(FocusTime.seconds(record.active).rounded()),

@@ -30,6 +30,8 @@ public final class Player {
         public var startPaused = false
         /// Opens the audio: the ALSA session, unless a test gives its own (PlayerAudio.swift).
         var openAudio: PlayerAudioFactory = PlaybackSession.open
+        /// Watches the session's presence: logind's, unless a test gives its own (Player+Away.swift).
+        var openPresence: (PlayerEnvironment, any EventLoopProtocol) -> any SessionPresence = Player.logindPresence
 
         public init(
             device: String, raw: Bool, fadeSeconds: Double, endAfter: Double?, silent: Bool, startSilent: Bool = false
@@ -52,6 +54,13 @@ public final class Player {
     public internal(set) var mix: Mix  // set by the requests here and in Player+Sounds.swift
     private(set) var audio: (any PlayerAudio)?
     var focus: FocusRun?
+    /// The session's presence (logind), watched from the first focus rounds on (Player+Away.swift).
+    var presence: (any SessionPresence)?
+    var presenceProblem: String?
+    var presenceProblemSaid = false
+    /// What the presence watches, until `--verbose` has said it.
+    var presenceWatching: String?
+    var verbosePresence = false
     private(set) var state: PlayerStatus.State = .playing
     /// The audio device's trouble, while it lasts ("waiting for the audio device").
     var deviceNote: String?
@@ -271,6 +280,7 @@ public final class Player {
     public func startFocus(_ request: FocusRequest, stopsPlayer: Bool) throws {
         let run = try FocusRun(player: self, plan: try request.plan(), request: request)
         run.stopsPlayer = stopsPlayer
+        watchPresence()
         if let audio, !audio.hasStarted {
             pendingFocus = run
             return
@@ -326,6 +336,8 @@ public final class Player {
 
     /// `--verbose`: how the audio runs, on stderr.
     public func describeAudio() {
+        verbosePresence = true
+        sayPresenceProblem()
         guard let audio else {
             environment.stderr.write("hum: audio: none (the timer alone)\n")
             // A silent player still has the desktop (the shields' notifications of `hum daemon --no-sound`).
@@ -440,6 +452,8 @@ public final class Player {
         // player (stop, end-focus) still gets its reply.
         server?.stopListening()
         desktop?.close()
+        presence?.close()
+        presence = nil
         screen?.close()
         screen = nil
         leaveWhenDone()

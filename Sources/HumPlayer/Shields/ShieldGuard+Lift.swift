@@ -2,7 +2,7 @@ import HumCore
 import HumStore
 import HumSystem
 
-/// A lift paid from the bank (`hum pass 15m --on games`), run by the guard: the hold and the lift written in one
+/// A lift paid by the shield's daily quota and the bank (`hum pass 15m --on games`), run by the guard: the hold and the lift written in one
 /// transaction, the shield's programs thawed at once, relocked at the deadline by the guard's own timer (the lift's
 /// end is a change `ShieldState.nextChange` names), and the pass settled when the lift ends. A watchdog process
 /// beside the player relocks at the deadline and settles if the player dies (Watchdog.swift).
@@ -15,6 +15,12 @@ struct RunningLift {
     var seconds: Int64
     var forfeit: Bool
     var watchdog: Watchdog?
+    /// Seconds of the lift the shield's daily quota paid: the first ones it runs; the bank paid the rest. A lift
+    /// ended early used the quota's part first: what it did not run goes back to the bank (its part), then to the
+    /// quota (its lift is ended on the record, and a quota counts what its lifts ran).
+    var quotaSeconds: Int64 = 0
+    /// The quota's own lift when the bank paid the rest (ended with the lift).
+    var quotaLiftID: String? = nil
 }
 
 extension ShieldGuard {
@@ -47,15 +53,21 @@ extension ShieldGuard {
                     + "ends that lift); nothing was held")
         }
         var rng = SystemRandomNumberGenerator()
-        let passID = request.emergency == nil ? Identifier.make(using: &rng) : nil
-        let opened: (decision: LedgerDecision, lift: ShieldLift)
+        var passID = request.emergency == nil ? Identifier.make(using: &rng) : nil
+        let opened: (decision: LedgerDecision?, lift: ShieldLift)
+        var paid: HumDatabase.PaidLift? = nil
         do {
             if let reason = request.emergency {
-                opened = try db.drawEmergency(
+                let drawn = try db.drawEmergency(
                     seconds: request.seconds, reason: reason, strictNote: request.strictNote, lifting: name)
+                opened = (drawn.decision, drawn.lift)
             } else {
-                opened = try db.openPass(
-                    id: passID ?? "", seconds: request.seconds, forfeit: request.forfeit, lifting: name)
+                // Today's quota of the shield first, then the bank.
+                let lift = try db.openPaidLift(
+                    passID: passID ?? "", seconds: request.seconds, forfeit: request.forfeit, lifting: name)
+                if lift.decision == nil { passID = nil }
+                opened = (lift.decision, lift.lift)
+                paid = lift
             }
         } catch let refusal as LedgerRefusal {
             throw PlayerError.refused(refusal.message)
@@ -78,14 +90,16 @@ extension ShieldGuard {
             environment: environment)
         running = RunningLift(
             passID: passID, lift: opened.lift, start: environment.monotonic(), seconds: request.seconds,
-            forfeit: request.forfeit, watchdog: watchdog)
+            forfeit: request.forfeit, watchdog: watchdog, quotaSeconds: paid?.quotaSeconds ?? 0,
+            quotaLiftID: paid?.quotaLift?.id)
         reread()
         // The lift lasts its whole length from the moment its programs resumed; the ledger's deadline is the whole
         // second after that (a bound for when no hum is left to end it), this timer the precise end.
         running?.start = environment.monotonic()
         liftTimer?.arm(after: Double(request.seconds))
+        let payer = paid.map { " (" + $0.payers + ")" } ?? ""
         environment.stderr.write(
-            "hum: shield: \(name) lifted for \(DurationText.format(seconds: request.seconds)), until "
+            "hum: shield: \(name) lifted for \(DurationText.format(seconds: request.seconds))\(payer), until "
                 + "\(environment.calendar.stamp(opened.lift.deadline).localClock)\n")
     }
 
@@ -148,18 +162,23 @@ extension ShieldGuard {
         let used = early ? min(lift.seconds, max(0, ran)) : lift.seconds
         guard let db = database else { return }
         _ = try? db.endLift(id: lift.lift.id)
+        if let quotaLift = lift.quotaLiftID { _ = try? db.endLift(id: quotaLift) }
         if relock { reread() }
         let f = DurationText.format(seconds:)
         guard let passID = lift.passID else {
             lift.watchdog?.done()
             if let watchdog = lift.watchdog { spentWatchdogs.append(watchdog) }
+            let what = lift.lift.budget == .quota ? "the quota's lift" : "the emergency lift"
+            let back = lift.lift.budget == .quota && used < lift.seconds ? ", the rest back in today's quota" : ""
             environment.stderr.write(
-                "hum: shield: \(lift.lift.shield) is up again; the emergency lift ran \(f(max(0, min(ran, lift.seconds))))\n"
+                "hum: shield: \(lift.lift.shield) is up again; \(what) ran \(f(max(0, min(ran, lift.seconds))))\(back)\n"
             )
             return
         }
+        // The quota's part runs first: the bank's pass used what ran after it.
+        let bankUsed = max(0, used - lift.quotaSeconds)
         do {
-            let entry = try db.settlePass(id: passID, usedSeconds: used).entry
+            let entry = try db.settlePass(id: passID, usedSeconds: bankUsed).entry
             lift.watchdog?.done()
             let rest =
                 (entry.forfeit ?? false) ? "the rest forfeited" : "\(f(entry.amount)) back in the bank"
@@ -169,7 +188,7 @@ extension ShieldGuard {
             lift.watchdog?.done()  // settled already (a reconciliation took this player for dead)
         } catch {
             // Not written (a full disk): the watchdog retries; after it, the next hum command settles.
-            lift.watchdog?.couldNotSettle(used: used)
+            lift.watchdog?.couldNotSettle(used: bankUsed)
             say("the lift's pass could not be settled (\(error)); the watchdog retries")
         }
         if let watchdog = lift.watchdog { spentWatchdogs.append(watchdog) }

@@ -176,8 +176,13 @@ final class ShieldGuard {
     var lines: [ShieldLine] {
         inputs.shields.map { shield in
             let state = states[shield.name] ?? .up
-            return ShieldLine(
+            var line = ShieldLine(
                 name: shield.name, state: state.word, until: state.until.map { environment.calendar.stamp($0) })
+            if let running, running.lift.shield == shield.name, running.lift.budget != .emergency {
+                line.quotaSeconds = running.quotaSeconds
+                line.bankSeconds = running.seconds - running.quotaSeconds
+            }
+            return line
         }
     }
 
