@@ -148,6 +148,9 @@ enum Schema {
         ShieldSchema.migration,
         // 5 → 6: rules over time: schedules, shields' daily quotas, what paid for a lift (docs/rules.md).
         RulesSchema.migration,
+        // "shield-usage": how long each shield's programs ran while it was lifted, per day, and time logged by hand
+        // (docs/shields.md, "Distracting time").
+        ShieldUsageSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

@@ -32,7 +32,7 @@ import Testing
     @Test func schedulesAreSavedListedAndRemovedOnTheRecord() throws {
         let dir = TempDirectory()
         let db = try open(dir, clock: ManualClock(t0))
-        #expect(try db.db.scalarInt("PRAGMA user_version") == 6)
+        #expect(try db.db.scalarInt("PRAGMA user_version") ?? 0 >= 6)
         _ = try db.addShield(name: "social", targets: [.app("telegram-desktop")])
         let schedule = try work(db)
         try db.addSchedule(schedule)

@@ -29,10 +29,15 @@ final class ShieldGuard {
     /// What this guard froze, handed back to every plan (so that it is thawed when no longer wanted).
     private(set) var frozen: Set<ProcessIdentity> = []
     /// Pids never frozen, besides a pass's own command tree (found at each look, ShieldGuard+Exempt.swift).
-    var exempt: Set<Int32> = []
+    var exempt: Set<Int32> = [] { didSet { mustPlan = true } }
     /// The once-a-second look at the processes, armed only while a shield is up.
     private var scanTimer: (any LoopTimer)?
     private var scanning = false
+    /// The pids whose facts matter at every look: what the shields name and what the guard froze.
+    private(set) var watched: Set<Int32> = []
+    /// Whether the next look plans even when no process changed (the shields or their state changed, or the last
+    /// look acted).
+    private var mustPlan = true
     /// The next instant a state can change by itself, on the wall clock (lifts and offs end at wall-clock seconds).
     private var changeTimer: (any LoopTimer)?
     private(set) var stopped = false
@@ -42,6 +47,17 @@ final class ShieldGuard {
     var running: RunningLift?
     /// The running lift's precise end, on the monotonic clock.
     var liftTimer: (any LoopTimer)?
+    /// `shield.action` and `shield.grace`, read with the shields (ShieldGuard+Terminate.swift).
+    var action: ShieldAction = .freeze
+    var graceSeconds: Int64 = 10
+    /// With `terminate`: since when (monotonic) each process has been held, and when those asked to end were asked.
+    var held: [ProcessIdentity: Double] = [:]
+    var terminating: [ProcessIdentity: Double] = [:]
+    /// Distracting time: the meter of the lifted shields' programs, and what it measured not yet written, by shield
+    /// and day (ShieldGuard+Usage.swift).
+    var usageMeter = ShieldUsageMeter()
+    var pendingUsage: [UsageKey: Double] = [:]
+    var usageWritten: Double = 0
     /// Watchdogs told `done`, reaped once they have exited.
     var spentWatchdogs: [Watchdog] = []
 
@@ -61,7 +77,12 @@ final class ShieldGuard {
     func reread() {
         guard !stopped else { return }
         do {
-            if let db = try openDatabase() { inputs = try db.shieldInputs() }
+            if let db = try openDatabase() {
+                inputs = try db.shieldInputs()
+                let settings = try db.settings(environment: [:])
+                action = settings.shieldAction
+                graceSeconds = settings.shieldGraceSeconds
+            }
             lastProblem = nil
         } catch {
             say(
@@ -90,16 +111,19 @@ final class ShieldGuard {
         let next = ShieldState.shielded(inputs, now: now)
         let changed = next != states
         states = next
+        mustPlan = true
         liftMayHaveEnded()
         armNextChange(now: now)
         if !inputs.shields.isEmpty || !frozen.isEmpty { scan() }
-        let anyUp = states.values.contains(.up)
-        if anyUp, !scanning {
+        // Looking once a second while a shield is up (new programs) or lifted (how long its programs run).
+        let looking = states.values.contains { $0.isUp || $0.isLifted }
+        if looking, !scanning {
             scanTimer?.repeating(every: 1)
-        } else if !anyUp, scanning {
+        } else if !looking, scanning {
             scanTimer?.disarm()
+            usageMeter.reset()
         }
-        scanning = anyUp
+        scanning = looking
         if changed { onChange() }
     }
 
@@ -117,13 +141,48 @@ final class ShieldGuard {
         }
     }
 
-    /// One look at the processes: plan, carry out, keep what is frozen.
+    /// One look at the processes: plan, carry out, keep what is frozen. The look is cheap (`ProcessFactsReader.look`:
+    /// only new processes, those watched, the young and a rotating slice are read); when no process changed and the
+    /// shields' state did not either, the last plan still holds and nothing more is done. A plan that would do
+    /// something is made again from a `snapshot()` (every process read now), and only that one is carried out: what
+    /// a signal is sent to is decided on facts read a moment before, as the safety rules require.
     func scan() {
         guard !stopped else { return }
         reapWatchdogs()
         reader.readsDesktopIDs = inputs.shields.contains { $0.targets.contains { $0.kind == .desktopID } }
-        let processes = reader.snapshot()
+        let looked = reader.look(refreshing: watched)
+        let now = environment.monotonic()
+        let due = terminationDue(now: now)
+        var processes = looked
+        var thawed: Set<ProcessIdentity> = []
+        if reader.changed || mustPlan || due {
+            var planned = plan(looked)
+            if !planned.plan.isEmpty || due {
+                planned = plan(reader.snapshot())
+                if !planned.plan.isEmpty {
+                    let outcome = freezer.carryOut(planned.plan)
+                    report(outcome)
+                    thawed = Set(outcome.thawed.flatMap(\.processes))
+                }
+            }
+            processes = planned.processes
+            frozen = planned.plan.frozen
+            noteHeld(now: now)
+            if due { terminateDue(among: planned.processes, now: now) }
+            let named = ShieldMatcher(shields: inputs.shields)
+            watched = Set(frozen.map(\.pid)).union(processes.lazy.filter { named.matches($0) }.map(\.pid))
+            // Planned again at the next look, whatever changes: after acting (to see that it held), and while a
+            // pass's command is exempt (the pass can end with no process changing).
+            mustPlan = !planned.plan.isEmpty || planned.passes
+        }
+        measureUsage(processes, thawed: thawed, now: now)
+    }
+
+    /// The plan for `processes`, with a pass's own command left out (ShieldGuard+Exempt).
+    private func plan(_ processes: [ProcessFacts]) -> (plan: ShieldPlan, processes: [ProcessFacts], passes: Bool) {
         let safety = ShieldSafety(me: ProcessFactsReader.me(), among: processes)
+        // Processes asked to end are left running, to end cleanly (ShieldGuard+Terminate).
+        let exempt = exempt.union(terminating.keys.map(\.pid))
         var plan = ShieldPlan.make(
             shields: inputs.shields, status: states, processes: processes, frozen: frozen, exempt: exempt,
             safety: safety)
@@ -134,8 +193,7 @@ final class ShieldGuard {
                 shields: inputs.shields, status: states, processes: processes, frozen: frozen,
                 exempt: exempt.union(passes), safety: safety)
         }
-        if !plan.isEmpty { report(freezer.carryOut(plan)) }
-        frozen = plan.frozen
+        return (plan, processes, !passes.isEmpty)
     }
 
     /// Thaws everything this guard froze and stops looking: the player stops on purpose. A lift under way is
@@ -150,6 +208,9 @@ final class ShieldGuard {
             shields: [], status: [:], processes: processes, frozen: frozen, exempt: [], safety: safety)
         if !plan.isEmpty { report(freezer.carryOut(plan)) }
         frozen = []
+        finishUsage()
+        held = [:]
+        terminating = [:]
         stopped = true
         scanTimer?.disarm()
         changeTimer?.disarm()
