@@ -15,11 +15,11 @@ import HumCore
 ///   with 500 processes). It lists /proc (one `getdents` pass) and reads only the processes it has not seen, keyed
 ///   by pid and the inode number of `/proc/PID` (a pid reused by a new process gets a new inode, so it is read as
 ///   new); the others keep the facts of their last read. Some are read again: those asked (`refreshing`: what the
-///   shields name or froze, whose state matters every second), every process in its first `youngLooks` looks
-///   (stat and command line: a shell or launcher that forked a moment before often execs the real program soon
-///   after), and a rotating slice of the rest, each process once every `rotation` looks (an old process that execs
-///   a named program is found within that many seconds). `changed` says whether anything differs from the look
-///   before: when nothing does, the plan made last time still holds.
+///   shields name or froze, whose state matters every second). Of every process younger than `youngSeconds` (a
+///   shell or launcher that forked a moment before often execs the real program soon after), and of a rotating
+///   slice of the rest, each process once every `rotation` looks, the command name alone is read, and the rest
+///   when it changed (an exec): an old process that execs a named program is found within `rotation` seconds. `changes` and `ended` say what
+///   differs from the look before: when nothing that matters does, the plan made last time still holds.
 ///
 /// What the look keeps can be stale (a process that changed its group, owner or program since its last read): it is
 /// good for deciding that nothing needs doing, never for acting. Before sending any signal the guard takes a
@@ -29,31 +29,45 @@ public final class ProcessFactsReader {
     public let uid: UInt32
     /// Whether to look for desktop ids (the environment and the cgroup): only when a shield names one.
     public var readsDesktopIDs: Bool
-    /// How many looks a new process is read again at every look.
-    public static let youngLooks: UInt64 = 8
+    /// A process younger than this (seconds since it started) is read again at every look.
+    public let youngSeconds: Double
     /// Every process is read again once in this many looks (a slice of them at each).
-    public static let rotation: UInt64 = 16
+    public static let rotation: UInt64 = 32
     /// Whether the last `look` or `snapshot` found anything different from the one before (a process new, gone, or
     /// with other facts).
     public private(set) var changed = true
+    /// What the last `look` found new or different (as read now), and the pids it found gone: the guard plans again
+    /// only when one of them can matter to a plan (a process a shield names, one it watches, or one of their groups).
+    public private(set) var changes: [ProcessFacts] = []
+    public private(set) var ended: [Int32] = []
     /// How many processes the last `look` or `snapshot` read (the rest kept their facts): what a look costs.
     public private(set) var reads = 0
+    /// The facts last read, by pid.
     private var kept: [Int32: Kept] = [:]
+    /// What a look checks for every process, apart from the facts so that the look touches only plain values.
+    private var marks: [Int32: Mark] = [:]
     private var looks: UInt64 = 0
+
+    private struct Mark {
+        /// The inode number of /proc/PID when it was read (0 when read by pid alone).
+        var inode: UInt64
+        /// When it started: clock ticks after boot.
+        var start: Int64
+        /// Read as far as it ever is (this user's living processes: the program too).
+        var ready: Bool
+        var readDesktopID: Bool
+    }
 
     private struct Kept {
         var facts: ProcessFacts
-        /// The inode number of /proc/PID when it was read (0 when read by pid alone).
-        var inode: UInt64
-        /// The look that first saw it.
-        var born: UInt64
         /// Whether the executable and command line were read (this user's living processes), and the desktop id.
         var complete: Bool
         var readDesktopID: Bool
     }
 
-    public init(uid: UInt32 = getuid(), readsDesktopIDs: Bool = true) {
+    public init(uid: UInt32 = getuid(), readsDesktopIDs: Bool = true, youngSeconds: Double = 8) {
         self.uid = uid
+        self.youngSeconds = youngSeconds
         self.readsDesktopIDs = readsDesktopIDs
     }
 
@@ -70,61 +84,104 @@ public final class ProcessFactsReader {
             if before?.facts != facts { differs = true }
             out.append(facts)
         }
-        if kept.count != seen.count {
+        if kept.count != seen.count || marks.count != seen.count {
             kept = kept.filter { seen.contains($0.key) }
+            marks = marks.filter { seen.contains($0.key) }
             differs = true
         }
         changed = differs
         return out
     }
 
-    /// Every process now, from the facts last read where they are still good (see the type's comment): only new
-    /// processes, those in `refreshing`, the young and a rotating slice are read. Not fresh enough to act on.
-    public func look(refreshing: Set<Int32> = []) -> [ProcessFacts] {
+    /// Every process as the last `look` or `snapshot` left it.
+    public var current: [ProcessFacts] { kept.values.map(\.facts) }
+
+    /// The processes of `pids` as the last `look` or `snapshot` left them (those gone left out).
+    public func current(_ pids: Set<Int32>) -> [ProcessFacts] { pids.compactMap { kept[$0]?.facts } }
+
+    /// Brings `current` up to date from the facts last read where they are still good (see the type's comment):
+    /// only new processes, those in `refreshing` and the young are read; of a rotating slice, only the command name
+    /// is read (the rest when it changed: an exec). Not fresh enough to act on. `changes` and `ended` say what it
+    /// found.
+    public func look(refreshing: Set<Int32> = []) {
         looks &+= 1
         let look = looks
-        var out: [ProcessFacts] = []
-        out.reserveCapacity(kept.count + 16)
-        var seen = 0
-        var differs = false
-        var gone: [Int32] = []
+        var changes: [ProcessFacts] = []
+        var ended: [Int32] = []
+        var listed: [Int32] = []
+        listed.reserveCapacity(marks.count + 16)
+        // How many listed processes have a mark after this look: more marks than that means some ended.
+        var present = 0
         reads = 0
+        // Processes that started after this tick are young.
+        let youth = Self.ticksAfterBoot() - Int64(youngSeconds * Double(Self.ticksPerSecond))
         Self.eachPid { pid, inode in
-            if let known = kept[pid], known.inode == inode,
-                known.complete || known.facts.uid != uid || known.facts.isKernelThread,
-                !readsDesktopIDs || known.readDesktopID
-            {
-                let age = look &- known.born
-                let young = age <= Self.youngLooks
-                guard young || refreshing.contains(pid) || (UInt64(pid) &+ look) % Self.rotation == 0 else {
-                    seen += 1
-                    out.append(known.facts)
+            listed.append(pid)
+            if let mark = marks[pid], mark.inode == inode, mark.ready, !readsDesktopIDs || mark.readDesktopID {
+                if refreshing.contains(pid) {
+                    reread(pid, inode: inode, young: false, into: &changes, ended: &ended)
+                    if marks[pid] != nil { present += 1 }
                     return
                 }
-                guard let facts = read(pid, inode: inode, rereadProgram: young) else {
-                    gone.append(pid)
+                // The young at every look, the others in turn: the command name alone (/proc/PID/comm, the
+                // cheapest file), and the rest when it changed (an exec).
+                guard mark.start >= youth || (UInt64(pid) &+ look) % Self.rotation == 0 else {
+                    present += 1
                     return
                 }
-                seen += 1
-                if facts != known.facts { differs = true }
-                out.append(facts)
+                reads += 1
+                guard let comm = LinuxProcessProbe.readSmallFile("/proc/\(pid)/comm", limit: 64) else {
+                    kept[pid] = nil
+                    marks[pid] = nil
+                    ended.append(pid)
+                    return
+                }
+                if comm.dropLast() != kept[pid]?.facts.comm ?? "" {
+                    reread(pid, inode: inode, young: false, into: &changes, ended: &ended)
+                    if marks[pid] == nil { return }
+                }
+                present += 1
                 return
             }
             // New (or its pid reused: another inode), or not read in full yet.
             let before = kept[pid]?.facts
             guard let facts = read(pid, inode: inode, rereadProgram: false) else { return }
-            if before != facts { differs = true }
-            seen += 1
-            out.append(facts)
+            present += 1
+            if before != facts { changes.append(facts) }
         }
-        for pid in gone { kept[pid] = nil }
-        if kept.count != seen {
-            let living = Set(out.map(\.pid))
-            kept = kept.filter { living.contains($0.key) }
-            differs = true
+        if marks.count != present {
+            // Some known were not listed: gone (a process ended).
+            let listed = Set(listed)
+            for pid in marks.keys where !listed.contains(pid) {
+                ended.append(pid)
+                marks[pid] = nil
+                kept[pid] = nil
+            }
         }
-        changed = differs
-        return out
+        self.changes = changes
+        self.ended = ended
+        changed = !changes.isEmpty || !ended.isEmpty
+    }
+
+    private func reread(
+        _ pid: Int32, inode: UInt64, young: Bool, into changes: inout [ProcessFacts], ended: inout [Int32]
+    ) {
+        let before = kept[pid]?.facts
+        guard let facts = read(pid, inode: inode, rereadProgram: young) else {
+            ended.append(pid)
+            return
+        }
+        if facts != before { changes.append(facts) }
+    }
+
+    /// Clock ticks per second, the unit of /proc/PID/stat's start time.
+    static let ticksPerSecond = max(1, sysconf(Int32(_SC_CLK_TCK)))
+
+    /// Now, in clock ticks after boot (CLOCK_BOOTTIME, the clock of /proc/PID/stat's start time).
+    static func ticksAfterBoot() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Int64(ts.tv_sec) * Int64(ticksPerSecond) + Int64(ts.tv_nsec) * Int64(ticksPerSecond) / 1_000_000_000
     }
 
     /// Calls `body` with every pid in /proc and the inode number of its folder (from `getdents`, no further call).
@@ -149,7 +206,7 @@ public final class ProcessFactsReader {
     }
 
     /// The facts of one process read now, or nil when it is gone.
-    public func read(_ pid: Int32) -> ProcessFacts? { read(pid, inode: kept[pid]?.inode ?? 0, rereadProgram: false) }
+    public func read(_ pid: Int32) -> ProcessFacts? { read(pid, inode: marks[pid]?.inode ?? 0, rereadProgram: false) }
 
     /// The facts of one process read now (its owner and stat line; its program too when it is new, when its command
     /// name changed, or with `rereadProgram`), kept for the next look; nil when it is gone.
@@ -160,15 +217,16 @@ public final class ProcessFactsReader {
         // or a process that hid itself counts as another user's, and is never touched.
         guard lstat("/proc/\(pid)", &info) == 0, let line = ProcStat.read(pid) else {
             kept[pid] = nil
+            marks[pid] = nil
             return nil
         }
         var facts = ProcessFacts(
             pid: pid, ppid: line.parent, pgid: line.group, sid: line.session, uid: info.st_uid, tty: line.tty,
             comm: line.comm, start: line.start, state: line.state, isKernelThread: line.isKernelThread)
         let known = kept[pid].flatMap { $0.facts.start == line.start ? $0 : nil }
-        let born = known?.born ?? looks
         guard info.st_uid == uid, !line.isKernelThread else {
-            kept[pid] = Kept(facts: facts, inode: inode, born: born, complete: false, readDesktopID: false)
+            kept[pid] = Kept(facts: facts, complete: false, readDesktopID: false)
+            marks[pid] = Mark(inode: inode, start: line.start, ready: true, readDesktopID: true)
             return facts
         }
         if let known, known.complete, !rereadProgram, known.facts.comm == line.comm, known.facts.uid == info.st_uid,
@@ -177,7 +235,8 @@ public final class ProcessFactsReader {
             facts.exe = known.facts.exe
             facts.cmdline = known.facts.cmdline
             facts.desktopID = known.facts.desktopID
-            kept[pid] = Kept(facts: facts, inode: inode, born: born, complete: true, readDesktopID: known.readDesktopID)
+            kept[pid] = Kept(facts: facts, complete: true, readDesktopID: known.readDesktopID)
+            marks[pid] = Mark(inode: inode, start: line.start, ready: true, readDesktopID: known.readDesktopID)
             return facts
         }
         let cmdline = Self.words(LinuxProcessProbe.readSmallFile("/proc/\(pid)/cmdline", limit: 1 << 16))
@@ -186,7 +245,8 @@ public final class ProcessFactsReader {
         facts.desktopID = readsDesktopIDs ? Self.desktopID(pid) : nil
         // A process in the middle of starting has no command line yet: read again next time rather than keep it.
         let complete = !cmdline.isEmpty || line.state == "Z"
-        kept[pid] = Kept(facts: facts, inode: inode, born: born, complete: complete, readDesktopID: readsDesktopIDs)
+        kept[pid] = Kept(facts: facts, complete: complete, readDesktopID: readsDesktopIDs)
+        marks[pid] = Mark(inode: inode, start: line.start, ready: complete, readDesktopID: readsDesktopIDs)
         return facts
     }
 

@@ -17,13 +17,13 @@ extension ShieldGuard {
     /// Written at least this often (seconds) while measured time accumulates: what a crash can lose.
     static let usageWriteEvery: Double = 60
 
-    /// One look's measurement: `processes` as the look saw them, `thawed` what it just resumed.
-    func measureUsage(_ processes: [ProcessFacts], thawed: Set<ProcessIdentity>, now: Double) {
-        let lifted = inputs.shields.filter { states[$0.name]?.isLifted ?? false }
+    /// One look's measurement: the watched processes as the look left them, `thawed` what it just resumed.
+    func measureUsage(thawed: Set<ProcessIdentity>, now: Double, ending: Bool = false) {
+        let lifted = ending ? [] : inputs.shields.filter { states[$0.name]?.isLifted ?? false }
         var running: Set<String> = []
         if !lifted.isEmpty {
             let matcher = ShieldMatcher(shields: lifted)
-            for p in processes where watched.contains(p.pid) && !p.isDead && !frozen.contains(p.identity) {
+            for p in reader.current(watched) where !p.isDead && !frozen.contains(p.identity) {
                 guard !p.isStopped || thawed.contains(p.identity) else { continue }
                 running.formUnion(matcher.shields(holding: p))
             }
@@ -42,7 +42,7 @@ extension ShieldGuard {
     /// Ends the measurement now (the guard stops) and writes what it holds.
     func finishUsage() {
         let now = environment.monotonic()
-        measureUsage([], thawed: [], now: now)
+        measureUsage(thawed: [], now: now, ending: true)
         writeUsage(now: now)
     }
 

@@ -22,7 +22,7 @@ final class ShieldGuard {
 
     /// The ledger, opened once it exists (the guard never creates it).
     var database: HumDatabase?
-    private let reader = ProcessFactsReader(readsDesktopIDs: false)
+    let reader = ProcessFactsReader(readsDesktopIDs: false)
     private let freezer = ProcessFreezer()
     private(set) var inputs = ShieldInputs(shields: [])
     private(set) var states: [String: ShieldStatus] = [:]
@@ -35,6 +35,9 @@ final class ShieldGuard {
     private var scanning = false
     /// The pids whose facts matter at every look: what the shields name and what the guard froze.
     private(set) var watched: Set<Int32> = []
+    private var watchedGroups: Set<Int32> = []
+    /// Every shield's targets, compiled once per reading of the shields.
+    private var named = ShieldMatcher(shields: [])
     /// Whether the next look plans even when no process changed (the shields or their state changed, or the last
     /// look acted).
     private var mustPlan = true
@@ -79,6 +82,7 @@ final class ShieldGuard {
         do {
             if let db = try openDatabase() {
                 inputs = try db.shieldInputs()
+                named = ShieldMatcher(shields: inputs.shields)
                 let settings = try db.settings(environment: [:])
                 action = settings.shieldAction
                 graceSeconds = settings.shieldGraceSeconds
@@ -150,13 +154,12 @@ final class ShieldGuard {
         guard !stopped else { return }
         reapWatchdogs()
         reader.readsDesktopIDs = inputs.shields.contains { $0.targets.contains { $0.kind == .desktopID } }
-        let looked = reader.look(refreshing: watched)
+        reader.look(refreshing: watched)
         let now = environment.monotonic()
         let due = terminationDue(now: now)
-        var processes = looked
         var thawed: Set<ProcessIdentity> = []
-        if reader.changed || mustPlan || due {
-            var planned = plan(looked)
+        if mustPlan || due || mayMatter() {
+            var planned = plan(reader.current)
             if !planned.plan.isEmpty || due {
                 planned = plan(reader.snapshot())
                 if !planned.plan.isEmpty {
@@ -165,17 +168,28 @@ final class ShieldGuard {
                     thawed = Set(outcome.thawed.flatMap(\.processes))
                 }
             }
-            processes = planned.processes
+            let processes = planned.processes
             frozen = planned.plan.frozen
             noteHeld(now: now)
             if due { terminateDue(among: planned.processes, now: now) }
-            let named = ShieldMatcher(shields: inputs.shields)
-            watched = Set(frozen.map(\.pid)).union(processes.lazy.filter { named.matches($0) }.map(\.pid))
+            watched = Set(frozen.map(\.pid)).union(processes.lazy.filter { self.named.matches($0) }.map(\.pid))
+            watchedGroups = Set(processes.lazy.filter { self.watched.contains($0.pid) }.map(\.pgid))
             // Planned again at the next look, whatever changes: after acting (to see that it held), and while a
             // pass's command is exempt (the pass can end with no process changing).
             mustPlan = !planned.plan.isEmpty || planned.passes
         }
-        measureUsage(processes, thawed: thawed, now: now)
+        measureUsage(thawed: thawed, now: now)
+    }
+
+    /// Whether what the last look found new, changed or gone can change the plan: a process a shield names, one the
+    /// guard watches (named or frozen), or a member of their groups (a freeze takes a group whole only when every
+    /// member may be touched). Any other process coming, going or changing (a build's compilers, a shell's state)
+    /// leaves the last plan as it was.
+    private func mayMatter() -> Bool {
+        reader.ended.contains { watched.contains($0) }
+            || reader.changes.contains {
+                watched.contains($0.pid) || watchedGroups.contains($0.pgid) || named.matches($0)
+            }
     }
 
     /// The plan for `processes`, with a pass's own command left out (ShieldGuard+Exempt).
