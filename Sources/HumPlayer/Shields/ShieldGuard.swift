@@ -30,7 +30,7 @@ final class ShieldGuard {
     private(set) var frozen: Set<ProcessIdentity> = []
     /// Pids never frozen, besides a pass's own command tree (found at each look, ShieldGuard+Exempt.swift).
     var exempt: Set<Int32> = [] { didSet { mustPlan = true } }
-    /// The once-a-second look at the processes, armed only while a shield is up.
+    /// The once-a-second look at the processes, armed only while a shield is up or lifted.
     private var scanTimer: (any LoopTimer)?
     private var scanning = false
     /// The pids whose facts matter at every look: what the shields name and what the guard froze.
