@@ -25,6 +25,7 @@ public enum CommandTable {
             ContractCommand.self,
             ProofCommand.self,
             ReportCommand.self,
+            LogCommand.self,
             ExportCommand.self,
             MixCommand.self,
             DaemonCommand.self,

@@ -152,6 +152,9 @@ enum Schema {
         SiteSchema.migration,
         // 7 → 8 (`rounds-away`): the time the person was away during a round (docs/rules.md, "Away").
         AwaySchema.migration,
+        // 8 → 9 (`shield-usage`): how long each shield's programs ran while it was lifted, per day, and time logged
+        // by hand (docs/shields.md, "Distracting time").
+        ShieldUsageSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

@@ -46,6 +46,17 @@ public struct ProcessFreezer: Sendable {
         return report
     }
 
+    /// Asks one process to end (`shield.action = terminate`): SIGTERM, then SIGCONT so that a frozen program can run
+    /// its handler and end; with `kill`, SIGKILL. Checked as a freeze is: never pid 1 or hum, and only the process
+    /// planned (same start time, not dead).
+    public func terminate(_ id: ProcessIdentity, kill hard: Bool) -> Outcome.Result {
+        guard id.pid > 1, id.pid != getpid() else { return .failed("refused: pid \(id.pid) is never signalled") }
+        guard Self.isStill(id) != nil else { return .gone }
+        guard kill(id.pid, hard ? SIGKILL : SIGTERM) == 0 else { return Self.failure(errno) }
+        if !hard { kill(id.pid, SIGCONT) }
+        return .done
+    }
+
     func send(_ signal: Int32, _ action: ShieldPlan.Action) -> Outcome.Result {
         let me = getpid()
         switch action {

@@ -284,6 +284,7 @@ struct ConfigCommand: HumCommand {
             for name in unsaved {
                 context.warn("there is no saved mix \(name.quoted) yet; save it with 'hum mix save \(name.clipped)'")
             }
+            if key.hasPrefix("shield.") { ShieldGuardLink.tell(context) }  // the running guard reads it now
             return ExitCode.success
         }
 
@@ -326,6 +327,7 @@ struct ConfigCommand: HumCommand {
                 context.stdout.write(
                     "\(key) = \(value.text.visible) (\(value.source))\(removed ? "" : "; it was not set")\n")
             }
+            if key.hasPrefix("shield.") { ShieldGuardLink.tell(context) }  // the running guard reads it now
             return ExitCode.success
         }
     }

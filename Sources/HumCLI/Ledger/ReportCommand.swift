@@ -18,6 +18,10 @@ struct ReportCommand: HumCommand {
         day.starts-at, midnight by default, so with 04:00 a round at 03:59 counts for the day before); "stopped" rounds
         are the interrupted ones. With --tag, only rounds carrying every tag given are counted (the streak and
         the heat map stay those of all focus, and the ledger's spending is left out: it has no tags).
+        Distracting time is how long each shield's programs ran while it was lifted (measured by the guard) plus time
+        logged by hand ('hum log 20m --shield social'), by the day day.starts-at puts it in. How a day leaned: a day
+        leaned productive when its focused time is at least its distracting time (every shield's, measured and
+        logged), distracted when the distracting time is more; a day with neither has no lean.
         The text shows a bar per day (per month for a year) and a heat map of the last weeks: · nothing,
         ░ ▒ ▓ up to a third, two thirds or just under the goal, █ the goal met (in the accent colour on a
         terminal, unless NO_COLOR is set).
@@ -69,11 +73,15 @@ struct ReportCommand: HumCommand {
         if !filter.isEmpty { rounds = rounds.filter(filter.keeps) }
         let entries = filter.isEmpty ? try db.entries(from: low, to: high).entries : nil
         let focus = try db.focusByDay(boundary: boundary)
-        let report = HistoryReport(
+        var report = HistoryReport(
             period: period, holding: anchor, today: today, goalSeconds: settings.dailyGoalSeconds, rounds: rounds,
             entries: entries, focusByDay: focus,
             skippedByZone: { calendar.startOfDay($0) == calendar.startOfDay($0.adding(days: 1)) },
             dayBoundary: boundary)
+        // Distracting time per shield per day, and which way each day leaned (docs/shields.md).
+        let distracting = try db.distractingDays(from: first, to: last)
+        report.distracting = distracting
+        report.balance = DayBalance.days(report.days.filter { $0.date <= today }, distracting: distracting)
         return (report, focus)
     }
 
@@ -143,6 +151,7 @@ struct ReportText {
         if let hour = r.bestHour {
             row("best hour", "\(pad2(hour)):00-\(pad2((hour + 1) % 24)):00 (\(f(r.bestHourSeconds)) focused)")
         }
+        distraction(row)
         if !r.tags.isEmpty {
             let shown = r.tags.prefix(8)
             let tagWidth = min(20, shown.map { $0.tag.visible.count }.max() ?? 0)
@@ -159,6 +168,36 @@ struct ReportText {
     }
 
     func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// Distracting time per shield (measured while lifted, and logged by hand), and how the days leaned.
+    func distraction(_ row: (String, String) -> Void) {
+        let f = LedgerCLI.format
+        let days = report.distracting ?? []
+        var shields: [String: (measured: Int64, logged: Int64)] = [:]
+        for d in days {
+            shields[d.shield, default: (0, 0)].measured += d.measuredSeconds
+            shields[d.shield, default: (0, 0)].logged += d.loggedSeconds
+        }
+        var first = true
+        for (name, time) in shields.sorted(by: { $0.key < $1.key }) {
+            let logged = time.logged > 0 ? " (\(f(time.logged)) logged by hand)" : ""
+            row(first ? "distracting" : "", "\(name.visible) \(f(time.measured + time.logged))\(logged)")
+            first = false
+        }
+        if first { row("distracting", "none measured or logged") }
+        let balance = report.balance ?? []
+        let leaned = balance.filter { $0.lean != .none }
+        guard !leaned.isEmpty else { return }
+        let productive = leaned.filter { $0.lean == .productive }.count
+        var text =
+            "productive on \(productive) of \(leaned.count) day\(leaned.count == 1 ? "" : "s") with focus or distraction"
+        if let today = balance.first(where: { $0.date == report.today }), today.lean != .none {
+            text +=
+                "; today \(today.lean.rawValue) (\(f(today.focusedSeconds)) focused, \(f(today.distractingSeconds)) "
+                + "distracting)"
+        }
+        row("leaned", text)
+    }
 
     /// A bar per day of the period up to today (per month for a year), scaled to the longest or the goal, with
     /// the goal marked `|` where the bar does not reach it.

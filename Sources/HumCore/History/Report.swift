@@ -166,6 +166,9 @@ public struct HistoryReport: Sendable, Encodable {
     public var bestHour: Int? = nil
     public var bestHourSeconds: Int64 = 0
     public var streak: Streak
+    /// Distracting time per shield per day, and each day's lean (`DayLean`), when the caller read them (ShieldUsage).
+    public var distracting: [DistractingDay]? = nil
+    public var balance: [DayBalance]? = nil
 
     /// Days of the period up to today that met the goal, and how many days of it have begun.
     public var daysMet: Int { days.filter { $0.metGoal && $0.date <= today }.count }
@@ -273,7 +276,7 @@ public struct HistoryReport: Sendable, Encodable {
         case days, tags
         case bestHour = "best_hour"
         case bestHourSeconds = "best_hour_seconds"
-        case streak
+        case streak, distracting, balance
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -302,6 +305,8 @@ public struct HistoryReport: Sendable, Encodable {
         try c.encode(bestHour, forKey: .bestHour)
         try c.encode(bestHourSeconds, forKey: .bestHourSeconds)
         try c.encode(streak, forKey: .streak)
+        try c.encodeIfPresent(distracting, forKey: .distracting)
+        try c.encodeIfPresent(balance, forKey: .balance)
     }
 }
 

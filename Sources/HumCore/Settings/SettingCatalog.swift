@@ -29,6 +29,8 @@ public enum SettingCatalog {
     public static let reviewTimeout = "review.timeout"
     public static let strictEmergencyWait = "strict.emergency-wait"
     public static let dayStartsAt = "day.starts-at"
+    public static let shieldAction = "shield.action"
+    public static let shieldGrace = "shield.grace"
     /// Named `hum focus` options: `profile.deep`.
     public static let profilePrefix = "profile."
 
@@ -118,6 +120,14 @@ public enum SettingCatalog {
             summary:
                 "when a day begins for quotas, the daily cap and reports (04:00: the hours after midnight count for "
                 + "the day before)",
+            environment: nil),
+        .init(
+            key: shieldAction, kind: .choice(ShieldAction.allCases.map(\.rawValue)), defaultText: "freeze",
+            summary: "what a shield does to its programs: freeze them, or terminate them after shield.grace",
+            environment: nil),
+        .init(
+            key: shieldGrace, kind: .duration(min: 1, max: 3600, whole: true), defaultText: "10s",
+            summary: "with shield.action terminate: how long a program stays frozen before it is asked to end",
             environment: nil),
     ]
 
@@ -248,6 +258,10 @@ public struct Settings: Sendable {
 
     /// When a day begins (`day.starts-at`), for shield quotas, the daily cap and reports.
     public var dayBoundary: DayBoundary { DayBoundary(settingText: text(SettingCatalog.dayStartsAt)) }
+
+    /// What a shield does to its programs (`shield.action`), and after how long (`shield.grace`).
+    public var shieldAction: ShieldAction { ShieldAction(rawValue: text(SettingCatalog.shieldAction)) ?? .freeze }
+    public var shieldGraceSeconds: Int64 { seconds(SettingCatalog.shieldGrace) }
 
     /// The daily focus goal in seconds (0: any focus meets it).
     public var dailyGoalSeconds: Int64 { seconds(SettingCatalog.focusDailyGoal) }

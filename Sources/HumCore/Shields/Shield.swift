@@ -166,3 +166,14 @@ public struct ShieldProblem: Error, Sendable, Equatable, UserFacingError {
     public init(_ message: String) { self.message = message }
     public var kind: FailureKind { .usage }
 }
+
+/// What a shield does to a program it names (`shield.action`): keep it frozen (its state kept, resumed by a lift), or
+/// freeze it and, after `shield.grace`, ask it to end (SIGTERM, then SIGKILL if it is still there
+/// `ShieldAction.killAfter` seconds later), as timekpr-nExT's PlayTime does.
+public enum ShieldAction: String, Sendable, CaseIterable {
+    case freeze
+    case terminate
+
+    /// Seconds from SIGTERM to SIGKILL for a program that does not end.
+    public static let killAfter: Int64 = 5
+}

@@ -27,17 +27,25 @@ final class ShieldGuard {
 
     /// The ledger, opened once it exists (the guard never creates it).
     var database: HumDatabase?
-    private let reader = ProcessFactsReader(readsDesktopIDs: false)
+    let reader = ProcessFactsReader(readsDesktopIDs: false)
     private let freezer = ProcessFreezer()
     private(set) var inputs = ShieldInputs(shields: [])
     private(set) var states: [String: ShieldStatus] = [:]
     /// What this guard froze, handed back to every plan (so that it is thawed when no longer wanted).
     private(set) var frozen: Set<ProcessIdentity> = []
     /// Pids never frozen, besides a pass's own command tree (found at each look, ShieldGuard+Exempt.swift).
-    var exempt: Set<Int32> = []
-    /// The once-a-second look at the processes, armed only while a shield is up.
+    var exempt: Set<Int32> = [] { didSet { mustPlan = true } }
+    /// The once-a-second look at the processes, armed only while a shield is up or lifted.
     private var scanTimer: (any LoopTimer)?
     private var scanning = false
+    /// The pids whose facts matter at every look: what the shields name and what the guard froze.
+    private(set) var watched: Set<Int32> = []
+    private var watchedGroups: Set<Int32> = []
+    /// Every shield's targets, compiled once per reading of the shields.
+    private var named = ShieldMatcher(shields: [])
+    /// Whether the next look plans even when no process changed (the shields or their state changed, or the last
+    /// look acted).
+    private var mustPlan = true
     /// The next instant a state can change by itself, on the wall clock (lifts and offs end at wall-clock seconds).
     private var changeTimer: (any LoopTimer)?
     private(set) var stopped = false
@@ -47,6 +55,17 @@ final class ShieldGuard {
     var running: RunningLift?
     /// The running lift's precise end, on the monotonic clock.
     var liftTimer: (any LoopTimer)?
+    /// `shield.action` and `shield.grace`, read with the shields (ShieldGuard+Terminate.swift).
+    var action: ShieldAction = .freeze
+    var graceSeconds: Int64 = 10
+    /// With `terminate`: since when (monotonic) each process has been held, and when those asked to end were asked.
+    var held: [ProcessIdentity: Double] = [:]
+    var terminating: [ProcessIdentity: Double] = [:]
+    /// Distracting time: the meter of the lifted shields' programs, and what it measured not yet written, by shield
+    /// and day (ShieldGuard+Usage.swift).
+    var usageMeter = ShieldUsageMeter()
+    var pendingUsage: [UsageKey: Double] = [:]
+    var usageWritten: Double = 0
     /// Watchdogs told `done`, reaped once they have exited.
     var spentWatchdogs: [Watchdog] = []
 
@@ -66,7 +85,13 @@ final class ShieldGuard {
     func reread() {
         guard !stopped else { return }
         do {
-            if let db = try openDatabase() { inputs = try db.shieldInputs() }
+            if let db = try openDatabase() {
+                inputs = try db.shieldInputs()
+                named = ShieldMatcher(shields: inputs.shields)
+                let settings = try db.settings(environment: [:])
+                action = settings.shieldAction
+                graceSeconds = settings.shieldGraceSeconds
+            }
             lastProblem = nil
         } catch {
             say(
@@ -95,19 +120,23 @@ final class ShieldGuard {
         let next = ShieldState.shielded(inputs, now: now)
         let changed = next != states
         states = next
+        mustPlan = true
         liftMayHaveEnded()
         armNextChange(now: now)
         if !inputs.shields.isEmpty || !frozen.isEmpty { scan() }
-        // Only a shield that names programs needs the once-a-second look: websites are the browser extension's.
-        let anyUp = inputs.shields.contains { shield in
-            states[shield.name] == .up && shield.targets.contains { $0.kind != .site }
+        // Looking once a second while a shield that names programs is up (new programs) or lifted (how long its
+        // programs run); websites are the browser extension's.
+        let looking = inputs.shields.contains { shield in
+            guard let state = states[shield.name], state.isUp || state.isLifted else { return false }
+            return shield.targets.contains { $0.kind != .site }
         }
-        if anyUp, !scanning {
+        if looking, !scanning {
             scanTimer?.repeating(every: 1)
-        } else if !anyUp, scanning {
+        } else if !looking, scanning {
             scanTimer?.disarm()
+            usageMeter.reset()
         }
-        scanning = anyUp
+        scanning = looking
         if changed { onChange() }
     }
 
@@ -125,13 +154,61 @@ final class ShieldGuard {
         }
     }
 
-    /// One look at the processes: plan, carry out, keep what is frozen.
+    /// One look at the processes: plan, carry out, keep what is frozen. The look is cheap (`ProcessFactsReader.look`:
+    /// only new processes, those watched, the young and a rotating slice are read); when no process changed and the
+    /// shields' state did not either, the last plan still holds and nothing more is done. A plan that would do
+    /// something is made again from a `snapshot()` (every process read now), and only that one is carried out: what
+    /// a signal is sent to is decided on facts read a moment before, as the safety rules require.
     func scan() {
         guard !stopped else { return }
         reapWatchdogs()
         reader.readsDesktopIDs = inputs.shields.contains { $0.targets.contains { $0.kind == .desktopID } }
-        let processes = reader.snapshot()
+        reader.look(refreshing: watched)
+        let now = environment.monotonic()
+        let due = terminationDue(now: now)
+        var thawed: Set<ProcessIdentity> = []
+        if mustPlan || due || mayMatter() {
+            var outcome: ProcessFreezer.Report?
+            var planned = plan(reader.current)
+            if !planned.plan.isEmpty || due {
+                planned = plan(reader.snapshot())
+                if !planned.plan.isEmpty {
+                    let carried = freezer.carryOut(planned.plan)
+                    report(carried)
+                    thawed = Set(carried.thawed.flatMap(\.processes))
+                    outcome = carried
+                }
+            }
+            let processes = planned.processes
+            frozen = planned.plan.frozen
+            onScanned(planned.plan, processes, notFrozen(outcome))
+            noteHeld(now: now)
+            if due { terminateDue(among: planned.processes, now: now) }
+            watched = Set(frozen.map(\.pid)).union(processes.lazy.filter { self.named.matches($0) }.map(\.pid))
+            watchedGroups = Set(processes.lazy.filter { self.watched.contains($0.pid) }.map(\.pgid))
+            // Planned again at the next look, whatever changes: after acting (to see that it held), and while a
+            // pass's command is exempt (the pass can end with no process changing).
+            mustPlan = !planned.plan.isEmpty || planned.passes
+        }
+        measureUsage(thawed: thawed, now: now)
+    }
+
+    /// Whether what the last look found new, changed or gone can change the plan: a process a shield names, one the
+    /// guard watches (named or frozen), or a member of their groups (a freeze takes a group whole only when every
+    /// member may be touched). Any other process coming, going or changing (a build's compilers, a shell's state)
+    /// leaves the last plan as it was.
+    private func mayMatter() -> Bool {
+        reader.ended.contains { watched.contains($0) }
+            || reader.changes.contains {
+                watched.contains($0.pid) || watchedGroups.contains($0.pgid) || named.matches($0)
+            }
+    }
+
+    /// The plan for `processes`, with a pass's own command left out (ShieldGuard+Exempt).
+    private func plan(_ processes: [ProcessFacts]) -> (plan: ShieldPlan, processes: [ProcessFacts], passes: Bool) {
         let safety = ShieldSafety(me: ProcessFactsReader.me(), among: processes)
+        // Processes asked to end are left running, to end cleanly (ShieldGuard+Terminate).
+        let exempt = exempt.union(terminating.keys.map(\.pid))
         var plan = ShieldPlan.make(
             shields: inputs.shields, status: states, processes: processes, frozen: frozen, exempt: exempt,
             safety: safety)
@@ -142,10 +219,7 @@ final class ShieldGuard {
                 shields: inputs.shields, status: states, processes: processes, frozen: frozen,
                 exempt: exempt.union(passes), safety: safety)
         }
-        let outcome = plan.isEmpty ? nil : freezer.carryOut(plan)
-        if let outcome { report(outcome) }
-        frozen = plan.frozen
-        onScanned(plan, processes, notFrozen(outcome))
+        return (plan, processes, !passes.isEmpty)
     }
 
     /// The processes a freeze was planned for and not sent to (gone, refused).
@@ -165,6 +239,9 @@ final class ShieldGuard {
             shields: [], status: [:], processes: processes, frozen: frozen, exempt: [], safety: safety)
         if !plan.isEmpty { report(freezer.carryOut(plan)) }
         frozen = []
+        finishUsage()
+        held = [:]
+        terminating = [:]
         stopped = true
         scanTimer?.disarm()
         changeTimer?.disarm()
