@@ -6,12 +6,12 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
              dbus-daemon dbus-bin playerctl systemd python3-icalendar $(DIST_DEPS) lintian appstream man-db \
-             bash-completion
+             bash-completion nftables
 # What make dist and make deb use: strip and readelf (binutils), dpkg-shlibdeps (dpkg-dev).
 DIST_DEPS := binutils dpkg-dev
 
 .PHONY: run test build release deps test-deps dist-deps stamp dist deb sounds bench clean format format-check \
-	install uninstall
+	install uninstall install-shield uninstall-shield
 
 # Installs the Debian packages that are missing (apt-get, through sudo when not root). Not as root, it lists them
 # and asks first (YES=1 answers for it, for scripts); without an answer it stops and says what to install.
@@ -102,6 +102,20 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hum \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/hum.fish $(DESTDIR)$(PREFIX)/lib/systemd/user/hum.service
 	rm -rf $(DESTDIR)$(PREFIX)/share/hum
+
+# Strong mode's root helper (docs/shields.md, "Strong mode"): hum-shieldd in PREFIX/bin and its system unit in
+# PREFIX/lib/systemd/system, through sudo when not root. Needs nftables. Enable it with
+# 'sudo systemctl daemon-reload && sudo systemctl enable --now hum-shieldd'.
+install-shield: deps stamp
+	$(SWIFT) build -c release --product hum-shieldd --static-swift-stdlib
+	$(SUDO) install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system
+	$(SUDO) install -s -m 0755 .build/release/hum-shieldd $(DESTDIR)$(PREFIX)/bin/hum-shieldd
+	sed 's|@PREFIX@|$(PREFIX)|' contrib/hum-shieldd.service | \
+		$(SUDO) install -m 0644 /dev/stdin $(DESTDIR)$(PREFIX)/lib/systemd/system/hum-shieldd.service
+
+# Stops nothing: run 'sudo systemctl disable --now hum-shieldd' and 'sudo hum-shieldd --remove' first.
+uninstall-shield:
+	$(SUDO) rm -f $(DESTDIR)$(PREFIX)/bin/hum-shieldd $(DESTDIR)$(PREFIX)/lib/systemd/system/hum-shieldd.service
 
 clean:
 	rm -rf .build dist

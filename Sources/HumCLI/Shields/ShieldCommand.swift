@@ -29,7 +29,7 @@ struct ShieldCommand: HumCommand {
     static var subcommands: [any HumCommand.Type] {
         [
             Add.self, ShieldList.self, ShieldShow.self, Remove.self, ShieldOffCommand.self, ShieldOnCommand.self,
-            ShieldSetCommand.self,
+            ShieldSetCommand.self, ShieldStrongCommand.self,
         ]
     }
     static let arguments: [any Declared] = ShieldList.arguments
