@@ -57,6 +57,7 @@ import Testing
         echo "MODE: $(stat -c %a "$T/s.sock")"
         echo "GARBAGE: $(ask 65534 'not json')"
         echo "BADNAME: $(ask 65534 '{"version":1,"op":"set","domains":["a;b.com"]}')"
+        echo "HUGE: $(ask 65534 "{\"version\":1,\"op\":\"set\",\"domains\":[\"$(head -c 70000 /dev/zero | tr '\0' a).com\"]}")"
         echo "SET: $(ask 65534 '{"version":1,"op":"set","domains":["Shielded.test"]}')"
         echo "SHIELDED: $(probe)"
         echo "ROOT: $(if bash -c 'exec 3<>/dev/tcp/127.0.0.2/8080' 2>/dev/null; then echo open; else echo shut; fi)"
@@ -64,8 +65,10 @@ import Testing
         UNTIL=$(echo "$(now) + 2" | bc)
         echo "OTHER: $(ask 1234 "{\"version\":1,\"op\":\"set\",\"uid\":65534,\"domains\":[\"shielded.test\"],\"lifts\":[{\"domain\":\"shielded.test\",\"until\":$UNTIL}]}")"
         echo "AFTEROTHER: $(probe)"
+        T0=$(now)
         echo "LIFT: $(ask 65534 "{\"version\":1,\"op\":\"set\",\"domains\":[\"shielded.test\"],\"lifts\":[{\"domain\":\"shielded.test\",\"until\":$UNTIL}]}")"
         echo "LIFTED: $(probe)"
+        echo "LIFTTOOK: $(echo "$(now) - $T0" | bc)"
         kill -9 $HPID; wait $HPID 2>/dev/null
         echo "HELPERS: $(pgrep -c -x hum-shieldd || true) $(pgrep -c -x hum || true)"
         sleep "$(echo "$UNTIL - $(now) - 0.6" | bc)"
@@ -82,6 +85,17 @@ import Testing
         echo "CLEARED: $(probe)"
         kill $HPID $LISTENER; wait 2>/dev/null
         """#
+
+    @Test func statusSaysWhenNoHelperAnswers() throws {
+        let folder = NSTemporaryDirectory() + "hum-shieldd-none-" + UUID().uuidString
+        let result = try runBinary(
+            ["shield", "strong", "status"],
+            environment: ["HOME": "/nonexistent", "HUM_SHIELDD_SOCKET": folder + "/s.sock"])
+        #expect(result.code == 1, "\(result)")
+        #expect(
+            result.err == "hum: no strong-mode helper answers at \(folder)/s.sock; install it with 'sudo make "
+                + "install-shield' and start it (systemctl enable --now hum-shieldd)\n")
+    }
 
     @Test func theKernelRelocksALiftWithNoProcessOfOursAlive() throws {
         guard geteuid() == 0 else {
@@ -115,6 +129,7 @@ import Testing
         #expect(lines["MODE"] == "666", "\(report)")
         #expect(lines["GARBAGE"]?.contains(#""ok":false"#) == true, "\(report)")
         #expect(lines["BADNAME"]?.contains(#""ok":false"#) == true, "\(report)")
+        #expect(lines["HUGE"]?.contains("longer than 65536 bytes") == true, "\(report)")
         #expect(
             lines["SET"]?.contains(#""ok":true"#) == true && lines["SET"]?.contains("127.0.0.2") == true, "\(report)")
         #expect(lines["SET"]?.contains(#""uid":65534"#) == true, "\(report)")
