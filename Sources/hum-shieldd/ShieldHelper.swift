@@ -102,7 +102,9 @@ final class ShieldHelper {
         do {
             result = try CapturedCommand.run([options.nft, "-f", "-"], input: Array(script.utf8), timeout: 10)
         } catch {
-            throw StrongShieldRefusal("the helper cannot run \(options.nft): \(error); install nftables")
+            throw StrongShieldRefusal(
+                "the helper cannot run \(options.nft): \((error as? any UserFacingError)?.message ?? "\(error)"); install nftables"
+            )
         }
         guard result.exitCode == 0, !result.timedOut else {
             throw StrongShieldRefusal(

@@ -58,7 +58,9 @@ if remove {
             [options.nft, "-f", "-"], input: Array(StrongShieldRuleset.removal.utf8), timeout: 10)
         exit(result.exitCode == 0 ? 0 : 1)
     } catch {
-        fail("cannot run \(options.nft): \(error); is nftables installed?")
+        fail(
+            "cannot run \(options.nft): \((error as? any UserFacingError)?.message ?? "\(error)"); is nftables installed?"
+        )
     }
 }
 
