@@ -11,7 +11,7 @@ TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpe
 DIST_DEPS := binutils dpkg-dev
 
 .PHONY: run test build release deps test-deps dist-deps stamp dist deb sounds bench clean format format-check \
-	install uninstall
+	install uninstall install-shield uninstall-shield
 
 # Installs the Debian packages that are missing (apt-get, through sudo when not root). Not as root, it lists them
 # and asks first (YES=1 answers for it, for scripts); without an answer it stops and says what to install.
@@ -110,6 +110,20 @@ uninstall:
 	rm -f $(DESTDIR)/usr/lib/mozilla/native-messaging-hosts/hum.shield.json \
 		$(DESTDIR)/etc/chromium/native-messaging-hosts/hum.shield.json \
 		$(DESTDIR)/etc/opt/chrome/native-messaging-hosts/hum.shield.json
+
+# Strong mode's root helper (docs/shields.md, "Strong mode"): hum-shieldd in PREFIX/bin and its system unit in
+# PREFIX/lib/systemd/system, through sudo when not root. Needs nftables. Enable it with
+# 'sudo systemctl daemon-reload && sudo systemctl enable --now hum-shieldd'.
+install-shield: deps stamp
+	$(SWIFT) build -c release --product hum-shieldd --static-swift-stdlib
+	$(SUDO) install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/systemd/system
+	$(SUDO) install -s -m 0755 .build/release/hum-shieldd $(DESTDIR)$(PREFIX)/bin/hum-shieldd
+	sed 's|@PREFIX@|$(PREFIX)|' contrib/hum-shieldd.service | \
+		$(SUDO) install -m 0644 /dev/stdin $(DESTDIR)$(PREFIX)/lib/systemd/system/hum-shieldd.service
+
+# Stops nothing: run 'sudo systemctl disable --now hum-shieldd' and 'sudo hum-shieldd --remove' first.
+uninstall-shield:
+	$(SUDO) rm -f $(DESTDIR)$(PREFIX)/bin/hum-shieldd $(DESTDIR)$(PREFIX)/lib/systemd/system/hum-shieldd.service
 
 clean:
 	rm -rf .build dist

@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .executable(name: "hum", targets: ["hum"]),
         .executable(name: "hum-soundgen", targets: ["hum-soundgen"]),
+        .executable(name: "hum-shieldd", targets: ["hum-shieldd"]),
     ],
     targets: [
         system("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
@@ -59,6 +60,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(name: "hum", dependencies: ["HumCLI"], swiftSettings: strict),
+        // Strong mode's root helper (docs/shields.md): shields sites with nftables for every user who asks, each by
+        // the uid its socket says. Small on purpose: the decisions are HumCore's (StrongShield), running nft is
+        // HumSystem's; nothing of the player or the CLI.
+        .executableTarget(name: "hum-shieldd", dependencies: ["HumCore", "HumSystem", "CLinux"], swiftSettings: strict),
         // In-memory doubles of the outside world (clocks, zones, an audio sink, a process probe), as swift-log ships
         // its in-memory handler: for tests only, never linked into hum.
         .target(name: "HumTestSupport", dependencies: ["HumCore"], swiftSettings: strict),

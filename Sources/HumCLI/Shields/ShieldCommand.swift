@@ -32,7 +32,7 @@ struct ShieldCommand: HumCommand {
     static var subcommands: [any HumCommand.Type] {
         [
             Add.self, ShieldList.self, ShieldShow.self, Remove.self, ShieldOffCommand.self, ShieldOnCommand.self,
-            ShieldSetCommand.self, ShieldStatusCommand.self, ShieldInstallBrowserCommand.self,
+            ShieldSetCommand.self, ShieldStatusCommand.self, ShieldInstallBrowserCommand.self, ShieldStrongCommand.self,
         ]
     }
     static let arguments: [any Declared] = ShieldList.arguments
