@@ -172,4 +172,45 @@ import Testing
         #expect(
             request.lifts == [StrongShieldLift(domain: "a.com", until: 8), StrongShieldLift(domain: "b.com", until: 9)])
     }
+
+    /// What the player sends the helper: every site's domain and its www. name, lifted only while no shield naming
+    /// it is up, until the earliest end, never past the helper's longest lease; programs' targets send nothing.
+    @Test func theWantedStateFollowsTheShieldsAndTheirStates() throws {
+        let at = Timestamp(epochSeconds: 0, offsetSeconds: 0)
+        func site(_ text: String) throws -> ShieldTarget { .site(try SitePattern.checked(text)) }
+        let video = Shield(name: "video", targets: [try site("youtube.com/shorts"), .app("mpv")], created: at)
+        let social = Shield(
+            name: "social", targets: [try site("reddit.com/r/*"), try site("youtube.com")], created: at)
+        let news = Shield(name: "news", targets: [try site("lwn.net")], created: at)
+        let now = 1_000_000.0
+        let all = StrongShieldWanted.from(shields: [video, social, news], states: [:], now: now)
+        #expect(
+            all.domains == ["lwn.net", "reddit.com", "www.lwn.net", "www.reddit.com", "www.youtube.com", "youtube.com"])
+        #expect(all.lifts.isEmpty, "a shield with no state yet is up")
+        let lifted = StrongShieldWanted.from(
+            shields: [video, social, news],
+            states: [
+                "video": .lifted(until: 1_000_900, lift: "l"), "social": .up,
+                "news": .off(until: 1_000_000 + 5 * 86_400),
+            ], now: now)
+        #expect(lifted.lifts["youtube.com"] == nil, "social, which is up, names it too")
+        #expect(lifted.lifts["lwn.net"] == now + StrongShield.longestLease - 1)
+        #expect(lifted.lifts["www.lwn.net"] == now + StrongShield.longestLease - 1)
+        let both = StrongShieldWanted.from(
+            shields: [video, social],
+            states: ["video": .lifted(until: 1_000_900, lift: "l"), "social": .free(until: 1_000_300, schedule: "s")],
+            now: now)
+        #expect(
+            both.lifts == [
+                "youtube.com": 1_000_300, "www.youtube.com": 1_000_300, "reddit.com": 1_000_300,
+                "www.reddit.com": 1_000_300,
+            ])
+        let ended = StrongShieldWanted.from(
+            shields: [news], states: ["news": .lifted(until: 999_999, lift: "l")], now: now)
+        #expect(ended.lifts.isEmpty, "an end already past lifts nothing")
+        #expect(
+            StrongShieldWanted.from(
+                shields: [Shield(name: "g", targets: [.app("steam")], created: at)], states: [:], now: now
+            ).domains.isEmpty)
+    }
 }

@@ -380,3 +380,32 @@ public protocol StrongShieldLink: AnyObject {
     /// What the helper holds for this user.
     func status() throws -> StrongShieldReply
 }
+
+extension StrongShieldWanted {
+    /// What strong mode's helper should hold for this user, from the shields and their state now (epoch seconds):
+    /// every domain a shield names as a site, with its `www.` name (the helper blocks whole names only, where the
+    /// extension matches subdomains too); a domain is lifted only while no shield naming it is up, until the
+    /// earliest end among those shields, and never longer than the helper takes (`longestLease`): a longer off or
+    /// free window is sent again at the guard's next change, and meanwhile the kernel relocks (fail closed). A
+    /// shield with no state yet counts as up.
+    public static func from(shields: [Shield], states: [String: ShieldStatus], now: Double) -> StrongShieldWanted {
+        var ends: [String: Double?] = [:]  // nil: held by a shield that is up
+        for shield in shields {
+            let state = states[shield.name] ?? .up
+            let end = state.until.map { min(Double($0), now + StrongShield.longestLease - 1) }
+            for target in shield.targets {
+                guard case .site(let pattern) = target else { continue }
+                for name in [pattern.domain, "www." + pattern.domain] where StrongShield.checkedDomain(name) != nil {
+                    switch (ends[name], end) {
+                    case (.none, let end): ends[name] = .some(end)
+                    case (.some(.some(let old)), .some(let new)): ends[name] = min(old, new)
+                    default: ends[name] = .some(nil)
+                    }
+                }
+            }
+        }
+        var lifts: [String: Double] = [:]
+        for (name, end) in ends { if let end, end > now { lifts[name] = end } }
+        return StrongShieldWanted(domains: ends.keys.sorted(), lifts: lifts)
+    }
+}

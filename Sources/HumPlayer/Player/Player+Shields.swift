@@ -13,6 +13,9 @@ extension Player {
                 shieldGuard: guarding, environment: environment, lift: { [unowned self] in try self.handle(.lift($0)) })
             guarding.onScanned = { [unowned notices] in notices.scanned($0, processes: $1, notFrozen: $2) }
             shieldNotices = notices
+            // Strong mode's root helper, where one runs, holds the same sites by the kernel's rules.
+            let strong = StrongShieldSync(variables: environment.variables)
+            guarding.onEvaluated = { strong.update(shields: $0, states: $1, now: Double($2)) }
             shieldGuard = guarding
             guarding.start()
         } catch {

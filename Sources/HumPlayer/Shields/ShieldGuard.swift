@@ -24,6 +24,9 @@ final class ShieldGuard {
     var onScanned: (_ plan: ShieldPlan, _ processes: [ProcessFacts], _ notFrozen: Set<ProcessIdentity>) -> Void = {
         _, _, _ in
     }
+    /// Called after every evaluation: the shields, their state and the wall-clock second it was taken at (strong
+    /// mode's helper is told, StrongShieldSync.swift).
+    var onEvaluated: (_ shields: [Shield], _ states: [String: ShieldStatus], _ now: Int64) -> Void = { _, _, _ in }
 
     /// The ledger, opened once it exists (the guard never creates it).
     var database: HumDatabase?
@@ -138,6 +141,7 @@ final class ShieldGuard {
         }
         scanning = looking
         if changed { onChange() }
+        onEvaluated(inputs.shields, states, now)
     }
 
     /// Arms the wall-clock timer for the next change: at the turn of the second it happens at (a second before it,
