@@ -173,12 +173,19 @@ import Testing
         host.send("{\"type\":\"usage\",\"shield\":\"video\",\"site\":\"video.test\",\"seconds\":12.5}")
         let usage = try #require(host.next())
         #expect(usage["type"] as? String == "usage" && usage["ok"] as? Bool == true)
-        #expect(usage["recorded"] as? Bool == false)
+        #expect(usage["recorded"] as? Bool == true, "\(usage)")
+        host.send("{\"type\":\"usage\",\"shield\":\"nosuch\",\"site\":\"video.test\",\"seconds\":5}")
+        #expect(host.next()?["recorded"] as? Bool == false)
         // Text where a frame should be (a person typing): its "length" is over the limit; the host says so and
         // leaves cleanly when stdin closes mid-frame.
         host.send(Array("hello\n".utf8))
         #expect((host.next()?["error"] as? String)?.contains("over the 1 MB limit") == true)
         #expect(host.finish() == 0)
+        // The site's time is the shield's distracting time of today, as the guard's is.
+        let report = try runBinary(["report", "--json"], environment: box.environment)
+        let days = ((json(report.out) as? [String: Any])?["distracting"] as? [[String: Any]]) ?? []
+        #expect(days.map { $0["shield"] as? String } == ["video"], "\(report.out)")
+        #expect(days.first?["measured_seconds"] as? Int == 12, "\(report.out)")
     }
 
     @Test func liftDoesWhatPassAndEmergencyDoWithTheSameRefusals() throws {

@@ -129,12 +129,14 @@ final class ShieldHost {
 
     // MARK: Usage
 
-    /// Time on a lifted site's active tab. hum has no store for it yet: it is checked and acknowledged, and the
-    /// last report is kept in the contact note (docs/shields.md says what is not built).
+    /// Time on a lifted site's active tab, added to the shield's distracting time of today (by `day.starts-at`), as
+    /// the guard adds its programs' time (docs/shields.md, "Distracting time"). A shield hum does not know is
+    /// acknowledged and not recorded.
     private func usage(_ payload: [UInt8]) {
         struct Usage: Decodable {
             var seconds: Double?
             var site: String?
+            var shield: String?
         }
         let report = try? JSONDecoder().decode(Usage.self, from: Data(payload))
         guard let seconds = report?.seconds, seconds >= 0, seconds <= 86_400 else {
@@ -143,7 +145,19 @@ final class ShieldHost {
         }
         let site = report?.site ?? ""
         noteContact(force: true, usage: ["site": site, "seconds": seconds])
-        send(["type": "usage", "ok": true, "recorded": false])
+        var recorded = false
+        if let shield = report?.shield, Int64(seconds) > 0,
+            (try? db.shieldInputs().shields.contains { $0.name == shield }) == true
+        {
+            do {
+                try db.addMeasuredUsage([(shield: shield, day: try db.usageToday(), seconds: Int64(seconds))])
+                recorded = true
+            } catch {
+                sendError("the time on \(site.isEmpty ? shield : site) was not recorded: \(error)")
+                return
+            }
+        }
+        send(["type": "usage", "ok": true, "recorded": recorded])
     }
 
     // MARK: State
