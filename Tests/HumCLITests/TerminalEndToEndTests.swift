@@ -32,10 +32,15 @@ import Testing
             return last
         }
 
+        /// Runs tmux on the session's own server (`-L` its name): tests run at once, and on one shared server a
+        /// session started as another test's last one ended met a server on its way out (`new-session` failed).
         static func run(_ arguments: [String]) throws -> String {
             let out = NSTemporaryDirectory() + "tmux-" + UUID().uuidString
             defer { unlink(out) }
-            let status = waitFor(try spawnAny("/usr/bin/tmux", arguments, stdout: out))
+            let named = arguments.firstIndex { $0 == "-t" || $0 == "-s" }.map { arguments.index(after: $0) }
+            let server = named.flatMap { $0 < arguments.endIndex ? arguments[$0].split(separator: ":").first : nil }
+            let status = waitFor(
+                try spawnAny("/usr/bin/tmux", (server.map { ["-L", String($0)] } ?? []) + arguments, stdout: out))
             guard status == 0 else { throw SpawnFailure(command: "tmux \(arguments.first ?? "")", status: status) }
             return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         }
