@@ -35,25 +35,7 @@ import Testing
                 nobody
                 ? ["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", game, "600"]
                 : [game, "600"]
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            posix_spawnattr_setpgroup(&attributes, 0)
-            var mask = sigset_t()
-            sigemptyset(&mask)
-            posix_spawnattr_setsigmask(&attributes, &mask)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
-            let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-            defer { for p in cargs { free(p) } }
-            var pid: pid_t = 0
-            var rc: Int32 = 0
-            // A copy written a moment ago can be busy for exec (ETXTBSY) while a child another test spawned at that
-            // moment still holds the copy's descriptor: that child lets go as soon as it execs.
-            _ = eventually(within: 5) {
-                rc = posix_spawn(&pid, argv[0], nil, &attributes, cargs, environ)
-                return rc != ETXTBSY
-            }
-            guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+            let pid = try spawnInOwnGroup(argv)
             pids.append(pid)
             // setpriv execs the game: wait until the pid runs it, so that what follows looks at the game.
             _ = eventually(within: 5) {
@@ -94,12 +76,7 @@ import Testing
     }
 
     /// The state letter of /proc/PID/stat (`T` stopped); nil when the process is gone.
-    static func state(_ pid: pid_t) -> Character? {
-        guard let line = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = line.lastIndex(of: ")")
-        else { return nil }
-        return line[line.index(close, offsetBy: 2)...].first
-    }
+    static func state(_ pid: pid_t) -> Character? { processState(pid) }
 
     /// Whether the process has ended (gone, or a zombie nobody reaped yet).
     static func ended(_ pid: pid_t) -> Bool {
