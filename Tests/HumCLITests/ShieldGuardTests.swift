@@ -246,7 +246,9 @@ import Testing
         #expect(both.code == 2, "\(both.err)")
     }
 
-    @Test func aPassOwnCommandTreeIsNeverFrozen() throws {
+    /// A pass's command, and an emergency draw's command, run while the shield is up; another copy stays frozen.
+    @Test(arguments: [["pass", "5m"], ["emergency", "5m", "--reason", "test"]])
+    func aPassOwnCommandTreeIsNeverFrozen(_ words: [String]) throws {
         let games = try Games()
         let outside = try games.start()
         var player: pid_t? = nil
@@ -262,7 +264,7 @@ import Testing
         player = try games.playerPID()
         #expect(eventually(within: 2) { Self.state(outside) == "T" })
         pass = try spawnBinary(
-            ["pass", "5m", "--", "\(games.folder)/\(games.name)", "600"], environment: games.box.environment,
+            words + ["--", "\(games.folder)/\(games.name)", "600"], environment: games.box.environment,
             stdout: games.folder + "/pass.out", stderr: games.folder + "/pass.err")
         inside = waitFor(within: 5) { Self.child(of: pass ?? 0, named: games.name) }
         #expect(
@@ -271,7 +273,7 @@ import Testing
         )
         // The guard looks once a second: over three looks the pass's game runs while the other stays frozen.
         usleep(3_000_000)  // a wait for something not to happen
-        #expect(inside.map { Self.state($0) != "T" } == true, "the pass's own command was frozen")
+        #expect(inside.map { Self.state($0) != "T" } == true, "the \(words[0])'s own command was frozen")
         #expect(Self.state(outside) == "T")
     }
 
