@@ -235,6 +235,7 @@ public final class ProcessFactsReader {
             facts.exe = known.facts.exe
             facts.cmdline = known.facts.cmdline
             facts.desktopID = known.facts.desktopID
+            facts.scope = CgroupScopes.appScope(of: pid, uid: uid)
             kept[pid] = Kept(facts: facts, complete: true, readDesktopID: known.readDesktopID)
             marks[pid] = Mark(inode: inode, start: line.start, ready: true, readDesktopID: known.readDesktopID)
             return facts
@@ -243,6 +244,7 @@ public final class ProcessFactsReader {
         facts.exe = Self.exeName(pid)
         facts.cmdline = cmdline
         facts.desktopID = readsDesktopIDs ? Self.desktopID(pid) : nil
+        facts.scope = CgroupScopes.appScope(of: pid, uid: uid)
         // A process in the middle of starting has no command line yet: read again next time rather than keep it.
         let complete = !cmdline.isEmpty || line.state == "Z"
         kept[pid] = Kept(facts: facts, complete: complete, readDesktopID: readsDesktopIDs)
