@@ -155,6 +155,29 @@ final class BusMessage {
         return copy
     }
 
+    /// A dictionary of variants (`a{sv}`), its string values by key; values of other types are skipped.
+    func readStringHints() throws(BusError) -> [String: String] {
+        try checked(
+            "sd_bus_message_enter_container(a{sv})",
+            sd_bus_message_enter_container(handle, CChar(UInt8(ascii: "a")), "{sv}"))
+        var hints: [String: String] = [:]
+        while true {
+            let entered = sd_bus_message_enter_container(handle, CChar(UInt8(ascii: "e")), "sv")
+            try checked("sd_bus_message_enter_container({sv})", entered)
+            guard entered > 0 else { break }
+            let key = try readString()
+            if sd_bus_message_enter_container(handle, CChar(UInt8(ascii: "v")), "s") > 0 {
+                hints[key] = try readString()
+                try checked("sd_bus_message_exit_container(v)", sd_bus_message_exit_container(handle))
+            } else {
+                try checked("sd_bus_message_skip(v)", sd_bus_message_skip(handle, "v"))
+            }
+            try checked("sd_bus_message_exit_container({sv})", sd_bus_message_exit_container(handle))
+        }
+        try checked("sd_bus_message_exit_container(a{sv})", sd_bus_message_exit_container(handle))
+        return hints
+    }
+
     func readStrings() throws(BusError) -> [String] {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         try checked("sd_bus_message_read_strv", sd_bus_message_read_strv(handle, &list))

@@ -11,6 +11,16 @@ import HumCore
 final class DesktopNotifications {
     static let service = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
+    /// The icon name hum's notifications carry (the `hum` icon installed with its desktop entry, `hum.desktop`).
+    static let icon = "hum"
+
+    /// The hints of every notification of hum's: its desktop entry (`desktop-entry`: `hum`, so desktops group,
+    /// theme and allow or mute them with hum's other notifications).
+    static func appendHints(to message: BusMessage) throws(BusError) {
+        try message.open("a", "{sv}")
+        try message.entry("desktop-entry", "s") { v throws(BusError) in try v.append("hum") }
+        try message.close()
+    }
 
     private let connection: BusConnection
     /// A button was pressed on hum's notification.
@@ -89,13 +99,12 @@ final class DesktopNotifications {
         }
         try message.append("hum")  // app_name
         try message.append(id)  // replaces_id
-        try message.append("")  // app_icon
+        try message.append(DesktopNotifications.icon)  // app_icon: the theme's icon of hum's desktop entry
         try message.append(summary)
         try message.append(body)
         let actions = caps.contains("actions") ? notification.actions.flatMap { [$0.key.rawValue, $0.label] } : []
         try message.append(actions)
-        try message.open("a", "{sv}")  // hints
-        try message.close()
+        try DesktopNotifications.appendHints(to: message)
         try message.append(Int32(-1))  // expire_timeout: the server's own
         inFlight = true
         try connection.call(message) { [weak self] reply in

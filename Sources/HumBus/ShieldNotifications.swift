@@ -97,12 +97,11 @@ final class ShieldNotifications: ShieldNotifier {
         }
         try message.append("hum")  // app_name
         try message.append(ids[notice.shield] ?? 0)  // replaces_id
-        try message.append("")  // app_icon
+        try message.append(DesktopNotifications.icon)  // app_icon: the theme's icon of hum's desktop entry
         try message.append(summary)
         try message.append(body)
         try message.append(caps.contains("actions") ? notice.actions.flatMap { [$0.rawValue, $0.label] } : [])
-        try message.open("a", "{sv}")  // hints
-        try message.close()
+        try DesktopNotifications.appendHints(to: message)
         try message.append(Int32(-1))  // expire_timeout: the server's own
         let shield = notice.shield
         inFlight.insert(shield)

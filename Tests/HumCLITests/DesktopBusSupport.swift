@@ -234,6 +234,9 @@ final class FakeNotificationServer: FakeBusService, @unchecked Sendable {
         var actions: [String]
         /// The id the server answered with.
         var id: UInt32
+        var icon = ""
+        /// The hints whose values are strings.
+        var hints: [String: String] = [:]
     }
 
     let capabilities: [String]
@@ -258,14 +261,17 @@ final class FakeNotificationServer: FakeBusService, @unchecked Sendable {
             reply(to: message) { try $0.append(self.capabilities) }
         case "Notify":
             guard let app = try? message.readString(), let replaces = try? message.readUInt32(),
-                (try? message.readString()) != nil, let summary = try? message.readString(),
-                let body = try? message.readString(), let actions = try? message.readStrings()
+                let icon = try? message.readString(), let summary = try? message.readString(),
+                let body = try? message.readString(), let actions = try? message.readStrings(),
+                let hints = try? message.readStringHints()
             else { return false }
             lock.lock()
             let id = replaces != 0 ? replaces : nextID
             if replaces == 0 { nextID += 1 }
             recorded.append(
-                Notify(appName: app, replacesID: replaces, summary: summary, body: body, actions: actions, id: id))
+                Notify(
+                    appName: app, replacesID: replaces, summary: summary, body: body, actions: actions, id: id,
+                    icon: icon, hints: hints))
             lock.unlock()
             reply(to: message) { try $0.append(id) }
         default:

@@ -265,6 +265,8 @@ import Testing
         #expect(eventually(within: 5) { server.calls.count == 1 })
         let first = try #require(server.calls.first)
         #expect(first.appName == "hum" && first.replacesID == 0)
+        // hum's icon and desktop entry, so that desktops group and theme its notifications.
+        #expect(first.icon == "hum" && first.hints == ["desktop-entry": "hum"])
         #expect(first.summary == "Focus 1/2 done — 1 min break, then focus 2/2")
         #expect(first.body == "Goal: draft it")
         #expect(first.actions == ["skip", "Skip", "extend", "+5 min"])

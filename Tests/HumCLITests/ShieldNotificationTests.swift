@@ -73,6 +73,7 @@ import Testing
         }
         let notice = try #require(desk.server.calls.first)
         #expect(notice.appName == "hum" && notice.replacesID == 0)
+        #expect(notice.icon == "hum" && notice.hints["desktop-entry"] == "hum", "\(notice)")
         #expect(notice.summary == "\(games.name) is shielded")
         #expect(notice.body == "40 min banked · hum pass 15m --on games")
         #expect(notice.actions == ["spend", "Spend 15 min", "emergency", "Emergency 5 min"])
