@@ -88,7 +88,8 @@ let package = Package(
         .testTarget(
             name: "HumCLITests",
             dependencies: [
-                "HumTestSupport", "HumCLI", "HumPlayer", "HumCore", "HumAudio", "HumControl", "HumBus", "CSystemd",
+                "HumTestSupport", "HumCLI", "HumPlayer", "HumCore", "HumAudio", "HumControl", "HumBus", "HumSystem",
+                "CSystemd",
             ],
             swiftSettings: strict),
     ],

@@ -141,11 +141,17 @@ extension HumDatabase {
         }
     }
 
-    /// The emergency commands recorded as running, by entry id.
-    public func runningEmergencies() throws -> [String] {
+    /// The emergency commands recorded as running, by entry id; with `at`, only those whose deadline (epoch seconds)
+    /// is not past at that instant.
+    public func runningEmergencies(at now: Int64? = nil) throws -> [String] {
         try guarded {
             var ids: [String] = []
-            try db.query("SELECT entry_id FROM emergency_runs WHERE state = 'running' ORDER BY entry_id") {
+            try db.query(
+                """
+                SELECT entry_id FROM emergency_runs WHERE state = 'running' AND (?1 IS NULL OR deadline_epoch >= ?1)
+                ORDER BY entry_id
+                """, [.optional(now)]
+            ) {
                 ids.append(try $0.text("entry_id"))
             }
             return ids

@@ -47,6 +47,10 @@ public final class ProcessFactsReader {
     /// What a look checks for every process, apart from the facts so that the look touches only plain values.
     private var marks: [Int32: Mark] = [:]
     private var looks: UInt64 = 0
+    /// The kernel's last pid when /proc was last listed (`/proc/loadavg`).
+    private var listedAtPid: Int32?
+    /// How many looks did not list /proc (nothing was made since the listing before).
+    public private(set) var skippedListings = 0
 
     private struct Mark {
         /// The inode number of /proc/PID when it was read (0 when read by pid alone).
@@ -65,8 +69,15 @@ public final class ProcessFactsReader {
         var readDesktopID: Bool
     }
 
-    public init(uid: UInt32 = getuid(), readsDesktopIDs: Bool = true, youngSeconds: Double = 8) {
+    /// Where the kernel's last pid is read (`lastPid()`; a test gives its own).
+    let lastPidSource: () -> Int32?
+
+    public init(
+        uid: UInt32 = getuid(), readsDesktopIDs: Bool = true, youngSeconds: Double = 8,
+        lastPid: @escaping () -> Int32? = ProcessFactsReader.lastPid
+    ) {
         self.uid = uid
+        self.lastPidSource = lastPid
         self.youngSeconds = youngSeconds
         self.readsDesktopIDs = readsDesktopIDs
     }
@@ -115,7 +126,7 @@ public final class ProcessFactsReader {
         reads = 0
         // Processes that started after this tick are young.
         let youth = Self.ticksAfterBoot() - Int64(youngSeconds * Double(Self.ticksPerSecond))
-        Self.eachPid { pid, inode in
+        func visit(_ pid: Int32, _ inode: UInt64) {
             listed.append(pid)
             if let mark = marks[pid], mark.inode == inode, mark.ready, !readsDesktopIDs || mark.readDesktopID {
                 if refreshing.contains(pid) {
@@ -149,6 +160,17 @@ public final class ProcessFactsReader {
             present += 1
             if before != facts { changes.append(facts) }
         }
+        // No process (nor thread) was made since the last listing when the kernel's last pid did not move: the pids
+        // known are all there can be, and /proc is not listed (its listing is most of a look's cost). Listed anyway
+        // once in `rotation` looks, to forget the processes that ended unwatched.
+        let lastPid = lastPidSource()
+        if let lastPid, lastPid == listedAtPid, look % Self.rotation != 0 {
+            skippedListings += 1
+            for (pid, mark) in marks { visit(pid, mark.inode) }
+        } else {
+            Self.eachPid(visit)
+        }
+        listedAtPid = lastPid
         if marks.count != present {
             // Some known were not listed: gone (a process ended).
             let listed = Set(listed)
@@ -182,6 +204,13 @@ public final class ProcessFactsReader {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         return Int64(ts.tv_sec) * Int64(ticksPerSecond) + Int64(ts.tv_nsec) * Int64(ticksPerSecond) / 1_000_000_000
+    }
+
+    /// The last pid the kernel gave out in this pid namespace (the fifth field of /proc/loadavg): it moves with every
+    /// process or thread made.
+    public static func lastPid() -> Int32? {
+        guard let text = LinuxProcessProbe.readSmallFile("/proc/loadavg", limit: 256) else { return nil }
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).dropFirst(4).first.flatMap { Int32($0) }
     }
 
     /// Calls `body` with every pid in /proc and the inode number of its folder (from `getdents`, no further call).
@@ -235,6 +264,7 @@ public final class ProcessFactsReader {
             facts.exe = known.facts.exe
             facts.cmdline = known.facts.cmdline
             facts.desktopID = known.facts.desktopID
+            facts.scope = CgroupScopes.appScope(of: pid, uid: uid)
             kept[pid] = Kept(facts: facts, complete: true, readDesktopID: known.readDesktopID)
             marks[pid] = Mark(inode: inode, start: line.start, ready: true, readDesktopID: known.readDesktopID)
             return facts
@@ -243,6 +273,7 @@ public final class ProcessFactsReader {
         facts.exe = Self.exeName(pid)
         facts.cmdline = cmdline
         facts.desktopID = readsDesktopIDs ? Self.desktopID(pid) : nil
+        facts.scope = CgroupScopes.appScope(of: pid, uid: uid)
         // A process in the middle of starting has no command line yet: read again next time rather than keep it.
         let complete = !cmdline.isEmpty || line.state == "Z"
         kept[pid] = Kept(facts: facts, complete: complete, readDesktopID: readsDesktopIDs)

@@ -5,7 +5,7 @@ import HumCore
 #endif
 
 /// Carries out a `ShieldPlan`: SIGSTOP to freeze, SIGCONT to thaw, to a whole process group or to one process, as
-/// planned. Each target is checked again just before its signal (the plan was made from a snapshot): a process whose
+/// planned; a desktop program's own scope is frozen and thawed through its `cgroup.freeze` instead. Each target is checked again just before its signal (the plan was made from a snapshot): a process whose
 /// start time changed (its pid was reused) or that left is not signalled, and neither are pid 1, hum itself or hum's
 /// group, whatever a plan says.
 public struct ProcessFreezer: Sendable {
@@ -73,6 +73,16 @@ public struct ProcessFreezer: Sendable {
             let lines = members.map { Self.isStill($0) }
             guard lines.contains(where: { $0?.group == group }) else { return .gone }
             return kill(-group, signal) == 0 ? .done : Self.failure(errno)
+        case .scope(let path, let members):
+            guard !members.contains(where: { $0.pid == me || $0.pid <= 1 }),
+                CgroupScopes.path(of: me) != path
+            else { return .failed("refused: the scope \(path) is never frozen") }
+            // The scope is still the one planned: a planned member is still the same process and still in it.
+            guard members.contains(where: { Self.isStill($0) != nil && CgroupScopes.path(of: $0.pid) == path }) else {
+                return .gone
+            }
+            let code = CgroupScopes.setFrozen(path, signal == SIGSTOP)
+            return code == 0 ? .done : Self.failure(code)
         }
     }
 

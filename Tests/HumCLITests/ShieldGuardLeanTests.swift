@@ -13,23 +13,7 @@ import Testing
 
     /// Starts `argv` in a process group of its own (as a shell's job is).
     static func start(_ games: Games, _ argv: [String]) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
-        let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for p in cargs { free(p) } }
-        var pid: pid_t = 0
-        var rc: Int32 = 0
-        _ = eventually(within: 5) {
-            rc = posix_spawn(&pid, argv[0], nil, &attributes, cargs, environ)
-            return rc != ETXTBSY
-        }
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        let pid = try spawnInOwnGroup(argv)
         games.pids.append(pid)
         return pid
     }

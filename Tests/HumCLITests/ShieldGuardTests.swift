@@ -35,25 +35,7 @@ import Testing
                 nobody
                 ? ["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", game, "600"]
                 : [game, "600"]
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            posix_spawnattr_setpgroup(&attributes, 0)
-            var mask = sigset_t()
-            sigemptyset(&mask)
-            posix_spawnattr_setsigmask(&attributes, &mask)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
-            let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-            defer { for p in cargs { free(p) } }
-            var pid: pid_t = 0
-            var rc: Int32 = 0
-            // A copy written a moment ago can be busy for exec (ETXTBSY) while a child another test spawned at that
-            // moment still holds the copy's descriptor: that child lets go as soon as it execs.
-            _ = eventually(within: 5) {
-                rc = posix_spawn(&pid, argv[0], nil, &attributes, cargs, environ)
-                return rc != ETXTBSY
-            }
-            guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+            let pid = try spawnInOwnGroup(argv)
             pids.append(pid)
             // setpriv execs the game: wait until the pid runs it, so that what follows looks at the game.
             _ = eventually(within: 5) {
@@ -94,12 +76,7 @@ import Testing
     }
 
     /// The state letter of /proc/PID/stat (`T` stopped); nil when the process is gone.
-    static func state(_ pid: pid_t) -> Character? {
-        guard let line = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = line.lastIndex(of: ")")
-        else { return nil }
-        return line[line.index(close, offsetBy: 2)...].first
-    }
+    static func state(_ pid: pid_t) -> Character? { processState(pid) }
 
     /// Whether the process has ended (gone, or a zombie nobody reaped yet).
     static func ended(_ pid: pid_t) -> Bool {
@@ -269,7 +246,9 @@ import Testing
         #expect(both.code == 2, "\(both.err)")
     }
 
-    @Test func aPassOwnCommandTreeIsNeverFrozen() throws {
+    /// A pass's command, and an emergency draw's command, run while the shield is up; another copy stays frozen.
+    @Test(arguments: [["pass", "5m"], ["emergency", "5m", "--reason", "test"]])
+    func aPassOwnCommandTreeIsNeverFrozen(_ words: [String]) throws {
         let games = try Games()
         let outside = try games.start()
         var player: pid_t? = nil
@@ -285,7 +264,7 @@ import Testing
         player = try games.playerPID()
         #expect(eventually(within: 2) { Self.state(outside) == "T" })
         pass = try spawnBinary(
-            ["pass", "5m", "--", "\(games.folder)/\(games.name)", "600"], environment: games.box.environment,
+            words + ["--", "\(games.folder)/\(games.name)", "600"], environment: games.box.environment,
             stdout: games.folder + "/pass.out", stderr: games.folder + "/pass.err")
         inside = waitFor(within: 5) { Self.child(of: pass ?? 0, named: games.name) }
         #expect(
@@ -294,7 +273,7 @@ import Testing
         )
         // The guard looks once a second: over three looks the pass's game runs while the other stays frozen.
         usleep(3_000_000)  // a wait for something not to happen
-        #expect(inside.map { Self.state($0) != "T" } == true, "the pass's own command was frozen")
+        #expect(inside.map { Self.state($0) != "T" } == true, "the \(words[0])'s own command was frozen")
         #expect(Self.state(outside) == "T")
     }
 

@@ -28,34 +28,13 @@ import Testing
 
         func start() throws -> pid_t {
             let argv = ["\(folder)/\(name)", "600"]
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            posix_spawnattr_setpgroup(&attributes, 0)
-            var mask = sigset_t()
-            sigemptyset(&mask)
-            posix_spawnattr_setsigmask(&attributes, &mask)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
-            let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-            defer { for p in cargs { free(p) } }
-            var pid: pid_t = 0
-            var rc: Int32 = 0
-            _ = eventually(within: 5) {
-                rc = posix_spawn(&pid, argv[0], nil, &attributes, cargs, environ)
-                return rc != ETXTBSY
-            }
-            guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+            let pid = try spawnInOwnGroup(argv)
             pids.append(pid)
             _ = eventually(within: 5) { FakeGame.state(pid) == "S" }
             return pid
         }
 
-        static func state(_ pid: pid_t) -> Character? {
-            guard let line = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = line.lastIndex(of: ")")
-            else { return nil }
-            return line[line.index(close, offsetBy: 2)...].first
-        }
+        static func state(_ pid: pid_t) -> Character? { processState(pid) }
 
         deinit {
             for pid in pids {

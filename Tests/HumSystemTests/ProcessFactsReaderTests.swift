@@ -77,6 +77,39 @@ import Testing
         // Asked for (the guard asks for what the shields name), a process is read at every look.
         #expect(reader.looked(refreshing: [child.pid]).first { $0.pid == child.pid }?.cmdline == [game.path, "300"])
     }
+
+    @Test func theKernelsLastPidMovesWithEveryProcessMade() throws {
+        let before = try #require(ProcessFactsReader.lastPid())
+        let child = try Self.shell("exit 0")
+        child.reap()
+        let after = try #require(ProcessFactsReader.lastPid())
+        #expect(after != before && (after >= child.pid || after < before), "\(before) → \(after), child \(child.pid)")
+    }
+
+    @Test func aLookListsProcOnlyWhenAProcessWasMadeSinceTheLastListing() throws {
+        let game = try FakeGame(tag: "l")
+        var pid: Int32 = 1
+        let reader = ProcessFactsReader(readsDesktopIDs: false, youngSeconds: 0, lastPid: { pid })
+        reader.look()
+        #expect(reader.skippedListings == 0)
+        // Nothing made as far as the (scripted) kernel says: the next look does not list /proc, so a process started
+        // meanwhile is not seen; the processes known are still looked at, and those asked for are read.
+        let child = try Self.shell("exec \(game.path) 300")
+        defer {
+            kill(child.pid, SIGKILL)
+            child.reap()
+        }
+        #expect(eventually(within: 2) { ProcStat.read(child.pid)?.comm == game.name })
+        let me = getpid()
+        let quiet = reader.looked(refreshing: [me])
+        #expect(reader.skippedListings == 1)
+        #expect(!quiet.contains { $0.pid == child.pid }, "seen without a listing")
+        #expect(quiet.contains { $0.pid == me })
+        // The last pid moved: listed, and the new process is found.
+        pid = 2
+        #expect(reader.looked().contains { $0.pid == child.pid && $0.comm == game.name })
+        #expect(reader.skippedListings == 1)
+    }
 }
 
 extension ProcessFactsReader {

@@ -25,11 +25,13 @@ public struct ProcessFacts: Sendable, Hashable {
     public var state: Character
     /// A kernel thread (PF_KTHREAD, or a child of kthreadd): never a program of the user's.
     public var isKernelThread: Bool
+    /// The desktop program's own systemd scope it runs in, when it runs in one (read for this user's processes).
+    public var scope: AppScope?
 
     public init(
         pid: Int32, ppid: Int32, pgid: Int32, sid: Int32, uid: UInt32, tty: Int32 = 0, comm: String,
         exe: String? = nil, cmdline: [String] = [], desktopID: String? = nil, start: Int64, state: Character = "S",
-        isKernelThread: Bool = false
+        isKernelThread: Bool = false, scope: AppScope? = nil
     ) {
         self.pid = pid
         self.ppid = ppid
@@ -44,9 +46,12 @@ public struct ProcessFacts: Sendable, Hashable {
         self.start = start
         self.state = state
         self.isKernelThread = isKernelThread
+        self.scope = scope
     }
 
     public var isStopped: Bool { state == "T" || state == "t" }
+    /// Held still: stopped by a signal, or in a frozen scope (whose processes read `S`).
+    public var isHeld: Bool { isStopped || scope?.frozen == true }
     public var isDead: Bool { state == "Z" || state == "X" }
     /// The process as a lasting name: pid and start time.
     public var identity: ProcessIdentity { ProcessIdentity(pid: pid, start: start) }

@@ -2,17 +2,20 @@
 /// `ShieldPlan.make`; carried out by HumSystem's `ProcessFreezer`. Level-triggered: the same state and processes
 /// give the same plan, and carrying it out twice does nothing more.
 public struct ShieldPlan: Sendable, Equatable {
-    /// One signal: to a whole process group (only when every member may be touched), or to one process.
+    /// One signal: to a whole process group (only when every member may be touched), or to one process; or a
+    /// desktop program's own scope frozen or thawed as a whole (only when every member may be touched).
     public enum Action: Sendable, Hashable {
         /// `kill(-pgid, …)`; `members` are the group's processes when planned, to check before signalling that the
         /// group still is what was planned.
         case group(Int32, members: [ProcessIdentity])
         case process(ProcessIdentity)
+        /// `cgroup.freeze` of the scope at this cgroup path; `members` as for a group.
+        case scope(String, members: [ProcessIdentity])
 
-        /// Every process the action signals (as planned).
+        /// Every process the action holds or resumes (as planned).
         public var processes: [ProcessIdentity] {
             switch self {
-            case .group(_, let members): members
+            case .group(_, let members), .scope(_, let members): members
             case .process(let id): [id]
             }
         }
@@ -43,7 +46,11 @@ public struct ShieldPlan: Sendable, Equatable {
         let up = ShieldMatcher(shields: shields.filter { status[$0.name]?.isUp ?? true })
         let any = ShieldMatcher(shields: shields)
         var groups: [Int32: [ProcessFacts]] = [:]
-        for p in living { groups[p.pgid, default: []].append(p) }
+        var scopes: [String: [ProcessFacts]] = [:]
+        for p in living {
+            groups[p.pgid, default: []].append(p)
+            if let scope = p.scope { scopes[scope.path, default: []].append(p) }
+        }
 
         // The processes a shield that is up names, that may be touched.
         var named: [ProcessFacts] = []
@@ -55,11 +62,20 @@ public struct ShieldPlan: Sendable, Equatable {
                 named.append(p)
             }
         }
-        // Their whole groups when every member may be touched and none is exempt; else themselves alone.
+        // Their whole scopes, else their whole groups, when every member may be touched and none is exempt; else
+        // themselves alone.
         var wanted: [ProcessIdentity: ProcessFacts] = [:]
+        var wholeScopes: Set<String> = []
         var wholeGroups: Set<Int32> = []
         for p in named {
             wanted[p.identity] = p
+            if let path = p.scope?.path, safety.mayTouchScope(path, among: living),
+                !(scopes[path] ?? []).contains(where: { exempt.contains($0.pid) })
+            {
+                wholeScopes.insert(path)
+                for m in scopes[path] ?? [] { wanted[m.identity] = m }
+                continue
+            }
             let members = groups[p.pgid] ?? []
             if safety.mayTouchGroup(p.pgid, among: living), !members.contains(where: { exempt.contains($0.pid) }) {
                 wholeGroups.insert(p.pgid)
@@ -69,25 +85,39 @@ public struct ShieldPlan: Sendable, Equatable {
 
         var freeze: [Action] = []
         var newlyHeld: [String: [ProcessIdentity]] = [:]
-        let running = wanted.values.filter { !$0.isStopped }
-        for (pgid, members) in Dictionary(grouping: running, by: \.pgid).sorted(by: { $0.key < $1.key }) {
+        let running = wanted.values.filter { !$0.isHeld }
+        let inScopes = running.filter { $0.scope.map { wholeScopes.contains($0.path) } ?? false }
+        for path in Set(inScopes.compactMap(\.scope?.path)).sorted() {
+            freeze.append(.scope(path, members: (scopes[path] ?? []).map(\.identity).sorted()))
+        }
+        let rest = running.filter { $0.scope.map { !wholeScopes.contains($0.path) } ?? true }
+        for (pgid, members) in Dictionary(grouping: rest, by: \.pgid).sorted(by: { $0.key < $1.key }) {
             if wholeGroups.contains(pgid) {
                 freeze.append(.group(pgid, members: (groups[pgid] ?? []).map(\.identity).sorted()))
             } else {
                 freeze += members.map(\.identity).sorted().map { .process($0) }
             }
         }
-        for p in named where !p.isStopped {
+        for p in named where !p.isHeld {
             for name in up.shields(holding: p) { newlyHeld[name, default: []].append(p.identity) }
         }
 
-        // Stopped processes to resume: frozen before or named by any shield, no longer wanted, and touchable.
+        // Held processes to resume: frozen before or named by any shield, no longer wanted, and touchable. A frozen
+        // scope is thawed as a whole once no member of it is wanted; a stopped process is resumed by signal.
         let release = living.filter { p in
-            p.isStopped && wanted[p.identity] == nil && (frozen.contains(p.identity) || any.matches(p))
+            p.isHeld && wanted[p.identity] == nil && (frozen.contains(p.identity) || any.matches(p))
                 && safety.protection(of: p) == nil
         }
         var thaw: [Action] = []
-        for (pgid, members) in Dictionary(grouping: release, by: \.pgid).sorted(by: { $0.key < $1.key }) {
+        let frozenScopes = Set(release.compactMap { $0.scope?.frozen == true ? $0.scope?.path : nil })
+        for path in frozenScopes.sorted() {
+            let members = scopes[path] ?? []
+            if safety.mayTouchScope(path, among: living), !members.contains(where: { wanted[$0.identity] != nil }) {
+                thaw.append(.scope(path, members: members.map(\.identity).sorted()))
+            }
+        }
+        let stopped = release.filter(\.isStopped)
+        for (pgid, members) in Dictionary(grouping: stopped, by: \.pgid).sorted(by: { $0.key < $1.key }) {
             let group = groups[pgid] ?? []
             if safety.mayTouchGroup(pgid, among: living), !group.contains(where: { wanted[$0.identity] != nil }) {
                 thaw.append(.group(pgid, members: group.map(\.identity).sorted()))

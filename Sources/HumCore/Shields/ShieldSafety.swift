@@ -68,6 +68,12 @@ public struct ShieldSafety: Sendable {
         return !members.isEmpty && members.allSatisfy { protection(of: $0) == nil }
     }
 
+    /// Whether every living member of the scope at `path` among `processes` may be touched (an empty one may not).
+    public func mayTouchScope(_ path: String, among processes: [ProcessFacts]) -> Bool {
+        let members = processes.filter { $0.scope?.path == path && !$0.isDead }
+        return !members.isEmpty && members.allSatisfy { protection(of: $0) == nil && $0.uid == me.uid }
+    }
+
     /// The refusal for a target that matches a process that must never be touched, among the processes running now;
     /// nil when it matches none. `hum shield add` refuses such a target (exit 3: a rule refused it; the pattern may be
     /// well formed, it names the wrong thing).

@@ -82,7 +82,7 @@ public final class Player {
     private let started: Double
     private var stopRequests = 0
     private var engineWatch: (any LoopNotifier)?
-    private var reportedLost = false
+    var reportedLost = false
     /// The mix as the user last set it (what the next bare `hum` plays), apart from the focus rounds' own fades.
     var remembered: [MixToken]
     var shieldGuard: ShieldGuard?  // Player+Shields.swift
@@ -283,7 +283,7 @@ public final class Player {
 
     /// Rounds asked for before the first period reached the device: they start when it does, so the first
     /// round's audio lasts as long as the round.
-    private var pendingFocus: FocusRun? {
+    var pendingFocus: FocusRun? {
         didSet { nudges?.rounds(running: focus != nil || pendingFocus != nil) }
     }
 
@@ -396,64 +396,12 @@ public final class Player {
         changed([.state])
     }
 
-    /// The audio engine said something: it started, finished, lost its device, got it back.
-    private func engineChanged() {
-        guard let audio else { return }
-        audio.reclaim()  // sounds the audio thread let go of
-        if audio.hasStarted, let ready = onReady {
-            onReady = nil
-            ready()
-        }
-        if audio.hasStarted, let run = pendingFocus {
-            pendingFocus = nil
-            focus = run
-            do {
-                try run.begin()
-            } catch let error as any UserFacingError {
-                environment.warn(error.message)
-                stop()
-            } catch {
-                stop()
-            }
-            changed([.focus])
-        }
-        switch audio.engineState {
-        case .finished:
-            finish()
-        case .deviceLost:
-            if state == .stopping {
-                audio.abort()
-                finish()
-                return
-            }
-            if !reportedLost {
-                reportedLost = true
-                deviceNote = "waiting for the audio device"
-                let reason = audio.lostReason.map { " (\($0))" } ?? ""
-                environment.warn(
-                    "the audio device \(audio.device.quoted) went away\(reason); the mix is kept and plays again "
-                        + "when it returns"
-                )
-                changed([.note])
-            }
-        case .playing:
-            if reportedLost {
-                reportedLost = false
-                deviceNote = nil
-                environment.warn("the audio device \(audio.device.quoted) is back")
-                changed([.note])
-            }
-        case .idle:
-            break
-        }
-    }
-
     private var finished = false
     private var lingering: (any LoopTimer)?
 
     /// The player is over: remember the mix for the next bare `hum`, close the socket and the screen, and leave the
     /// loop once nothing is left to wait for.
-    private func finish() {
+    func finish() {
         guard !finished else { return }
         finished = true
         if audio != nil { MixSetup.remember(remembered, environment: environment) }

@@ -24,7 +24,7 @@ extension ShieldGuard {
         if !lifted.isEmpty {
             let matcher = ShieldMatcher(shields: lifted)
             for p in reader.current(watched) where !p.isDead && !frozen.contains(p.identity) {
-                guard !p.isStopped || thawed.contains(p.identity) else { continue }
+                guard !p.isHeld || thawed.contains(p.identity) else { continue }
                 running.formUnion(matcher.shields(holding: p))
             }
         }
