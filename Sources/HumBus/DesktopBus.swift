@@ -96,6 +96,10 @@ public final class DesktopBus {
     /// Where the shields' notices go (docs/shields.md, "Notifications"); nil without a session bus.
     public var shieldNotifier: (any ShieldNotifier)? { shieldNotifications }
 
+    /// Where the nudges go (docs/rules.md, "Nudges"): the same sender as the shields' notices; nil without a
+    /// session bus.
+    public var nudgeNotifier: (any NudgeNotifier)? { shieldNotifications }
+
     /// Whether the sleep lock is held now.
     public var keepsAwake: Bool { inhibitor.isHeld }
 

@@ -5,23 +5,39 @@ import HumCore
     import Glibc
 #endif
 
-/// The shields' notices through org.freedesktop.Notifications (docs/shields.md, "Notifications"): one notification
-/// per shield, replaced in place by the next notice of the same shield (`replaces_id`), with the buttons "Spend
-/// 15 min" and "Emergency 5 min" where the server draws buttons. ActionInvoked for one of these ids becomes
-/// `onAction`; NotificationClosed forgets the id. Everything is asynchronous, on the player's loop: a slow server
-/// never stalls the guard.
-final class ShieldNotifications: ShieldNotifier {
+/// The shields' notices and the nudges through org.freedesktop.Notifications (docs/shields.md, "Notifications";
+/// docs/rules.md, "Nudges"): one notification per shield and one for the nudge, each replaced in place by the next
+/// of its own (`replaces_id`), with their buttons where the server draws buttons ("Spend 15 min" and "Emergency
+/// 5 min"; "Productive" and "Distracting"). ActionInvoked for one of these ids becomes `onAction` or `onVerdict`;
+/// NotificationClosed forgets the id. Everything is asynchronous, on the player's loop: a slow server never stalls
+/// the guard.
+final class ShieldNotifications: ShieldNotifier, NudgeNotifier {
+    /// Which notification: a shield's, or the nudge.
+    enum Slot: Hashable {
+        case shield(String)
+        case nudge
+    }
+
+    /// One notification to send: its slot, its text and its buttons (key, label).
+    struct Outgoing {
+        var slot: Slot
+        var summary: String
+        var body: String
+        var actions: [(key: String, label: String)]
+    }
+
     private let connection: BusConnection
     /// The server's capabilities, once it said them (nil until then, empty when there is no server). Notices wait
     /// for them: whether to send buttons depends on them.
     private var capabilities: Set<String>?
-    private var early: [ShieldNotice] = []
+    private var early: [Outgoing] = []
     var onAction: ((String, ShieldNotice.Action) -> Void)?
-    /// The id the server gave each shield's notification.
-    private(set) var ids: [String: UInt32] = [:]
-    /// Shields whose Notify is on its way, and the notice that waits for its id to replace it.
-    private var inFlight: Set<String> = []
-    private var waiting: [String: ShieldNotice] = [:]
+    var onVerdict: ((HourVerdict) -> Void)?
+    /// The id the server gave each notification.
+    private(set) var ids: [Slot: UInt32] = [:]
+    /// Slots whose Notify is on its way, and the notice that waits for its id to replace it.
+    private var inFlight: Set<Slot> = []
+    private var waiting: [Slot: Outgoing] = [:]
     private var matches: [OpaquePointer] = []
 
     init(connection: BusConnection) throws(BusError) {
@@ -67,24 +83,38 @@ final class ShieldNotifications: ShieldNotifier {
     }
 
     func show(_ notice: ShieldNotice) {
+        show(
+            Outgoing(
+                slot: .shield(notice.shield), summary: notice.summary, body: notice.body,
+                actions: notice.actions.map { ($0.rawValue, $0.label) }))
+    }
+
+    func show(_ nudge: NudgeNotice) {
+        show(
+            Outgoing(
+                slot: .nudge, summary: nudge.summary, body: nudge.body,
+                actions: nudge.actions.map { ($0.rawValue, $0.label) }))
+    }
+
+    private func show(_ notice: Outgoing) {
         guard !matches.isEmpty else { return }
         guard capabilities != nil else {
-            early.removeAll { $0.shield == notice.shield }
+            early.removeAll { $0.slot == notice.slot }
             early.append(notice)
             return
         }
-        if inFlight.contains(notice.shield) {
-            waiting[notice.shield] = notice
+        if inFlight.contains(notice.slot) {
+            waiting[notice.slot] = notice
             return
         }
         do {
             try send(notice)
         } catch {
-            inFlight.remove(notice.shield)
+            inFlight.remove(notice.slot)
         }
     }
 
-    private func send(_ notice: ShieldNotice) throws(BusError) {
+    private func send(_ notice: Outgoing) throws(BusError) {
         let message = try connection.methodCall(
             destination: DesktopNotifications.service, path: DesktopNotifications.path,
             interface: DesktopNotifications.service, member: "Notify")
@@ -96,32 +126,39 @@ final class ShieldNotifications: ShieldNotifier {
             body = ""
         }
         try message.append("hum")  // app_name
-        try message.append(ids[notice.shield] ?? 0)  // replaces_id
+        try message.append(ids[notice.slot] ?? 0)  // replaces_id
         try message.append(DesktopNotifications.icon)  // app_icon: the theme's icon of hum's desktop entry
         try message.append(summary)
         try message.append(body)
-        try message.append(caps.contains("actions") ? notice.actions.flatMap { [$0.rawValue, $0.label] } : [])
+        try message.append(caps.contains("actions") ? notice.actions.flatMap { [$0.key, $0.label] } : [])
         try DesktopNotifications.appendHints(to: message)
         try message.append(Int32(-1))  // expire_timeout: the server's own
-        let shield = notice.shield
-        inFlight.insert(shield)
+        let slot = notice.slot
+        inFlight.insert(slot)
         try connection.call(message) { [weak self] reply in
             guard let self else { return }
-            self.inFlight.remove(shield)
-            if reply.error == nil, let given = try? reply.readUInt32() { self.ids[shield] = given }
-            if let next = self.waiting.removeValue(forKey: shield) { self.show(next) }
+            self.inFlight.remove(slot)
+            if reply.error == nil, let given = try? reply.readUInt32() { self.ids[slot] = given }
+            if let next = self.waiting.removeValue(forKey: slot) { self.show(next) }
         }
     }
 
-    /// ActionInvoked(id, key) or NotificationClosed(id, reason) of one of the shields' notifications.
+    /// ActionInvoked(id, key) or NotificationClosed(id, reason) of one of these notifications.
     private func signalled(_ signal: BusMessage) {
-        guard let id = try? signal.readUInt32(), id != 0, let shield = ids.first(where: { $0.value == id })?.key
+        guard let id = try? signal.readUInt32(), id != 0, let slot = ids.first(where: { $0.value == id })?.key
         else { return }
         if signal.member == "NotificationClosed" {
-            ids[shield] = nil
+            ids[slot] = nil
             return
         }
-        guard let key = try? signal.readString(), let action = ShieldNotice.Action(rawValue: key) else { return }
-        onAction?(shield, action)
+        guard let key = try? signal.readString() else { return }
+        switch slot {
+        case .shield(let shield):
+            guard let action = ShieldNotice.Action(rawValue: key) else { return }
+            onAction?(shield, action)
+        case .nudge:
+            guard let verdict = HourVerdict(rawValue: key) else { return }
+            onVerdict?(verdict)
+        }
     }
 }

@@ -155,6 +155,9 @@ enum Schema {
         // 8 → 9 (`shield-usage`): how long each shield's programs ran while it was lifted, per day, and time logged
         // by hand (docs/shields.md, "Distracting time").
         ShieldUsageSchema.migration,
+        // 9 → 10 (`nudge-log`): how a stretch of time went, logged by a nudge's button or `hum log --productive`
+        // (docs/rules.md, "Nudges").
+        NudgeSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

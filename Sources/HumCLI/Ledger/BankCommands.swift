@@ -284,7 +284,8 @@ struct ConfigCommand: HumCommand {
             for name in unsaved {
                 context.warn("there is no saved mix \(name.quoted) yet; save it with 'hum mix save \(name.clipped)'")
             }
-            if key.hasPrefix("shield.") { ShieldGuardLink.tell(context) }  // the running guard reads it now
+            // The running player reads it now: the guard its shields' settings, the nudges their interval.
+            if key.hasPrefix("shield.") || key == SettingCatalog.nudgeEvery { ShieldGuardLink.tell(context) }
             return ExitCode.success
         }
 
@@ -327,7 +328,8 @@ struct ConfigCommand: HumCommand {
                 context.stdout.write(
                     "\(key) = \(value.text.visible) (\(value.source))\(removed ? "" : "; it was not set")\n")
             }
-            if key.hasPrefix("shield.") { ShieldGuardLink.tell(context) }  // the running guard reads it now
+            // The running player reads it now: the guard its shields' settings, the nudges their interval.
+            if key.hasPrefix("shield.") || key == SettingCatalog.nudgeEvery { ShieldGuardLink.tell(context) }
             return ExitCode.success
         }
     }

@@ -7,7 +7,7 @@ import HumStore
 struct ReportCommand: HumCommand {
     static let name = "report"
     static let abstract = "report a day, week, month or year: focus against the daily goal, streak, tags, earnings"
-    static let discussion = """
+    static let discussion: String = """
         PERIOD is day, week (the default: Monday to Sunday), month or year, the one holding DATE (default today;
         the same words as 'hum history --since': yesterday, monday, "last week", "last month", 2025-03-01, ...).
         The daily goal is the setting focus.daily-goal (default 2h; 'hum config set focus.daily-goal 3h'): a day
@@ -19,9 +19,11 @@ struct ReportCommand: HumCommand {
         are the interrupted ones. With --tag, only rounds carrying every tag given are counted (the streak and
         the heat map stay those of all focus, and the ledger's spending is left out: it has no tags).
         Distracting time is how long each shield's programs ran while it was lifted (measured by the guard) plus time
-        logged by hand ('hum log 20m --shield social'), by the day day.starts-at puts it in. How a day leaned: a day
-        leaned productive when its focused time is at least its distracting time (every shield's, measured and
-        logged), distracted when the distracting time is more; a day with neither has no lean.
+        logged by hand ('hum log 20m --shield social'), by the day day.starts-at puts it in; hours logged without a
+        shield ('hum log 1h --productive', '--distracting', a nudge's buttons) are shown apart and count on their
+        side. How a day leaned: \(DayLean.rule).
+        Achievements are computed from the whole history every time (never stored), and listed with the day each was
+        earned, up to the period's end: \(Achievement.rules).
         The text shows a bar per day (per month for a year) and a heat map of the last weeks: · nothing,
         ░ ▒ ▓ up to a third, two thirds or just under the goal, █ the goal met (in the accent colour on a
         terminal, unless NO_COLOR is set).
@@ -81,7 +83,14 @@ struct ReportCommand: HumCommand {
         // Distracting time per shield per day, and which way each day leaned (docs/shields.md).
         let distracting = try db.distractingDays(from: first, to: last)
         report.distracting = distracting
-        report.balance = DayBalance.days(report.days.filter { $0.date <= today }, distracting: distracting)
+        // Hours logged by hand without a shield (a nudge's buttons, 'hum log 1h --productive'), on their side.
+        let logged = try db.loggedHours(from: first, to: last)
+        report.logged = logged
+        report.balance = DayBalance.days(
+            report.days.filter { $0.date <= today }, distracting: distracting, logged: logged)
+        // Achievements, from the whole history, earned by the period's end (docs/rules.md).
+        let history = try db.achievementHistory(goalSeconds: settings.dailyGoalSeconds)
+        report.achievements = Achievements.earned(history).filter { $0.date <= last }
         return (report, focus)
     }
 
@@ -152,6 +161,7 @@ struct ReportText {
             row("best hour", "\(pad2(hour)):00-\(pad2((hour + 1) % 24)):00 (\(f(r.bestHourSeconds)) focused)")
         }
         distraction(row)
+        achievements(row)
         if !r.tags.isEmpty {
             let shown = r.tags.prefix(8)
             let tagWidth = min(20, shown.map { $0.tag.visible.count }.max() ?? 0)
@@ -185,6 +195,12 @@ struct ReportText {
             first = false
         }
         if first { row("distracting", "none measured or logged") }
+        let hours = report.logged ?? []
+        let wentWell = hours.reduce(Int64(0)) { $0 + $1.productiveSeconds }
+        let wentBadly = hours.reduce(Int64(0)) { $0 + $1.distractingSeconds }
+        if wentWell + wentBadly > 0 {
+            row("logged", "\(f(wentWell)) productive, \(f(wentBadly)) distracting (by hand, without a shield)")
+        }
         let balance = report.balance ?? []
         let leaned = balance.filter { $0.lean != .none }
         guard !leaned.isEmpty else { return }
@@ -192,11 +208,30 @@ struct ReportText {
         var text =
             "productive on \(productive) of \(leaned.count) day\(leaned.count == 1 ? "" : "s") with focus or distraction"
         if let today = balance.first(where: { $0.date == report.today }), today.lean != .none {
-            text +=
-                "; today \(today.lean.rawValue) (\(f(today.focusedSeconds)) focused, \(f(today.distractingSeconds)) "
-                + "distracting)"
+            var figures = "\(f(today.focusedSeconds)) focused, \(f(today.distractingSeconds)) distracting"
+            if today.loggedProductiveSeconds + today.loggedDistractingSeconds > 0 {
+                figures +=
+                    "; logged \(f(today.loggedProductiveSeconds)) productive, "
+                    + "\(f(today.loggedDistractingSeconds)) distracting"
+            }
+            text += "; today \(today.lean.rawValue) (\(figures))"
         }
         row("leaned", text)
+    }
+
+    /// The achievements earned by the period's end, with their day.
+    func achievements(_ row: (String, String) -> Void) {
+        let earned = report.achievements ?? []
+        guard !earned.isEmpty else {
+            row("achieved", "nothing yet (see 'hum report --help')")
+            return
+        }
+        for (i, a) in earned.enumerated() {
+            // The rule too where it fits the width (the help and --json always carry it).
+            let line = "\(a.achievement.title) on \(a.date)"
+            let ruled = line + " (\(a.achievement.rule))"
+            row(i == 0 ? "achieved" : "", 14 + ruled.count <= width ? ruled : line)
+        }
     }
 
     /// A bar per day of the period up to today (per month for a year), scaled to the longest or the goal, with

@@ -76,6 +76,13 @@ public struct FocusNotification: Equatable, Sendable {
         body = goal.map { $0.isEmpty ? "" : "Goal: \($0)" } ?? ""
     }
 
+    /// Adds the achievements a round just earned to the body: "Achievement: 100 rounds (100 focus rounds
+    /// completed)", one line each.
+    public mutating func announce(_ achievements: [Achievement]) {
+        let lines = achievements.map { "Achievement: \($0.title) (\($0.rule))" }
+        body = ([body].filter { !$0.isEmpty } + lines).joined(separator: "\n")
+    }
+
     /// "5 min break", "15 min long break".
     static func breakText(_ phase: FocusPhase, plan: FocusPlan) -> String {
         "\(spelled(plan.duration(of: phase))) \(phase == .longBreak ? "long break" : "break")"

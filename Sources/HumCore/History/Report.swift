@@ -169,6 +169,10 @@ public struct HistoryReport: Sendable, Encodable {
     /// Distracting time per shield per day, and each day's lean (`DayLean`), when the caller read them (ShieldUsage).
     public var distracting: [DistractingDay]? = nil
     public var balance: [DayBalance]? = nil
+    /// Hours logged by hand without a shield (a nudge's buttons, `hum log 1h --productive`), per day of the period.
+    public var logged: [LoggedHours]? = nil
+    /// The achievements earned up to the period's last day, from the whole history (`Achievements`).
+    public var achievements: [EarnedAchievement]? = nil
 
     /// Days of the period up to today that met the goal, and how many days of it have begun.
     public var daysMet: Int { days.filter { $0.metGoal && $0.date <= today }.count }
@@ -276,7 +280,7 @@ public struct HistoryReport: Sendable, Encodable {
         case days, tags
         case bestHour = "best_hour"
         case bestHourSeconds = "best_hour_seconds"
-        case streak, distracting, balance
+        case streak, distracting, balance, logged, achievements
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -307,6 +311,8 @@ public struct HistoryReport: Sendable, Encodable {
         try c.encode(streak, forKey: .streak)
         try c.encodeIfPresent(distracting, forKey: .distracting)
         try c.encodeIfPresent(balance, forKey: .balance)
+        try c.encodeIfPresent(logged, forKey: .logged)
+        try c.encodeIfPresent(achievements, forKey: .achievements)
     }
 }
 

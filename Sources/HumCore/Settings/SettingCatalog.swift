@@ -24,6 +24,7 @@ public enum SettingCatalog {
     public static let notifyDesktop = "notify.desktop"
     public static let notifyBell = "notify.bell"
     public static let shieldNotify = "shield.notify"
+    public static let nudgeEvery = "nudge.every"
     public static let uiBlink = "ui.blink"
     public static let reviewCommand = "review.command"
     public static let reviewTimeout = "review.timeout"
@@ -93,6 +94,12 @@ public enum SettingCatalog {
             key: shieldNotify, kind: .toggle, defaultText: "on",
             summary: "a desktop notification when a shield freezes a program, with Spend and Emergency buttons",
             environment: "HUM_SHIELD_NOTIFY"),
+        .init(
+            key: nudgeEvery, kind: .duration(min: 0, max: 86_400, whole: true), defaultText: "0s",
+            summary:
+                "while no round runs and you are at the machine, a notification this often asks how the time went "
+                + "(0s: never)",
+            environment: "HUM_NUDGE_EVERY"),
         .init(
             key: uiBlink, kind: .toggle, defaultText: "off",
             summary: "the full screen's clock blinks its colons once a second (off: nothing on it flashes)",

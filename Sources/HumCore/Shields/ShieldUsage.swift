@@ -82,29 +82,52 @@ public enum DayLean: String, Sendable, Equatable, Encodable {
 
     /// The rule in one sentence, for the help and the report.
     public static let rule =
-        "a day leaned productive when its focused time is at least its distracting time (every shield's, measured "
-        + "and logged), distracted when the distracting time is more; a day with neither has no lean"
+        "a day leaned productive when its focused time (with hours logged productive) is at least its distracting "
+        + "time (every shield's, measured and logged, with hours logged distracting), distracted when the distracting "
+        + "time is more; a day with neither has no lean"
 }
 
 /// One day of a report: its focused and distracting time, and which way it leaned (`DayLean`).
 public struct DayBalance: Sendable, Equatable, Encodable {
     public var date: CivilDate
+    /// The focus rounds' active time.
     public var focusedSeconds: Int64
+    /// Every shield's distracting time, measured and logged with `--shield`.
     public var distractingSeconds: Int64
-    public var lean: DayLean { DayLean(focusedSeconds: focusedSeconds, distractingSeconds: distractingSeconds) }
+    /// Hours logged by hand without a shield (a nudge's button, `hum log 1h --productive|--distracting`).
+    public var loggedProductiveSeconds: Int64 = 0
+    public var loggedDistractingSeconds: Int64 = 0
+    public var lean: DayLean {
+        DayLean(
+            focusedSeconds: focusedSeconds.adding(saturating: loggedProductiveSeconds),
+            distractingSeconds: distractingSeconds.adding(saturating: loggedDistractingSeconds))
+    }
 
-    public init(date: CivilDate, focusedSeconds: Int64, distractingSeconds: Int64) {
+    public init(
+        date: CivilDate, focusedSeconds: Int64, distractingSeconds: Int64, loggedProductiveSeconds: Int64 = 0,
+        loggedDistractingSeconds: Int64 = 0
+    ) {
         self.date = date
         self.focusedSeconds = focusedSeconds
         self.distractingSeconds = distractingSeconds
+        self.loggedProductiveSeconds = loggedProductiveSeconds
+        self.loggedDistractingSeconds = loggedDistractingSeconds
     }
 
-    /// The days of `days` (the report's), with the distracting time of `distracting` on each.
-    public static func days(_ days: [DayFocus], distracting: [DistractingDay]) -> [DayBalance] {
+    /// The days of `days` (the report's), with the distracting time of `distracting` and the hours of `logged` on
+    /// each.
+    public static func days(
+        _ days: [DayFocus], distracting: [DistractingDay], logged: [LoggedHours] = []
+    ) -> [DayBalance] {
         var byDay: [CivilDate: Int64] = [:]
         for d in distracting { byDay[d.date, default: 0] += d.seconds }
+        var hours: [CivilDate: LoggedHours] = [:]
+        for h in logged { hours[h.date] = h }
         return days.map {
-            DayBalance(date: $0.date, focusedSeconds: $0.focusedSeconds, distractingSeconds: byDay[$0.date] ?? 0)
+            DayBalance(
+                date: $0.date, focusedSeconds: $0.focusedSeconds, distractingSeconds: byDay[$0.date] ?? 0,
+                loggedProductiveSeconds: hours[$0.date]?.productiveSeconds ?? 0,
+                loggedDistractingSeconds: hours[$0.date]?.distractingSeconds ?? 0)
         }
     }
 
@@ -112,6 +135,8 @@ public struct DayBalance: Sendable, Equatable, Encodable {
         case date, lean
         case focusedSeconds = "focused_seconds"
         case distractingSeconds = "distracting_seconds"
+        case loggedProductiveSeconds = "logged_productive_seconds"
+        case loggedDistractingSeconds = "logged_distracting_seconds"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -119,7 +144,37 @@ public struct DayBalance: Sendable, Equatable, Encodable {
         try c.encode(date.description, forKey: .date)
         try c.encode(focusedSeconds, forKey: .focusedSeconds)
         try c.encode(distractingSeconds, forKey: .distractingSeconds)
+        try c.encode(loggedProductiveSeconds, forKey: .loggedProductiveSeconds)
+        try c.encode(loggedDistractingSeconds, forKey: .loggedDistractingSeconds)
         try c.encode(lean, forKey: .lean)
+    }
+}
+
+/// Hours logged by hand on one day (by `day.starts-at`), without a shield: how a stretch of time went, from a
+/// nudge's button or `hum log 1h --productive|--distracting`.
+public struct LoggedHours: Sendable, Equatable, Encodable {
+    public var date: CivilDate
+    public var productiveSeconds: Int64
+    public var distractingSeconds: Int64
+    public var seconds: Int64 { productiveSeconds + distractingSeconds }
+
+    public init(date: CivilDate, productiveSeconds: Int64 = 0, distractingSeconds: Int64 = 0) {
+        self.date = date
+        self.productiveSeconds = productiveSeconds
+        self.distractingSeconds = distractingSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case date
+        case productiveSeconds = "productive_seconds"
+        case distractingSeconds = "distracting_seconds"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(date.description, forKey: .date)
+        try c.encode(productiveSeconds, forKey: .productiveSeconds)
+        try c.encode(distractingSeconds, forKey: .distractingSeconds)
     }
 }
 

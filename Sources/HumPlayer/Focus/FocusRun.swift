@@ -257,7 +257,8 @@ final class FocusRun {
             Ending(
                 id: current.id, status: status, active: Int64(FocusTime.seconds(record.active).rounded()),
                 paused: Int64(FocusTime.seconds(record.paused).rounded()),
-                planned: Int64(FocusTime.seconds(record.planned).rounded()), end: wall(record.end)))
+                planned: Int64(FocusTime.seconds(record.planned).rounded()), end: wall(record.end),
+                focus: current.kind == .focus))
         recordEndings()
     }
 
@@ -270,7 +271,11 @@ final class FocusRun {
         var paused: Int64
         var planned: Int64
         var end: Timestamp
+        var focus: Bool
     }
+
+    /// Achievements the rounds written earned, until a notification announces them (docs/rules.md, "Achievements").
+    private(set) var earned: [Achievement] = []
 
     private var unrecorded: [Ending] = []
     private var reportedTrouble = false
@@ -295,6 +300,7 @@ final class FocusRun {
                 return false
             }
             unrecorded.removeFirst()
+            if ending.focus { achievements(of: ending.id) }
             if reportedTrouble {
                 reportedTrouble = false
                 player.environment.warn("the round is recorded now")
@@ -309,6 +315,18 @@ final class FocusRun {
         }
         if ended { sayContract(contract?.roundsWritten()) }
         return true
+    }
+
+    /// The achievements round `id` earned, now that it is written: the history with it against the history without
+    /// it, so nothing is stored and a restart computes the same. Said on a terminal, and kept for the notification.
+    private func achievements(of id: String) {
+        let goal = (try? database.settings(environment: player.environment.variables))?.dailyGoalSeconds ?? 0
+        guard let history = try? database.achievementHistory(goalSeconds: goal) else { return }
+        let new = Achievements.earned(by: id, in: history)
+        for achievement in new where player.screen != nil {
+            player.say("achievement: \(achievement.title) (\(achievement.rule))")
+        }
+        earned += new
     }
 
     /// A line about the contract: on the terminal's screen, or on stderr (stdout keeps one line per phase change).
@@ -380,8 +398,13 @@ final class FocusRun {
 
     /// The session's desktop notification, replaced in place at each phase that ran out (Player+Desktop.swift).
     private func notify(_ notice: FocusNotice) {
-        guard let notification = FocusNotification(after: notice, plan: machine.plan, goal: request.goal) else {
+        guard var notification = FocusNotification(after: notice, plan: machine.plan, goal: request.goal) else {
             return
+        }
+        // A new achievement is announced once, in the notification that follows the round that earned it.
+        if !earned.isEmpty {
+            notification.announce(earned)
+            earned = []
         }
         player.notifyDesktop(notification)
     }

@@ -11,11 +11,15 @@ extension Player {
         LogindPresence(environment: environment.variables, loop: loop)
     }
 
-    /// Starts watching the session for the rounds that begin (once per player; the watch stays while it runs).
+    /// Starts watching the session for the rounds that begin, or for the nudges (once per player; the watch stays
+    /// while it runs).
     func watchPresence() {
         guard presence == nil else { return }
         let presence = options.openPresence(environment, loop)
-        presence.onChange = { [unowned self] hints in self.focus?.sessionChanged(hints) }
+        presence.onChange = { [unowned self] hints in
+            self.focus?.sessionChanged(hints)
+            self.nudges?.session(away: hints.away)
+        }
         presence.onProblem = { [unowned self] problem in
             self.presenceProblem = problem
             self.sayPresenceProblem()

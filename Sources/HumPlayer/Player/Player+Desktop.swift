@@ -18,6 +18,7 @@ extension Player {
             warn: { [unowned self] in self.environment.warn($0) })
         self.desktop = desktop
         shieldNotices?.notifier = desktop.shieldNotifier
+        nudges?.notifier = desktop.nudgeNotifier
         watchers.append { [unowned self] status, _ in desktop.changed(status, keepAwake: self.keepsAwake(status)) }
     }
 
@@ -30,6 +31,7 @@ extension Player {
 
     /// Shows (or replaces) the session's desktop notification.
     func notifyDesktop(_ notification: FocusNotification) {
+        lastNotification = notification
         desktop?.notify(notification)
     }
 

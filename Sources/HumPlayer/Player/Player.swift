@@ -53,7 +53,9 @@ public final class Player {
     let options: Options
     public internal(set) var mix: Mix  // set by the requests here and in Player+Sounds.swift
     private(set) var audio: (any PlayerAudio)?
-    var focus: FocusRun?
+    var focus: FocusRun? {
+        didSet { nudges?.rounds(running: focus != nil || pendingFocus != nil) }
+    }
     /// The session's presence (logind), watched from the first focus rounds on (Player+Away.swift).
     var presence: (any SessionPresence)?
     var presenceProblem: String?
@@ -72,6 +74,8 @@ public final class Player {
     var watchers: [(PlayerStatus, [ControlEvent.Subsystem]) -> Void] = []
     /// The desktop's controls (MPRIS, notifications, the sleep inhibitor): Player+Desktop.swift.
     var desktop: DesktopBus?
+    /// The focus rounds' desktop notification sent last (with or without a bus to carry it): what tests read.
+    var lastNotification: FocusNotification?
     /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
     /// for it.
     public var onReady: (() -> Void)?
@@ -83,6 +87,7 @@ public final class Player {
     var remembered: [MixToken]
     var shieldGuard: ShieldGuard?  // Player+Shields.swift
     var shieldNotices: ShieldNotices?  // Player+Shields.swift
+    var nudges: Nudges?  // Player+Nudges.swift
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
     public init(
@@ -121,6 +126,7 @@ public final class Player {
             self.mix.tracks.removeAll { !playing.contains($0.sound) }
         }
         startShields()
+        startNudges()
     }
 
     // MARK: The interpreter
@@ -193,7 +199,10 @@ public final class Player {
         case .endFocus:
             guard let focus else { throw PlayerError.usage("no focus rounds are running") }
             try focus.input(.stop)
-        case .shields, .lift, .endLift: try handleShields(command)
+        case .shields:
+            nudges?.reread()  // `hum config set nudge.every` tells the running player as a shield change does
+            try handleShields(command)
+        case .lift, .endLift: try handleShields(command)
         }
         return status
     }
@@ -274,7 +283,9 @@ public final class Player {
 
     /// Rounds asked for before the first period reached the device: they start when it does, so the first
     /// round's audio lasts as long as the round.
-    var pendingFocus: FocusRun?
+    var pendingFocus: FocusRun? {
+        didSet { nudges?.rounds(running: focus != nil || pendingFocus != nil) }
+    }
 
     /// Starts focus rounds on this player; `stopsPlayer` when the player exists for them (`hum focus`).
     public func startFocus(_ request: FocusRequest, stopsPlayer: Bool) throws {
