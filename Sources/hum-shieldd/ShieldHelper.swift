@@ -11,6 +11,9 @@ import HumSystem
 /// their lifts, resolves the names itself and makes nftables' table `inet hum_shield` match, in one `nft -f -`
 /// transaction per change. Every request is attributed to the uid at the other end of the socket (SO_PEERCRED).
 ///
+/// Where nftables is missing it keeps a section of /etc/hosts instead (the hosts backend, weak: machine-wide, and
+/// relocked by this process's own timer, not by the kernel; docs/shields.md, "Where nftables is missing").
+///
 /// It serves one connection at a time, one request line each, with a 2 s limit to read it: a client that stalls
 /// delays others' changes by that much at most, and never any lift's end, which is the kernel's.
 final class ShieldHelper {
@@ -19,6 +22,13 @@ final class ShieldHelper {
         var nft = "/usr/sbin/nft"
         var state = "/run/hum-shieldd.state"
         var refresh = StrongShield.refreshSeconds
+        var backend = Backend.auto
+        var hosts = "/etc/hosts"
+    }
+
+    /// How the helper enforces: nftables' table, or /etc/hosts' section. `auto` picks nftables when `nft` runs.
+    enum Backend: String {
+        case auto, nftables, hosts
     }
 
     /// What one uid asked for last, as kept in the state file.
@@ -28,6 +38,12 @@ final class ShieldHelper {
     }
 
     let options: Options
+    /// The backend in use: never `auto` once `start()` has chosen.
+    private(set) var backend: Backend
+    /// The wall-clock time at which the hosts section must be written again (a lift's end), if any.
+    private var relockAt: Double?
+    /// Whether the last write of the hosts section failed (tried again every second).
+    private var retryHosts = false
     private var users: [UInt32: Held] = [:]
     /// The addresses of each name, as last resolved (a name that stops resolving keeps what it had).
     private var addresses: [String: [String]] = [:]
@@ -37,6 +53,7 @@ final class ShieldHelper {
 
     init(options: Options) {
         self.options = options
+        backend = options.backend
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
@@ -57,6 +74,8 @@ final class ShieldHelper {
     /// Reads what the last run held (lifts that ended are dropped) and applies it; with no state file, the table is
     /// made empty. Throws when nft refuses: the helper then does not start.
     func start() throws(StrongShieldRefusal) {
+        if backend == .auto { backend = Self.nftWorks(options.nft) ? .nftables : .hosts }
+        log("backend: \(backend.rawValue)\(backend == .hosts ? " (weak: /etc/hosts; see docs/shields.md)" : "")")
         if let data = FileManager.default.contents(atPath: options.state),
             let held = try? decoder.decode([String: Held].self, from: data)
         {
@@ -65,8 +84,17 @@ final class ShieldHelper {
                 users[uid] = value
             }
         }
-        refreshAddresses()
+        if backend == .nftables { refreshAddresses() }
         try apply(users)
+    }
+
+    /// Whether `nft` exists and works here: it can list the ruleset (a read, which needs CAP_NET_ADMIN and
+    /// nf_tables in the kernel).
+    static func nftWorks(_ nft: String) -> Bool {
+        guard access(nft, X_OK) == 0,
+            let result = try? CapturedCommand.run([nft, "list", "tables"], input: [], timeout: 10)
+        else { return false }
+        return result.exitCode == 0 && !result.timedOut
     }
 
     private func saveState() {
@@ -97,6 +125,7 @@ final class ShieldHelper {
     /// Makes the table match `wanted` in one transaction; on failure nothing changed (nft applies all or nothing).
     private func apply(_ wanted: [UInt32: Held]) throws(StrongShieldRefusal) {
         let now = Self.wallNow()
+        if backend == .hosts { return try applyHosts(wanted, now: now) }
         let script = StrongShieldRuleset.text(entries(wanted, now: now), now: now)
         let result: CapturedCommand.Result
         do {
@@ -110,6 +139,38 @@ final class ShieldHelper {
             throw StrongShieldRefusal(
                 "nft refused the ruleset (exit \(result.exitCode)); nothing was changed; see the helper's log")
         }
+    }
+
+    /// The hosts backend: /etc/hosts' section lists every name some uid holds unlifted (the file is the whole
+    /// machine's), and the timer is armed for the earliest lift's end, when the file is written again. The file is
+    /// written only when its text changes.
+    private func applyHosts(_ wanted: [UInt32: Held], now: Double) throws(StrongShieldRefusal) {
+        let states = wanted.mapValues { StrongShieldWanted(domains: $0.domains, lifts: $0.lifts) }
+        let names = StrongShieldHosts.listed(states, now: now)
+        relockAt = StrongShieldHosts.nextEnd(states, now: now)
+        do throws(StrongShieldRefusal) {
+            let old = try HostsFile.read(options.hosts)
+            let new = StrongShieldHosts.spliced(old, names: names)
+            if new != old { try HostsFile.write(options.hosts, new) }
+            retryHosts = false
+        } catch {
+            retryHosts = true
+            throw StrongShieldRefusal("cannot update \(options.hosts): \(error.message)")
+        }
+    }
+
+    /// Seconds until the hosts section is due to be written again (a lift ended, or a write to retry); nil when
+    /// nothing is due. Always nil with nftables, whose lifts the kernel ends.
+    var relockDue: Double? {
+        guard backend == .hosts else { return nil }
+        if retryHosts { return 1 }
+        return relockAt.map { max(0, $0 - Self.wallNow()) }
+    }
+
+    /// Writes the hosts section again when a lift has ended (or the last write failed).
+    func relockIfDue() {
+        guard backend == .hosts, retryHosts || (relockAt.map { $0 <= Self.wallNow() } ?? false) else { return }
+        do throws(StrongShieldRefusal) { try apply(users) } catch { log(error.message) }
     }
 
     // MARK: Names
@@ -174,6 +235,12 @@ final class ShieldHelper {
     /// The refresh: names resolved again, the table applied again when an address changed. A failure is logged and
     /// tried again at the next refresh; the old table stays meanwhile.
     func refresh() {
+        if backend == .hosts {
+            // No addresses to follow; the section is checked again (put back if someone took it out).
+            lastRefresh = Self.monotonicNow()
+            do throws(StrongShieldRefusal) { try apply(users) } catch { log(error.message) }
+            return
+        }
         if refreshAddresses() {
             do throws(StrongShieldRefusal) { try apply(users) } catch { log(error.message) }
         }
@@ -206,7 +273,7 @@ final class ShieldHelper {
                 }
                 next[uid] = Held(domains: wanted.domains, lifts: wanted.lifts)
             }
-            resolveNew(wanted.domains)
+            if backend == .nftables { resolveNew(wanted.domains) }
             do throws(StrongShieldRefusal) { try apply(next) } catch { return .refused(error.message) }
             users = next
             let names = Set(users.values.flatMap(\.domains))
@@ -219,7 +286,7 @@ final class ShieldHelper {
     private func reply(uid: UInt32, now: Double) -> StrongShieldReply {
         let held = users[uid] ?? Held(domains: [], lifts: [:])
         return StrongShieldReply(
-            ok: true, uid: uid, backend: "nftables", refreshSeconds: options.refresh,
+            ok: true, uid: uid, backend: backend.rawValue, refreshSeconds: options.refresh,
             domains: held.domains.map { name in
                 StrongShieldDomainState(
                     name: name, addresses: addresses[name] ?? [],

@@ -7,11 +7,15 @@ import HumSystem
 #endif
 
 // hum-shieldd: strong mode's root helper (docs/shields.md, "Strong mode"). Usage:
-//   hum-shieldd [--socket PATH] [--state PATH] [--nft PATH] [--refresh SECONDS]
-//   hum-shieldd --remove [--nft PATH]        (deletes the table, for uninstalling)
+//   hum-shieldd [--backend auto|nftables|hosts] [--socket PATH] [--state PATH] [--nft PATH] [--hosts PATH]
+//               [--refresh SECONDS]
+//   hum-shieldd --remove [--nft PATH] [--hosts PATH]   (deletes the table and /etc/hosts' section, to uninstall)
+// The backend: nftables (the kernel relocks), or /etc/hosts where nftables is missing (weak; docs/shields.md,
+// "Where nftables is missing"). auto, the default, takes nftables when `nft` exists and works.
 
 let usage =
-    "usage: hum-shieldd [--socket PATH] [--state PATH] [--nft PATH] [--refresh SECONDS] | hum-shieldd --remove"
+    "usage: hum-shieldd [--backend auto|nftables|hosts] [--socket PATH] [--state PATH] [--nft PATH] [--hosts PATH] "
+    + "[--refresh SECONDS] | hum-shieldd --remove"
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
     log(message)
@@ -31,7 +35,8 @@ while !arguments.isEmpty {
         print(usage)
         exit(0)
     }
-    guard ["--socket", "--state", "--nft", "--refresh"].contains(word), !arguments.isEmpty else {
+    guard ["--socket", "--state", "--nft", "--hosts", "--backend", "--refresh"].contains(word), !arguments.isEmpty
+    else {
         fail("\(word.debugDescription) is not an option here; \(usage)", code: 2)
     }
     let value = arguments.removeFirst()
@@ -39,6 +44,12 @@ while !arguments.isEmpty {
     case "--socket": options.socket = value
     case "--state": options.state = value
     case "--nft": options.nft = value
+    case "--hosts": options.hosts = value
+    case "--backend":
+        guard let backend = ShieldHelper.Backend(rawValue: value) else {
+            fail("--backend takes auto, nftables or hosts, not \(value.debugDescription)", code: 2)
+        }
+        options.backend = backend
     default:
         guard let seconds = Double(value), seconds >= 1, seconds <= 86_400 else {
             fail("--refresh takes seconds from 1 to 86400, not \(value.debugDescription)", code: 2)
@@ -52,16 +63,31 @@ signal(SIGPIPE, SIG_IGN)
 
 let helper = ShieldHelper(options: options)
 
+// --remove: the table (where nft is installed) and the section of /etc/hosts (where there is one) go.
 if remove {
-    do {
-        let result = try CapturedCommand.run(
-            [options.nft, "-f", "-"], input: Array(StrongShieldRuleset.removal.utf8), timeout: 10)
-        exit(result.exitCode == 0 ? 0 : 1)
-    } catch {
-        fail(
-            "cannot run \(options.nft): \((error as? any UserFacingError)?.message ?? "\(error)"); is nftables installed?"
-        )
+    var failed = false
+    if access(options.nft, X_OK) == 0 {
+        do {
+            let result = try CapturedCommand.run(
+                [options.nft, "-f", "-"], input: Array(StrongShieldRuleset.removal.utf8), timeout: 10)
+            if result.exitCode != 0 || result.timedOut {
+                log("nft could not delete table inet \(StrongShield.table) (exit \(result.exitCode))")
+                failed = true
+            }
+        } catch {
+            log("cannot run \(options.nft): \((error as? any UserFacingError)?.message ?? "\(error)")")
+            failed = true
+        }
     }
+    do throws(StrongShieldRefusal) {
+        let old = try HostsFile.read(options.hosts)
+        let new = StrongShieldHosts.stripped(old)
+        if new != old { try HostsFile.write(options.hosts, new) }
+    } catch {
+        log("cannot take the section out of \(options.hosts): \(error.message)")
+        failed = true
+    }
+    exit(failed ? 1 : 0)
 }
 
 // The socket: open to every user (0666) since every request acts only for its sender's uid (SO_PEERCRED).
@@ -132,13 +158,16 @@ func serve(_ fd: Int32, _ helper: ShieldHelper) {
 
 while true {
     var watched = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-    let wait = Int32(min(helper.refreshDue * 1000 + 1, 3_600_000))
+    // The hosts backend's relock is this timer (no kernel timeout exists for a file): poll wakes at a lift's end.
+    let due = min(helper.refreshDue, helper.relockDue ?? .infinity)
+    let wait = Int32(min((due * 1000).rounded(.up) + 1, 3_600_000))
     let ready = poll(&watched, 1, wait)
     if ready < 0 {
         if errno == EINTR { continue }
         fail("poll: \(String(cString: strerror(errno)))")
     }
     if helper.refreshDue <= 0 { helper.refresh() }
+    helper.relockIfDue()
     guard ready > 0 else { continue }
     let client = accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
     guard client >= 0 else { continue }

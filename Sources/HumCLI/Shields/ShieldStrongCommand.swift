@@ -14,7 +14,9 @@ struct ShieldStrongCommand: HumCommand {
         Strong mode is optional: a root helper, hum-shieldd (installed by 'sudo make install-shield'), rejects this
         user's connections to the shielded sites' addresses with nftables, and lifts them for exactly a pass's
         minutes; the kernel itself relocks when a lift ends, even with no hum running. It listens on
-        /run/hum-shieldd.sock (or $HUM_SHIELDD_SOCKET) and acts only for the uid of the process that asks.
+        /run/hum-shieldd.sock (or $HUM_SHIELDD_SOCKET) and acts only for the uid of the process that asks. Where
+        nftables is missing it falls back to a section of /etc/hosts, which is weak: it covers the whole machine,
+        DNS-over-HTTPS and DNS caches get past it, and a lift ends only while the helper runs.
         """
     static let examples = ["hum shield strong status", "hum shield strong status --json"]
     static var subcommands: [any HumCommand.Type] { [Status.self] }
@@ -50,20 +52,27 @@ struct ShieldStrongCommand: HumCommand {
             return ExitCode.success
         }
 
-        /// The reply as lines: the helper, then one line per domain.
+        /// The reply as lines: the helper, then one line per domain. The hosts backend is said to be weak, and why.
         static func text(_ reply: StrongShieldReply, path: String, now: Double) -> String {
             let domains = reply.domains ?? []
+            let hosts = reply.backend == "hosts"
             var out =
                 "strong mode: helper at \(path) (\(reply.backend ?? "?")), uid \(reply.uid.map(String.init) ?? "?")"
             out += domains.isEmpty ? ", shielding nothing for you\n" : "\n"
+            if hosts {
+                out +=
+                    "  weak: nftables is missing, so the helper lists the names in /etc/hosts for the whole machine; "
+                out += "DNS-over-HTTPS and DNS caches get past it, and a lift's end needs the helper running\n"
+            }
             for domain in domains {
                 let addresses =
-                    domain.addresses.isEmpty ? "(does not resolve)" : domain.addresses.joined(separator: " ")
+                    hosts
+                    ? "" : domain.addresses.isEmpty ? "(does not resolve)" : domain.addresses.joined(separator: " ")
                 var state = "shielded"
                 if let until = domain.liftedUntil {
                     state = "lifted, \(DurationText.format(seconds: max(0, Int64((until - now).rounded(.up))))) left"
                 }
-                out += "  \(domain.name)  \(state)  \(addresses)\n"
+                out += "  \(domain.name)  \(state)" + (addresses.isEmpty ? "\n" : "  \(addresses)\n")
             }
             return out
         }

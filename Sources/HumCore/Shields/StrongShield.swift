@@ -181,7 +181,7 @@ public struct StrongShieldReply: Codable, Sendable, Equatable {
     public var error: String?
     /// The caller's uid, as the helper saw it (SO_PEERCRED).
     public var uid: UInt32?
-    /// How the helper enforces: `nftables`.
+    /// How the helper enforces: `nftables`, or `hosts` (the weak /etc/hosts fallback where nftables is missing).
     public var backend: String?
     /// The seconds between two resolutions of the names.
     public var refreshSeconds: Double?
