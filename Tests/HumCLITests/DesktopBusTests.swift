@@ -268,7 +268,8 @@ import Testing
         // hum's icon and desktop entry, so that desktops group and theme its notifications.
         #expect(first.icon == "hum" && first.hints == ["desktop-entry": "hum"])
         #expect(first.summary == "Focus 1/2 done — 1 min break, then focus 2/2")
-        #expect(first.body == "Goal: draft it")
+        // The first round of a fresh history earns an achievement, announced once in its notification.
+        #expect(first.body == "Goal: draft it\nAchievement: First round (a first focus round completed)")
         #expect(first.actions == ["skip", "Skip", "extend", "+5 min"])
 
         // "+5 min" grows the break by the plan's extension step; what the user did brings no new notification.
@@ -300,7 +301,10 @@ import Testing
         #expect(player.wait() == 0)
         #expect(server.calls.count == 1)
         // No "body" capability either: the goal goes into the summary.
-        #expect(server.calls.first?.summary == "Focus 1/1 done — the session is complete (Goal: g)")
+        #expect(
+            server.calls.first?.summary
+                == "Focus 1/1 done — the session is complete (Goal: g\n"
+                + "Achievement: First round (a first focus round completed))")
         #expect(server.calls.first?.body == "" && server.calls.first?.actions == [])
         // --quiet: no notification at all.
         let quiet = try box.hum(
