@@ -155,6 +155,9 @@ enum Schema {
         // 8 → 9 (`shield-usage`): how long each shield's programs ran while it was lifted, per day, and time logged
         // by hand (docs/shields.md, "Distracting time").
         ShieldUsageSchema.migration,
+        // 9 → 10 (`sync-journal`): this device's journal in a synced folder, the cursors of the others' journals,
+        // and the hybrid times of last-writer-wins (docs/sync.md).
+        SyncSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }
