@@ -35,6 +35,11 @@ extension HumDatabase {
     /// The folder of every device's journal under the synced folder `dir`.
     public static func journalsFolder(dir: String) -> String { "\(dir)/hum-sync/v1/devices" }
 
+    /// Makes the folder of this device's journal (and the folders above it) when absent.
+    public static func makeJournalFolder(dir: String, device: String) throws {
+        try makeDirectories(parent(of: journalPath(dir: dir, device: device)))
+    }
+
     /// Sync as set up here; nil while it is off.
     public func syncSetup() throws -> SyncSetup? {
         try guarded {
@@ -97,6 +102,7 @@ extension HumDatabase {
             }
             self.device = device
         }
+        try Self.makeJournalFolder(dir: dir, device: device)
         try flushJournal()
     }
 

@@ -203,6 +203,42 @@ func exchange(_ machines: [SyncMachine]) {
         #expect(a.balance == 55 * 60 && clone.balance == 55 * 60)
     }
 
+    /// A running player merges as soon as a journal arrives in the folder (inotify), before any command runs.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs sqlite3"))
+    func aRunningPlayerMergesWhenAJournalArrives() throws {
+        let a = SyncMachine()
+        let b = SyncMachine()
+        #expect(a.run("sync", "init", a.folder).code == 0)
+        #expect(b.run("sync", "init", b.folder).code == 0)
+        #expect(a.run("ledger", "adjust", "+1h", "--reason", "seed").code == 0)
+        let player = try spawnBinary(
+            ["focus", "--no-sound", "--focus", "20s", "--rounds", "1"], environment: b.environment,
+            stdout: b.sandbox.root + "/player.out", stderr: b.sandbox.root + "/player.err")
+        defer {
+            kill(player, SIGKILL)
+            waitFor(player)
+        }
+        // The player is up once its focus round is recorded as running.
+        func query(_ sql: String) -> String {
+            (try? runBinary([b.sandbox.databasePath, sql], environment: b.environment, program: "/usr/bin/sqlite3").out)
+                ?? ""
+        }
+        var up = false
+        for _ in 0..<100 where !up {
+            up = query("SELECT count(*) FROM rounds WHERE status = 'running'") == "1\n"
+            if !up { usleep(50_000) }
+        }
+        #expect(up)
+        usleep(200_000)
+        b.receive(from: a)
+        var merged = false
+        for _ in 0..<100 where !merged {
+            merged = query("SELECT balance FROM totals") == "3600\n"
+            if !merged { usleep(50_000) }
+        }
+        #expect(merged, "\(query("SELECT balance FROM totals"))")
+    }
+
     @Test func strictSpendingTakesOnlyWhatThisDeviceHolds() throws {
         let a = SyncMachine()
         let b = SyncMachine()

@@ -32,6 +32,8 @@ public final class Player {
         var openAudio: PlayerAudioFactory = PlaybackSession.open
         /// Watches the session's presence: logind's, unless a test gives its own (Player+Away.swift).
         var openPresence: (PlayerEnvironment, any EventLoopProtocol) -> any SessionPresence = Player.logindPresence
+        /// Watches the synced folder's journals: inotify, unless a test gives its own (Player+Sync.swift).
+        var watchJournals: JournalWatchFactory = Player.journalFolderWatch
 
         public init(
             device: String, raw: Bool, fadeSeconds: Double, endAfter: Double?, silent: Bool, startSilent: Bool = false
@@ -83,6 +85,7 @@ public final class Player {
     var remembered: [MixToken]
     var shieldGuard: ShieldGuard?  // Player+Shields.swift
     var shieldNotices: ShieldNotices?  // Player+Shields.swift
+    var journalWatch: AnyObject?  // Player+Sync.swift
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
     public init(
@@ -121,6 +124,7 @@ public final class Player {
             self.mix.tracks.removeAll { !playing.contains($0.sound) }
         }
         startShields()
+        startSyncWatch()
     }
 
     // MARK: The interpreter
