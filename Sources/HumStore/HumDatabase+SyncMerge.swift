@@ -1,3 +1,4 @@
+import CSQLite
 import HumCore
 
 #if canImport(Glibc)
@@ -59,9 +60,20 @@ extension HumDatabase {
                 defer { applyingMerge = false }
                 let known = try syncKnown(for: journals, cursors: cursors)
                 let plan = SyncMerge.plan(known: known, journals: journals)
+                // The plan classified every entry against those here that share its id or key: the new ones go in
+                // as they are (a constraint of the ledger they break stops the whole merge), then the rounds and
+                // contracts as an import adds them.
+                for e in plan.entries {
+                    do {
+                        try insert(e)
+                    } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
+                        throw LedgerMerge.Conflict(
+                            id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
+                    }
+                }
+                outcome.entriesAdded = plan.entries.count
                 let imported = try applyImport(
-                    entries: plan.entries, sessions: plan.rounds, contracts: plan.contracts.map(\.record))
-                outcome.entriesAdded = imported.added
+                    entries: [], sessions: plan.rounds, contracts: plan.contracts.map(\.record))
                 outcome.roundsAdded = imported.roundsAdded
                 for (name, register) in plan.mixes {
                     if let mix = register.value {
@@ -193,12 +205,28 @@ extension HumDatabase {
     func syncKnown(for journals: [String: JournalRead], cursors: [String: StoredCursor]) throws -> SyncKnown {
         var known = SyncKnown()
         for (device, stored) in cursors { known.cursors[device] = stored.cursor }
+        // Many lines (a cold merge): the ids and keys here in one read each, and only the entries they share fetched.
+        let many = journals.values.reduce(0) { $0 + $1.lines.count } > 256
+        var ids: Set<String> = []
+        var keys: Set<String> = []
+        if many {
+            try db.query("SELECT id, key FROM entries") { row in
+                ids.insert(try row.text("id"))
+                if let key = try row.optionalText("key") { keys.insert(key) }
+            }
+        }
         for read in journals.values {
             for line in read.lines {
                 switch line.event {
                 case .entry(let e):
-                    if let here = try entry(where: "id = ?", [.text(e.id)]) { known.addEntry(here) }
-                    if let key = e.key, let here = try entry(where: "key = ?", [.text(key)]) { known.addEntry(here) }
+                    if !many || ids.contains(e.id), let here = try entry(where: "id = ?", [.text(e.id)]) {
+                        known.addEntry(here)
+                    }
+                    if let key = e.key, !many || keys.contains(key),
+                        let here = try entry(where: "key = ?", [.text(key)])
+                    {
+                        known.addEntry(here)
+                    }
                 case .round(let r):
                     if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil {
                         known.rounds.insert(r.id)
