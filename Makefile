@@ -6,7 +6,7 @@ SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
              dbus-daemon dbus-bin playerctl systemd python3-icalendar python3-dbusmock $(DIST_DEPS) lintian appstream \
-             man-db bash-completion chromium chromium-driver python3-selenium nftables firefox-esr python3-websocket
+             man-db bash-completion chromium chromium-driver python3-selenium nftables firefox-esr python3-websocket syncthing
 # What make dist and make deb use: strip and readelf (binutils), dpkg-shlibdeps (dpkg-dev).
 DIST_DEPS := binutils dpkg-dev
 

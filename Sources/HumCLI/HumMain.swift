@@ -30,6 +30,7 @@ public enum CommandTable {
             MixCommand.self,
             DaemonCommand.self,
             ConfigCommand.self,
+            SyncCommand.self,
             CompletionsCommand.self,
             ManpageCommand.self,
         ]

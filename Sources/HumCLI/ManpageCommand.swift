@@ -73,6 +73,10 @@ struct ManpageCommand: HumCommand {
     /// The variables hum reads, besides each setting's own (`hum config list` names those): name and meaning.
     static let readVariables: [(String, String)] = [
         ("HUM_SOUNDS_DIR", "the folder of the built\\-in sounds, instead of the one installed beside hum"),
+        (
+            "HUM_MACHINE_ID_PATH",
+            "the file the machine id is read from for sync's device id, instead of /etc/machine\\-id (containers, tests)"
+        ),
         ("HUM_DITHER", "off: round 16\\-bit output instead of dithering it (as render --no-dither)"),
         ("NO_COLOR", "no colour when set to anything"),
         ("XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME, XDG_RUNTIME_DIR", "where hum keeps its files (see FILES)"),

@@ -125,6 +125,7 @@ extension HumDatabase {
     ) throws -> LedgerDecision {
         let now = at ?? calendar.now()
         let snapshot = try snapshot(for: request, now: now)
+        try checkStrictSpending(request, replay: snapshot.existing != nil)
         var decision = try LedgerRules.decide(
             request, snapshot: snapshot, config: loadConfig(), now: now,
             newID: newID(), device: device)
@@ -140,6 +141,18 @@ extension HumDatabase {
         default: break
         }
         return decision
+    }
+
+    /// With sync on and `sync.strict` on, a request that takes time is refused beyond what this device's own entries
+    /// hold (`SyncLedger.checkSpending`), so the merged bank never goes negative when every device is strict.
+    func checkStrictSpending(_ request: LedgerRequest, replay: Bool) throws {
+        let amount = SyncLedger.takes(request)
+        guard amount > 0, !replay,
+            try db.scalarInt("SELECT 1 FROM sync_self WHERE dir IS NOT NULL") != nil,
+            try db.scalarText("SELECT value FROM config WHERE key = ?", [.text(SettingCatalog.syncStrict)]) == "on"
+        else { return }
+        let own = try db.scalarTotal("SELECT TOTAL(amount) FROM entries WHERE device = ?", [.text(device)])
+        if own < amount { throw LedgerRefusal.notEnough(balance: own, asked: amount) }
     }
 
     public func bankStatus() throws -> BankStatus {

@@ -5,16 +5,18 @@ import HumCore
 extension HumDatabase {
     /// Saves (or replaces) a mix under a name.
     public func saveMix(_ mix: Mix, as name: String) throws {
+        try guarded { try db.immediate { try saveMixLocked(mix, as: name) } }
+    }
+
+    func saveMixLocked(_ mix: Mix, as name: String) throws {
         var stored = mix
         stored.name = nil
         let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
-        try guarded {
-            try db.run(
-                """
-                INSERT INTO mixes(name, mix, saved_at) VALUES (?, ?, ?)
-                ON CONFLICT(name) DO UPDATE SET mix = excluded.mix, saved_at = excluded.saved_at
-                """, [.text(name), .text(json), .text(calendar.now().rfc3339)])
-        }
+        try db.run(
+            """
+            INSERT INTO mixes(name, mix, saved_at) VALUES (?, ?, ?)
+            ON CONFLICT(name) DO UPDATE SET mix = excluded.mix, saved_at = excluded.saved_at
+            """, [.text(name), .text(json), .text(calendar.now().rfc3339)])
     }
 
     /// The mix saved under `name`, carrying its name; nil when there is none.
@@ -44,8 +46,10 @@ extension HumDatabase {
     @discardableResult
     public func removeMix(named name: String) throws -> Bool {
         try guarded {
-            try db.run("DELETE FROM mixes WHERE name = ?", [.text(name)])
-            return db.changes > 0
+            try db.immediate {
+                try db.run("DELETE FROM mixes WHERE name = ?", [.text(name)])
+                return db.changes > 0
+            }
         }
     }
 

@@ -14,11 +14,15 @@ public final class HumDatabase: LedgerStore {
     public let calendar: LocalCalendar
     public let probe: any ProcessProbe
     /// This database's device id, written in every entry it makes.
-    public private(set) var device: String = ""
+    public internal(set) var device: String = ""
     /// True when opened with `init(readingOnly:…)`: every write fails, and nothing was reconciled or migrated.
     public let isReadOnly: Bool
     let db: Connection
     var rng = SystemRandomNumberGenerator()
+    /// Set while a merge applies other devices' lines: what it writes is not journalled again.
+    var applyingMerge = false
+    /// Why writes that go to the sync journal are refused (`refuseSyncWrites`).
+    var syncRefusal: String?
 
     /// How long a writer waits for another's lock before giving up.
     public static let busyTimeoutMilliseconds: Int32 = 15_000
@@ -44,6 +48,8 @@ public final class HumDatabase: LedgerStore {
             try migrate()
             device = try db.scalarText("SELECT value FROM meta WHERE key = 'device'") ?? ""
             HumDatabase.tighten(path)
+            db.beforeCommit = { [unowned self] in try self.journalPending() }
+            db.afterCommit = { [unowned self] in try? self.flushJournal() }
         } catch {
             throw StoreError.wrap(error)
         }

@@ -45,6 +45,11 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var cache: [String: Statement] = [:]
+    /// Runs inside every `immediate` transaction just before it commits (the sync journal's lines are made there, in
+    /// the same transaction as what they record); an error rolls the transaction back.
+    var beforeCommit: (() throws -> Void)?
+    /// Runs after every `immediate` transaction commits (the journal's lines are appended to its file there).
+    var afterCommit: (() -> Void)?
 
     /// Opens `path` (a URI when `flags` hold `SQLITE_OPEN_URI`); `name` is the file its errors name (the path when
     /// nil).
@@ -145,7 +150,9 @@ final class Connection {
         try execute("BEGIN IMMEDIATE")
         do {
             let value = try body()
+            try beforeCommit?()
             try execute("COMMIT")
+            afterCommit?()
             return value
         } catch {
             // The first error is the one worth reporting; a failed ROLLBACK leaves SQLite to roll back on close.

@@ -158,6 +158,9 @@ enum Schema {
         // 9 → 10 (`nudge-log`): how a stretch of time went, logged by a nudge's button or `hum log --productive`
         // (docs/rules.md, "Nudges").
         NudgeSchema.migration,
+        // 10 → 11 (`sync-journal`): this device's journal in a synced folder, the cursors of the others' journals,
+        // and the hybrid times of last-writer-wins (docs/sync.md).
+        SyncSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

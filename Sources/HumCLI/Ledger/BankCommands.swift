@@ -269,6 +269,10 @@ struct ConfigCommand: HumCommand {
             _ = try SettingCatalog.normalise(key, value)
         }
         func run(context: CommandContext) throws -> Int32 {
+            if key == SettingCatalog.syncDir {  // the same as 'hum sync init DIR'
+                try SyncInitCommand.start(SyncInitCommand.absolute(value), context: context)
+                return ExitCode.success
+            }
             let unsaved = try Self.checkMix(key, SettingCatalog.normalise(key, value), context: context)
             let db = try LedgerCLI.open(context)
             try db.setConfig(key, to: value)
@@ -317,6 +321,7 @@ struct ConfigCommand: HumCommand {
         init(_ arguments: ParsedArguments) throws { key = try arguments.positional(ConfigCommand.key, at: 0)! }
         func run(context: CommandContext) throws -> Int32 {
             let db = try LedgerCLI.open(context)
+            if key == SettingCatalog.syncDir { try db.stopSync() }
             let removed = try db.removeConfig(key)
             context.made(
                 "\(key) was unset",

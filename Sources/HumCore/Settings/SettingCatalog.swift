@@ -32,6 +32,8 @@ public enum SettingCatalog {
     public static let dayStartsAt = "day.starts-at"
     public static let shieldAction = "shield.action"
     public static let shieldGrace = "shield.grace"
+    public static let syncDir = "sync.dir"
+    public static let syncStrict = "sync.strict"
     /// Named `hum focus` options: `profile.deep`.
     public static let profilePrefix = "profile."
 
@@ -135,6 +137,15 @@ public enum SettingCatalog {
         .init(
             key: shieldGrace, kind: .duration(min: 1, max: 3600, whole: true), defaultText: "10s",
             summary: "with shield.action terminate: how long a program stays frozen before it is asked to end",
+            environment: nil),
+        .init(
+            key: syncDir, kind: .folder, defaultText: "",
+            summary: "the synced folder this device writes its journal to and merges the others' from (hum sync init)",
+            environment: nil),
+        .init(
+            key: syncStrict, kind: .toggle, defaultText: "off",
+            summary:
+                "with sync: spend only what this device's own entries hold, so the merged bank never goes negative",
             environment: nil),
     ]
 

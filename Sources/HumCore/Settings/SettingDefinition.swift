@@ -38,6 +38,8 @@ public enum SettingKind: Sendable, Equatable {
     case ledgerRule
     /// A time of day on the wall clock, `HH:MM` from 00:00 to 23:59.
     case wallTime
+    /// An absolute path to a folder; empty for none.
+    case folder
 
     /// What `hum config list` calls the type.
     public var name: String {
@@ -53,6 +55,7 @@ public enum SettingKind: Sendable, Equatable {
         case .profile: "focus options"
         case .ledgerRule: "ledger rule"
         case .wallTime: "HH:MM"
+        case .folder: "folder"
         }
     }
 }
@@ -81,6 +84,7 @@ public struct SettingDefinition: Sendable, Equatable {
         switch kind {
         case .mix: "the last mix played, else rain=75 brown=50"
         case .command: "none"
+        case .folder: "none"
         default: ""
         }
     }
@@ -144,6 +148,12 @@ public struct SettingDefinition: Sendable, Equatable {
                 throw bad("a command on one line with its quotes closed, like \"notify-send 'hum says'\"")
             }
             return ShellWords.join(words)
+        case .folder:
+            guard text.isEmpty || (text.hasPrefix("/") && !text.contains(where: \.isNewline) && text.utf8.count <= 4000)
+            else {
+                throw bad("an absolute path to a folder, like /home/me/Sync/hum")
+            }
+            return text
         case .wallTime:
             guard let time = try? WallTime.checked(text) else {
                 throw bad("a time of day from 00:00 to 23:59, like 04:00")

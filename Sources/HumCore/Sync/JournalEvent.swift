@@ -113,6 +113,7 @@ public enum JournalEvent: Sendable, Equatable {
 public enum SyncSettings {
     static let staying: Set<String> = [
         SettingCatalog.playDevice, SettingCatalog.focusOnEvent, SettingCatalog.reviewCommand, "review.consent",
+        SettingCatalog.syncDir, SettingCatalog.syncStrict,
     ]
 
     public static func travels(_ key: String) -> Bool {

@@ -111,6 +111,15 @@ public struct JournalWriter: Sendable, Equatable {
         clock = HybridClock(device: device)
     }
 
+    /// Carries on from what the store kept: the next sequence number, the last line's hash and the clock's last
+    /// reading.
+    public init(device: String, nextSeq: Int64, lastHash: String, clock last: HybridTime) {
+        self.device = device
+        self.nextSeq = nextSeq
+        self.lastHash = lastHash
+        clock = HybridClock(device: device, resumingAfter: last)
+    }
+
     /// Carries on after the journal's last line.
     public init(device: String, after last: JournalLine) {
         self.device = device

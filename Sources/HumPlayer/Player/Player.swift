@@ -32,6 +32,8 @@ public final class Player {
         var openAudio: PlayerAudioFactory = PlaybackSession.open
         /// Watches the session's presence: logind's, unless a test gives its own (Player+Away.swift).
         var openPresence: (PlayerEnvironment, any EventLoopProtocol) -> any SessionPresence = Player.logindPresence
+        /// Watches the synced folder's journals: inotify, unless a test gives its own (Player+Sync.swift).
+        var watchJournals: JournalWatchFactory = Player.journalFolderWatch
 
         public init(
             device: String, raw: Bool, fadeSeconds: Double, endAfter: Double?, silent: Bool, startSilent: Bool = false
@@ -88,6 +90,7 @@ public final class Player {
     var shieldGuard: ShieldGuard?  // Player+Shields.swift
     var shieldNotices: ShieldNotices?  // Player+Shields.swift
     var nudges: Nudges?  // Player+Nudges.swift
+    var journalWatch: AnyObject?  // Player+Sync.swift
 
     /// Opens the audio (unless silent) and the control socket. The mix's sounds must be resolved (`entries`).
     public init(
@@ -127,6 +130,7 @@ public final class Player {
         }
         startShields()
         startNudges()
+        startSyncWatch()
     }
 
     // MARK: The interpreter
