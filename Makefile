@@ -73,6 +73,7 @@ bench: release test-deps
 	bench/playback.sh --screens
 	bench/status.sh
 	bench/mpris.sh
+	bench/startup.sh
 
 # swift format ships with the toolchain; .swift-format is the house style (make test checks it).
 format:
