@@ -10,7 +10,7 @@ TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpe
 # What make dist and make deb use: strip and readelf (binutils), dpkg-shlibdeps (dpkg-dev).
 DIST_DEPS := binutils dpkg-dev
 
-.PHONY: run test build release deps test-deps dist-deps stamp dist deb sounds bench clean format format-check \
+.PHONY: run test build release release-check deps test-deps dist-deps stamp dist deb sounds bench clean format format-check \
 	install uninstall install-shield uninstall-shield
 
 # Installs the Debian packages that are missing (apt-get, through sudo when not root). Not as root, it lists them
@@ -63,6 +63,13 @@ deb: release dist-deps
 test: test-deps
 	scripts/test.sh
 
+# The packaging tests on the release binary (make test packages the debug one: a release build takes 5–12 minutes
+# here, more than CI's budget spares): the tarball, install.sh, the shells' completions and the .deb with lintian.
+release-check: release test-deps
+	$(SWIFT) build --build-tests
+	HUM_BIN=$(CURDIR)/.build/debug/hum HUM_RELEASE_BIN=$(CURDIR)/.build/release/hum \
+		$(SWIFT) test --skip-build --filter 'ReleasePackagingTests|BinaryCopiedAloneTests'
+
 sounds: deps
 	$(SWIFT) build -c release --product hum-soundgen
 	.build/release/hum-soundgen --out Sounds
@@ -73,6 +80,7 @@ bench: release test-deps
 	bench/playback.sh --screens
 	bench/status.sh
 	bench/mpris.sh
+	bench/startup.sh
 
 # swift format ships with the toolchain; .swift-format is the house style (make test checks it).
 format:

@@ -1,5 +1,11 @@
 import CSndFile
-import Foundation
+import HumCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The sample format of a written file.
 public enum SampleFormat: String, Sendable, CaseIterable {
@@ -89,7 +95,7 @@ public final class AudioFileWriter {
 
     /// The extension of a name, lower-cased ("" when it has none), which picks the container.
     static func containerExtension(_ name: String) -> String {
-        let base = (name as NSString).lastPathComponent
+        let base = PathText.base(name)
         return base.contains(".") ? String(base.split(separator: ".").last ?? "").lowercased() : ""
     }
 

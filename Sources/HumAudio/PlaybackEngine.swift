@@ -1,6 +1,12 @@
-import Foundation
+import Dispatch
 import HumCore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -75,10 +81,8 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     /// Starts the engine thread, and returns once it has asked for its scheduling (see `scheduling`).
     public func start() {
         stateValue.store(State.playing.rawValue, ordering: .releasing)
-        // Foundation's qualityOfService is not applied on Linux: the thread asks the kernel itself, in `run`.
-        let thread = Thread { [self] in run() }
-        thread.name = "hum-audio"
-        thread.start()
+        // The thread asks the kernel for its scheduling itself, in `run`.
+        NamedThread.start("hum-audio") { [self] in run() }
         scheduled.wait()
     }
 

@@ -1,5 +1,10 @@
-import Foundation
 import HumCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -45,13 +50,12 @@ public struct SoundCatalog: Sendable {
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 manifest = try JSONDecoder().decode(SoundManifest.self, from: data)
             } catch {
-                manifestProblem = "cannot read the built-in sound list \(path): \(error.localizedDescription)"
+                manifestProblem = "cannot read the built-in sound list \(path): \(fileErrorText(error))"
             }
         }
     }
 
-    /// Finds the built-in library: `$HUM_SOUNDS_DIR`, then `../share/hum/sounds` beside the executable (an
-    /// installed hum), then the nearest `Sounds/` with a `sounds.json` above the executable (a build in the repo).
+    /// Finds the built-in library: the first of `searchedPlaces` that holds a `sounds.json`.
     public static func locateBuiltins(environment: [String: String]) -> String? {
         if let dir = environment["HUM_SOUNDS_DIR"], !dir.isEmpty { return dir }
         return searchedPlaces(environment: environment).first {
@@ -59,21 +63,37 @@ public struct SoundCatalog: Sendable {
         }
     }
 
-    /// Where the built-in library is looked for, in order: `$HUM_SOUNDS_DIR`, else next to an installed binary
-    /// (`BIN/../share/hum/sounds`, what `make install` makes), then a `Sounds` folder beside the binary or above
-    /// it (a build in the source tree).
+    /// Where the built-in library is looked for, in order: `$HUM_SOUNDS_DIR` alone when it is set; else
+    /// `BIN/../share/hum/sounds` beside the binary (what `make install`, install.sh and the unpacked release
+    /// make), then a `Sounds` folder beside the binary or above it (a build in the source tree), then
+    /// `DIR/hum/sounds` for each DIR of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`, where
+    /// `make install` and the .deb put it), so that a binary copied alone (`cp hum ~/bin`) still finds the
+    /// library a package installed. `$XDG_DATA_HOME/hum/sounds` is not among them: it is the user's own folder.
     public static func searchedPlaces(environment: [String: String]) -> [String] {
         if let dir = environment["HUM_SOUNDS_DIR"], !dir.isEmpty { return [dir] }
-        guard let exe = executablePath() else { return [] }
-        var dir = (exe as NSString).deletingLastPathComponent
-        var places = [
-            ((dir as NSString).deletingLastPathComponent as NSString).appendingPathComponent("share/hum/sounds")
-        ]
-        while dir != "/" && !dir.isEmpty {
-            places.append(dir + "/Sounds")
-            dir = (dir as NSString).deletingLastPathComponent
+        var places: [String] = []
+        if let exe = executablePath() {
+            var dir = PathText.directory(exe)
+            places.append(PathText.appending(PathText.directory(dir), "share/hum/sounds"))
+            while dir != "/" && !dir.isEmpty {
+                places.append(dir + "/Sounds")
+                dir = PathText.directory(dir)
+            }
+        }
+        for dir in dataDirectories(environment: environment) where !places.contains(dir + "/hum/sounds") {
+            places.append(dir + "/hum/sounds")
         }
         return places
+    }
+
+    /// `$XDG_DATA_DIRS` as the base directory specification reads it: absolute paths only (a relative one is
+    /// ignored), and `/usr/local/share:/usr/share` when it is unset or names none.
+    static func dataDirectories(environment: [String: String]) -> [String] {
+        let given = (environment["XDG_DATA_DIRS"] ?? "").split(separator: ":").map(String.init).filter {
+            $0.hasPrefix("/")
+        }
+        let dirs = given.isEmpty ? ["/usr/local/share", "/usr/share"] : given
+        return dirs.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
     }
 
     static func executablePath() -> String? {
@@ -133,8 +153,8 @@ public struct SoundCatalog: Sendable {
         var folder = UserFolder()
         var taken: [String: String] = [:]  // name -> the file that has it
         for file in names.sorted() {
-            let ext = (file as NSString).pathExtension.lowercased()
-            let name = (file as NSString).deletingPathExtension
+            let ext = PathText.extension(file).lowercased()
+            let name = PathText.removingExtension(file)
             guard SoundCatalog.audioExtensions.contains(ext), !name.isEmpty, !name.hasPrefix(".") else { continue }
             let path = userDirectory + "/" + file
             if builtinNames.contains(name) {
@@ -178,14 +198,14 @@ public struct SoundCatalog: Sendable {
 
     /// Whether a name on the command line means a file path rather than a library name.
     public static func looksLikePath(_ name: String) -> Bool {
-        name.contains("/") || audioExtensions.contains((name as NSString).pathExtension.lowercased())
+        name.contains("/") || audioExtensions.contains(PathText.extension(name).lowercased())
     }
 
     /// Resolves a name to a sound: a library name first, then a path. Nil when it is neither.
     public func resolve(_ name: String) -> SoundReference? {
         if let known = all.first(where: { $0.name == name }) { return known }
         if SoundCatalog.looksLikePath(name) || FileManager.default.fileExists(atPath: name) {
-            let base = ((name as NSString).lastPathComponent as NSString).deletingPathExtension
+            let base = PathText.removingExtension(PathText.base(name))
             return SoundReference(name: name, title: base, path: name, source: .file, loop: nil, loudnessLUFS: nil)
         }
         return nil

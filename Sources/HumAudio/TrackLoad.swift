@@ -1,7 +1,12 @@
 import Dispatch
-import Foundation
 import HumCore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +32,7 @@ public final class TrackLoad: Sendable {
         whenDone: @escaping @Sendable () -> Void
     ) {
         self.sounds = sounds
-        let thread = Thread { [self] in
+        NamedThread.start("hum-load") { [self] in
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)  // this thread only, on Linux
             let results = sounds.map { sound in
                 Result { () throws(AudioFileError) in
@@ -38,8 +43,6 @@ public final class TrackLoad: Sendable {
             done.signal()
             whenDone()
         }
-        thread.name = "hum-load"
-        thread.start()
     }
 
     /// Each sound's track or the reason it cannot play, in order; nil while loading.

@@ -1,4 +1,10 @@
-import Foundation
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Two blocks of samples handed back and forth between the thread that produces them and one that writes them:
 /// one fills while the other is written.
@@ -27,9 +33,7 @@ final class WritePipeline: @unchecked Sendable {
         counts = .allocate(capacity: 2)
         counts.initialize(repeating: 0, count: 2)
         self.consume = consume
-        let thread = Thread { [self] in run() }
-        thread.name = "hum-writer"
-        thread.start()
+        NamedThread.start("hum-writer") { [self] in run() }
     }
 
     deinit {

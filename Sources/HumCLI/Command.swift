@@ -116,7 +116,7 @@ public struct CommandEntry {
     /// The first example without its comment, for error messages.
     var firstExample: String? {
         examples.first.map { line in
-            guard let hash = line.range(of: "  #") else { return line }
+            guard let hash = line.firstRange(of: "  #") else { return line }
             var head = line[..<hash.lowerBound]
             while head.last == " " { head.removeLast() }
             return String(head)

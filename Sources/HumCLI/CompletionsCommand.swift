@@ -103,7 +103,7 @@ struct CompletionTable {
         ["--\(info.name)"] + info.aliases.map { "--\($0)" } + (info.short.map { ["-\($0)"] } ?? [])
     }
 
-    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func quoted(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 
     /// `case` patterns shared by bash and zsh: which words are subcommands, which options take a value.
     private func caseFunctions() -> String {
@@ -252,7 +252,7 @@ struct CompletionTable {
     /// zsh, natively: the same walk over `words`, then `_describe` with each command's and option's help.
     func zsh() -> String {
         func describe(_ name: String, _ help: String) -> String {
-            Self.quoted(name.replacingOccurrences(of: ":", with: "\\:") + ":" + help)
+            Self.quoted(name.replacing(":", with: "\\:") + ":" + help)
         }
         let cases = valueCases(
             words: { _, list in "compadd -- \(list.map(Self.quoted).joined(separator: " "))" },
@@ -338,7 +338,7 @@ struct CompletionTable {
     /// one `complete` line under the condition that the path matches.
     func fish() -> String {
         func q(_ text: String) -> String {
-            "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+            "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
         }
         var subs: [String] = []
         var valued: [String] = []

@@ -1,4 +1,3 @@
-import Foundation
 import HumAudio
 import HumControl
 import HumCore
@@ -6,6 +5,12 @@ import HumPlayer
 import HumStore
 import HumSystem
 import HumTerminal
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,11 @@
-import Foundation
+import HumAudio
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -76,7 +82,7 @@ final class InterruptCleanup: Sendable {
             action.sa_flags = Int32(bitPattern: UInt32(SA_RESETHAND) | UInt32(SA_NODEFER))
             sigaction(signal, &action, nil)
         }
-        Thread { [self] in watch() }.start()
+        NamedThread.start(InterruptCleanup.threadName) { [self] in watch() }
     }
 
     /// Registers a file to remove if a signal ends hum; returns a token for `unregister`.
@@ -109,14 +115,8 @@ final class InterruptCleanup: Sendable {
     }
 
     private func watch() {
-        // Named (tests and `ps -L` tell it by its name) through /proc, since neither pthread_setname_np nor prctl
-        // reaches Swift here and Foundation's Thread.name can miss a thread that starts quickly. Only a name: a
-        // failure changes nothing else. While it waits, the kernel shows the signals it waits for as unblocked in it.
-        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        if comm >= 0 {
-            _ = InterruptCleanup.threadName.withCString { Glibc.write(comm, $0, strlen($0)) }
-            close(comm)
-        }
+        // Named by NamedThread (tests and `ps -L` tell it by its name). While it waits, the kernel shows the
+        // signals it waits for as unblocked in it.
         var set = InterruptCleanup.signalSet()
         while true {
             var signal: Int32 = 0

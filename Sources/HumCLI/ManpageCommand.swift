@@ -43,8 +43,8 @@ struct ManpageCommand: HumCommand {
                 ascii += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
             }
         }
-        return ascii.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "\\e[u", with: "\\[u")
-            .replacingOccurrences(of: "-", with: "\\-")
+        return ascii.replacing("\\", with: "\\e").replacing("\\e[u", with: "\\[u")
+            .replacing("-", with: "\\-")
             .split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }.joined(separator: "\n")
     }
@@ -60,7 +60,7 @@ struct ManpageCommand: HumCommand {
         ]
         var seen: [String] = []
         var rest = page[...]
-        while let start = rest.range(of: "\\[u") {
+        while let start = rest.firstRange(of: "\\[u") {
             let after = rest[start.upperBound...]
             guard let end = after.firstIndex(of: "]") else { break }
             let code = String(after[..<end])
@@ -76,6 +76,11 @@ struct ManpageCommand: HumCommand {
         (
             "HUM_MACHINE_ID_PATH",
             "the file the machine id is read from for sync's device id, instead of /etc/machine\\-id (containers, tests)"
+        ),
+        (
+            "XDG_DATA_DIRS",
+            "where the built\\-in sounds are looked for (DIR/hum/sounds) when they are not beside hum; "
+                + "/usr/local/share:/usr/share when unset"
         ),
         ("HUM_DITHER", "off: round 16\\-bit output instead of dithering it (as render --no-dither)"),
         ("NO_COLOR", "no colour when set to anything"),

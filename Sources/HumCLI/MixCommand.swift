@@ -146,7 +146,7 @@ struct MixCommand: HumCommand {
                 // that play it again.
                 out += "\nrecent:\n"
                 for entry in recent {
-                    let when = entry.playedAt.prefix(16).replacingOccurrences(of: "T", with: " ")
+                    let when = entry.playedAt.prefix(16).replacing("T", with: " ")
                     out += "  \(when)  \(VisibleText.escape(MixSpec.format(entry.mix)))\n"
                 }
             }

@@ -1,7 +1,12 @@
-import Foundation
 import HumAudio
 import HumCore
 import HumPlayer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -62,7 +67,7 @@ struct RenderCommand: HumCommand {
         words = try arguments.positionals(Self.sounds)
         seconds = try arguments.required(Self.duration)
         output = try arguments.required(Self.output)
-        let ext = (output as NSString).pathExtension.lowercased()
+        let ext = PathText.extension(output).lowercased()
         guard AudioFileWriter.extensions.contains(ext) else {
             throw HumError.usage(
                 "cannot tell the format of \"\(output.clippedPath)\"; name it .wav, .flac, .ogg or .opus")

@@ -1,7 +1,12 @@
-import Foundation
 import HumAudio
 import HumCore
 import HumPlayer
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `hum sounds`: what can be played.
 struct SoundsCommand: HumCommand {

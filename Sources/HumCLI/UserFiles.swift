@@ -1,5 +1,11 @@
-import Foundation
+import HumAudio
 import HumCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The per-user places where shells and `man` look for hum's completion scripts and manual page, and the one way
 /// `--install` writes there: the folders made when missing, the file replaced atomically (`OutputFile`), and a
@@ -11,8 +17,8 @@ struct UserFiles {
 
     init(context: CommandContext) throws(HumError) {
         if let problem = context.paths.problem { throw HumError.failure(problem) }
-        dataHome = (context.paths.dataDirectory as NSString).deletingLastPathComponent
-        let home = (dataHome as NSString).deletingLastPathComponent
+        dataHome = PathText.directory(context.paths.dataDirectory)
+        let home = PathText.directory(dataHome)
         if let config = context.environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             configHome = config
         } else if let value = context.environment["HOME"], value.hasPrefix("/") {
@@ -47,11 +53,11 @@ struct UserFiles {
 
     /// Writes `text` to `path`, making its folders, replacing a file there atomically.
     func install(_ text: String, at path: String, context: CommandContext) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.directory(path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw HumError.failure("cannot make the folder \(folder.clippedPath): \(error.localizedDescription)")
+            throw HumError.failure("cannot make the folder \(folder.clippedPath): \(fileErrorText(error))")
         }
         try OutputFile.write(path, newFileMode: OutputFile.ordinary, closed: context.closedDescriptors) { write in
             try write(Array(text.utf8))

@@ -48,6 +48,21 @@ import Testing
         #expect(catalog.resolve("rain")?.source == .builtin)
     }
 
+    /// `$XDG_DATA_DIRS` as the base directory specification reads it, after the places beside the binary.
+    @Test func theLibraryIsLookedForInXDGDataDirsAfterTheBinarysOwnPlaces() {
+        #expect(SoundCatalog.dataDirectories(environment: [:]) == ["/usr/local/share", "/usr/share"])
+        #expect(SoundCatalog.dataDirectories(environment: ["XDG_DATA_DIRS": ""]) == ["/usr/local/share", "/usr/share"])
+        #expect(
+            SoundCatalog.dataDirectories(environment: ["XDG_DATA_DIRS": "rel:./x"]) == [
+                "/usr/local/share", "/usr/share",
+            ])
+        #expect(SoundCatalog.dataDirectories(environment: ["XDG_DATA_DIRS": "/opt/a/:rel::/b"]) == ["/opt/a", "/b"])
+        let places = SoundCatalog.searchedPlaces(environment: ["XDG_DATA_DIRS": "/opt/a:/b"])
+        #expect(Array(places.suffix(2)) == ["/opt/a/hum/sounds", "/b/hum/sounds"])
+        #expect(places.first?.hasSuffix("/share/hum/sounds") == true && places.first != "/opt/a/hum/sounds")
+        #expect(SoundCatalog.searchedPlaces(environment: ["HUM_SOUNDS_DIR": "/x", "XDG_DATA_DIRS": "/b"]) == ["/x"])
+    }
+
     @Test func aFIFOOrADeviceIsNotCalledEmpty() throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

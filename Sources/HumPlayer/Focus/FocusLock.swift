@@ -1,5 +1,10 @@
-import Foundation
 import HumCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -25,10 +30,8 @@ final class FocusLock {
             var buffer = [UInt8](repeating: 0, count: 256)
             let n = pread(fd, &buffer, buffer.count, 0)
             close(fd)
-            let owner =
-                n > 0
-                ? String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
-            let parts = owner.split(separator: " ")
+            let parts =
+                n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self).split(whereSeparator: \.isWhitespace) : []
             let who = parts.count >= 2 ? "pid \(parts[0]), started \(parts[1])" : "see \(path)"
             throw .failure(
                 "another hum focus is already running (\(who)); stop it first (q in its terminal, or kill "

@@ -1,8 +1,13 @@
-import Foundation
 import HumAudio
 import HumCore
 import HumStore
 import HumSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,12 @@
-import Foundation
 import HumAudio
 import HumCore
 import HumSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A sound of the mix, resolved: what the person typed and what it names.
 public struct MixEntry: Sendable {
@@ -245,7 +250,7 @@ public enum MixSetup {
             try data.write(to: URL(fileURLWithPath: lastMixPath(environment)), options: .atomic)
         } catch {
             environment.warn(
-                "could not save the mix for next time (\(lastMixPath(environment)): \(error.localizedDescription))")
+                "could not save the mix for next time (\(lastMixPath(environment)): \(fileErrorText(error)))")
         }
     }
 

@@ -1,7 +1,12 @@
 import CLinux
-import Foundation
 import HumCore
 import HumSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,9 +1,14 @@
-import Foundation
 import HumAudio
 import HumBus
 import HumControl
 import HumCore
 import HumSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
