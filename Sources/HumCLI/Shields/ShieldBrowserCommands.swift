@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HumCore
 import HumStore
 
@@ -30,18 +30,15 @@ enum BrowserHost {
 
     /// The host manifest for `browser`, pointing at `wrapper`.
     static func manifest(_ browser: Browser, wrapper: String) -> String {
-        var object: [String: Any] = [
-            "name": name, "description": "hum: shields for websites (hum shield-host)", "path": wrapper,
-            "type": "stdio",
+        var object: [String: JournalJSON] = [
+            "name": .string(name), "description": .string("hum: shields for websites (hum shield-host)"),
+            "path": .string(wrapper), "type": .string("stdio"),
         ]
         switch browser {
-        case .firefox: object["allowed_extensions"] = [firefoxID]
-        case .chromium, .chrome: object["allowed_origins"] = ["chrome-extension://\(chromiumID)/"]
+        case .firefox: object["allowed_extensions"] = .array([.string(firefoxID)])
+        case .chromium, .chrome: object["allowed_origins"] = .array([.string("chrome-extension://\(chromiumID)/")])
         }
-        let data =
-            (try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return JournalJSON.object(object).canonicalText + "\n"
     }
 
     /// The wrapper the manifests point at: a manifest names a program but cannot pass it words.
@@ -120,7 +117,7 @@ struct ShieldInstallBrowserCommand: HumCommand {
         let wrapper: String
         var manifests: [(BrowserHost.Browser, String)] = []
         if system {
-            let prefix = ((hum as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+            let prefix = PathText.directory(PathText.directory(hum))
             wrapper = prefix + "/lib/hum/hum-shield-host"
             manifests = BrowserHost.Browser.allCases.map { ($0, BrowserHost.systemManifest($0)) }
         } else {

@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import HumCore
 import HumStore
 import HumSystem
@@ -65,11 +65,11 @@ final class ShieldHost {
 
     private func handle(_ payload: [UInt8]) {
         noteContact(force: false)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
+        guard let object = try? JournalJSONParser.parse(payload), case .object = object else {
             sendError("a message must be a JSON object with a \"type\"")
             return
         }
-        switch object["type"] as? String {
+        switch object["type"]?.stringValue {
         case "state":
             sendState(force: true)
         case "lift":
@@ -121,8 +121,9 @@ final class ShieldHost {
             $0.hasPrefix("hum: ") ? String($0.dropFirst(5)) : String($0)
         }.joined(separator: " ")
         send([
-            "type": "lift", "ok": code == ExitCode.success, "exit": Int(code), "shield": shield,
-            "minutes": minutes, "emergency": emergency, "message": message,
+            "type": .string("lift"), "ok": .bool(code == ExitCode.success), "exit": .int(Int64(code)),
+            "shield": .string(shield), "minutes": .int(Int64(minutes)), "emergency": .bool(emergency),
+            "message": .string(message),
         ])
         sendState(force: true)
     }
@@ -144,7 +145,7 @@ final class ShieldHost {
             return
         }
         let site = report?.site ?? ""
-        noteContact(force: true, usage: ["site": site, "seconds": seconds])
+        noteContact(force: true, usage: ["site": .string(site), "seconds": Self.number(seconds)])
         var recorded = false
         if let shield = report?.shield, Int64(seconds) > 0,
             (try? db.shieldInputs().shields.contains { $0.name == shield }) == true
@@ -157,19 +158,19 @@ final class ShieldHost {
                 return
             }
         }
-        send(["type": "usage", "ok": true, "recorded": recorded])
+        send(["type": .string("usage"), "ok": .bool(true), "recorded": .bool(recorded)])
     }
 
     // MARK: State
 
     /// The state the extension needs: the shields that name sites, each with its sites, and the leases in force
     /// on them (lifts, offs, free windows) with their absolute ends; the bank.
-    func state() throws -> [String: Any] {
+    func state() throws -> [String: JournalJSON] {
         let inputs = try db.shieldInputs()
         let now = db.calendar.clock.nowEpochSeconds()
         let states = ShieldState.shielded(inputs, now: now)
-        var shields: [[String: Any]] = []
-        var leases: [[String: Any]] = []
+        var shields: [JournalJSON] = []
+        var leases: [JournalJSON] = []
         for shield in inputs.shields {
             let sites = shield.targets.compactMap { target -> SitePattern? in
                 if case .site(let site) = target { return site }
@@ -177,32 +178,35 @@ final class ShieldHost {
             }
             guard !sites.isEmpty else { continue }
             let status = states[shield.name] ?? .up
-            shields.append([
-                "name": shield.name, "sites": sites.map(\.text), "regexes": sites.map(\.regexSource),
-                "state": status.word,
-            ])
+            shields.append(
+                .object([
+                    "name": .string(shield.name), "sites": .array(sites.map { .string($0.text) }),
+                    "regexes": .array(sites.map { .string($0.regexSource) }), "state": .string(status.word),
+                ]))
             if let until = status.until {
-                var lease: [String: Any] = [
-                    "shield": shield.name, "kind": status.word, "end": db.calendar.stamp(until).rfc3339,
-                    "endMs": until * 1000, "deadlineMs": until * 1000,
+                var lease: [String: JournalJSON] = [
+                    "shield": .string(shield.name), "kind": .string(status.word),
+                    "end": .string(db.calendar.stamp(until).rfc3339), "endMs": .int(until * 1000),
+                    "deadlineMs": .int(until * 1000),
                 ]
                 if case .lifted(_, let id) = status {
-                    lease["id"] = id
+                    lease["id"] = .string(id)
                     if let lift = inputs.lifts.first(where: { $0.id == id }), until == lift.deadline {
-                        lease["endMs"] = preciseEnd(lift)
+                        lease["endMs"] = .int(preciseEnd(lift))
                     }
                 }
-                leases.append(lease)
+                leases.append(.object(lease))
             }
         }
         let bank = try db.bankStatus()
         return [
-            "type": "state", "nowMs": now * 1000, "shields": shields, "leases": leases,
-            "bank": [
-                "seconds": bank.balance, "text": DurationText.format(seconds: bank.balance),
-                "emergencySeconds": bank.emergencyLeft,
-                "emergencyText": DurationText.format(seconds: bank.emergencyLeft),
-            ],
+            "type": .string("state"), "nowMs": .int(now * 1000), "shields": .array(shields),
+            "leases": .array(leases),
+            "bank": .object([
+                "seconds": .int(bank.balance), "text": .string(DurationText.format(seconds: bank.balance)),
+                "emergencySeconds": .int(bank.emergencyLeft),
+                "emergencyText": .string(DurationText.format(seconds: bank.emergencyLeft)),
+            ]),
         ]
     }
 
@@ -230,12 +234,11 @@ final class ShieldHost {
     /// Sends the state when asked (`force`), or when it differs from the last sent in what the extension acts on.
     private func sendState(force: Bool) {
         do {
-            var state = try state()
-            let key = Self.json(state.filter { $0.key != "nowMs" && $0.key != "bank" })
-            let bankKey = Self.json(state["bank"] ?? [:])
+            let state = try state()
+            let key = JournalJSON.object(state.filter { $0.key != "nowMs" && $0.key != "bank" }).canonicalText
+            let bankKey = (state["bank"] ?? .null).canonicalText
             guard force || key + bankKey != lastState else { return }
             lastState = key + bankKey
-            state["type"] = "state"
             send(state)
         } catch {
             sendError("cannot read the shields: \((error as? any UserFacingError)?.message ?? "\(error)")")
@@ -264,7 +267,7 @@ final class ShieldHost {
     private func watchLedger() {
         inotify = hum_inotify_init()
         guard inotify >= 0 else { return }
-        let folder = (db.path as NSString).deletingLastPathComponent
+        let folder = PathText.directory(db.path)
         let mask = UInt32(IN_MODIFY) | UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE)
         guard inotify_add_watch(inotify, folder, mask) >= 0 else { return }
         _ = loop.watch(inotify) { [unowned self] _ in
@@ -276,12 +279,9 @@ final class ShieldHost {
 
     // MARK: Output
 
-    private func send(_ object: [String: Any]) {
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
-        guard let frame = NativeFrames.encode(Array(data)) else {
+    /// Sends one message: the object as JSON (HumCore's `JournalJSON`, in its canonical form) in a frame.
+    private func send(_ object: [String: JournalJSON]) {
+        guard let frame = NativeFrames.encode(JournalJSON.object(object).canonicalBytes) else {
             sendError("the answer is over the 1 MB limit")
             return
         }
@@ -298,25 +298,28 @@ final class ShieldHost {
     }
 
     private func sendError(_ message: String) {
-        send(["type": "error", "error": message])
+        send(["type": .string("error"), "error": .string(message)])
     }
 
-    static func json(_ value: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else { return "" }
-        return String(decoding: data, as: UTF8.self)
+    /// A JSON number: whole numbers as integers, the others in Swift's shortest form (finite numbers only: what is
+    /// sent is range-checked before).
+    static func number(_ value: Double) -> JournalJSON {
+        guard value.isFinite else { return .null }
+        if value == value.rounded(), abs(value) < 1e15 { return .int(Int64(value)) }
+        return .decimal("\(value)")
     }
 
     // MARK: Contact
 
     /// Notes the browser's last contact for `hum shield status`: when, who, and this host's pid (alive means
     /// connected now). Written at most every 10 s unless `force`, atomically.
-    private func noteContact(force: Bool, usage: [String: Any]? = nil) {
+    private func noteContact(force: Bool, usage: [String: JournalJSON]? = nil) {
         let now = db.calendar.clock.nowEpochSeconds()
         guard force || now - lastContactWrite >= 10 else { return }
         lastContactWrite = now
-        var note: [String: Any] = ["at": now, "caller": caller, "pid": Int(getpid())]
-        if let usage { note["lastUsage"] = usage }
-        BrowserContact.write(Self.json(note), paths: context.paths)
+        var note: [String: JournalJSON] = ["at": .int(now), "caller": .string(caller), "pid": .int(Int64(getpid()))]
+        if let usage { note["lastUsage"] = .object(usage) }
+        BrowserContact.write(JournalJSON.object(note).canonicalText, paths: context.paths)
     }
 }
 
@@ -340,10 +343,10 @@ enum BrowserContact {
 
     static func read(_ paths: HumPaths) -> Note? {
         guard let data = FileManager.default.contents(atPath: path(paths)),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let at = object["at"] as? Int, let pid = object["pid"] as? Int
+            let object = try? JournalJSONParser.parse(data), let at = object["at"]?.intValue,
+            let pid = object["pid"]?.intValue
         else { return nil }
-        return Note(at: Int64(at), caller: object["caller"] as? String ?? "", pid: Int32(clamping: pid))
+        return Note(at: at, caller: object["caller"]?.stringValue ?? "", pid: Int32(clamping: pid))
     }
 }
 
