@@ -15,7 +15,6 @@ when something is not as it should be.
 Environment: HUM_BIN, EXTENSION (contrib/browser), the sandbox's HOME and XDG variables.
 """
 
-import http.server
 import json
 import os
 import shutil
@@ -24,52 +23,18 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import websocket
 
-HUM = os.environ["HUM_BIN"]
+from browser_shield_common import eventually, hum, kill_hum, say, serve
+
 EXTENSION = os.environ["EXTENSION"]
-HOME = os.environ["HOME"]
-
-
-def say(**fields):
-    print(json.dumps(fields), flush=True)
 
 
 def fail(message):
     print(f"browser-shield-firefox.py: {message}", file=sys.stderr, flush=True)
     sys.exit(1)
-
-
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = f"<html><title>page {self.headers.get('Host')}</title><body>hello</body></html>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-def hum(*words):
-    run = subprocess.run([HUM, *words], capture_output=True, text=True, timeout=30)
-    return run.returncode, run.stdout, run.stderr
-
-
-def eventually(seconds, check, step=0.02):
-    end = time.time() + seconds
-    while time.time() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(step)
-    return check()
 
 
 class BiDi:
@@ -108,9 +73,7 @@ def free_port():
 
 
 def main():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, port = serve()
     profile = tempfile.mkdtemp(prefix="hum-firefox-")
     with open(os.path.join(profile, "user.js"), "w") as f:
         for name, value in [
@@ -204,20 +167,7 @@ def run(bidi, video, other):
         fail(f"second hum pass 3s --on video: exit {code}: {err}")
     if not eventually(2.5, tried_open, step=0.1):
         fail(f"{video} did not open during the second pass; the tab shows {current()!r}")
-    code, out, err = hum("status", "--json")
-    player = json.loads(out)["pid"]
-    hosts = shield_hosts()
-    if not hosts:
-        fail("no hum shield-host of this test runs during the lease")
-    wrapper = os.path.join(os.environ["XDG_DATA_HOME"], "hum", "hum-shield-host")
-    with open(wrapper) as f:
-        saved = f.read()
-    with open(wrapper + ".tmp", "w") as f:
-        f.write("#!/bin/sh\nexit 1\n")
-    os.chmod(wrapper + ".tmp", 0o755)
-    os.rename(wrapper + ".tmp", wrapper)
-    for pid in [player, *hosts]:
-        os.kill(pid, signal.SIGKILL)
+    player, hosts, restore = kill_hum(fail)
     say(step="killed", player=player, hosts=hosts, secondsIntoLease=round(time.time() - replied, 3))
     if blocked():
         fail("the page was blocked as soon as hum was killed; the lease should run to its end")
@@ -227,28 +177,7 @@ def run(bidi, video, other):
     load(video)
     if not blocked():
         fail(f"{video} opened after the lease ended with hum gone: {current()!r}")
-    with open(wrapper, "w") as f:
-        f.write(saved)
-
-
-def shield_hosts():
-    """The `hum shield-host` processes of this test (their HOME is the sandbox's)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                words = f.read().split(b"\0")
-            if b"shield-host" not in words:
-                continue
-            with open(f"/proc/{name}/environ", "rb") as f:
-                environ = f.read().split(b"\0")
-            if ("HOME=" + HOME).encode() in environ:
-                found.append(int(name))
-        except OSError:
-            continue
-    return found
+    restore()
 
 
 if __name__ == "__main__":

@@ -12,29 +12,21 @@ when something is not as it should be.
 Environment: HUM_BIN, EXTENSION (contrib/browser), the sandbox's HOME and XDG variables.
 """
 
-import http.server
 import json
 import os
-import signal
-import subprocess
 import sys
-import threading
 import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-HUM = os.environ["HUM_BIN"]
+from browser_shield_common import HOME, eventually, hum, kill_hum, say, serve, shield_hosts
+
 EXTENSION = os.environ["EXTENSION"]
-HOME = os.environ["HOME"]
 PROFILE = os.path.join(os.environ.get("XDG_CONFIG_HOME", HOME + "/.config"), "chromium")
 EXTENSION_ID = "icijkclhbacomgclikafmoifhoeogkme"
 BLOCKED = f"chrome-extension://{EXTENSION_ID}/blocked.html"
-
-
-def say(**fields):
-    print(json.dumps(fields), flush=True)
 
 
 def fail(message):
@@ -43,39 +35,8 @@ def fail(message):
     sys.exit(1)
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = f"<html><title>page {self.headers.get('Host')}</title><body>hello</body></html>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-def hum(*words):
-    run = subprocess.run([HUM, *words], capture_output=True, text=True, timeout=30)
-    return run.returncode, run.stdout, run.stderr
-
-
-def eventually(seconds, check, step=0.02):
-    end = time.time() + seconds
-    while time.time() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(step)
-    return check()
-
-
 def main():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, port = serve()
     video = f"http://video.test:{port}/watch"
     other = f"http://other.test:{port}/"
 
@@ -90,7 +51,7 @@ def main():
         f"--user-data-dir={PROFILE}",
         f"--load-extension={EXTENSION}",
         f"--disable-extensions-except={EXTENSION}",
-        f"--host-resolver-rules=MAP video.test 127.0.0.1, MAP other.test 127.0.0.1, MAP * ~NOTFOUND",
+        "--host-resolver-rules=MAP video.test 127.0.0.1, MAP other.test 127.0.0.1, MAP * ~NOTFOUND",
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-features=DisableLoadExtensionCommandLineSwitch",
@@ -241,20 +202,7 @@ def run(driver, video, other):
     code, out, err = hum("shield", "show", "video", "--json")
     lifts = [lift for lift in json.loads(out)["lifts"] if lift.get("ended") is None]
     deadline = max(lift["deadline"] for lift in lifts)
-    code, out, err = hum("status", "--json")
-    player = json.loads(out)["pid"]
-    hosts = shield_hosts()
-    if not hosts:
-        fail("no hum shield-host of this test runs during the lease")
-    wrapper = os.path.join(os.environ["XDG_DATA_HOME"], "hum", "hum-shield-host")
-    with open(wrapper) as f:
-        saved = f.read()
-    with open(wrapper + ".tmp", "w") as f:
-        f.write("#!/bin/sh\nexit 1\n")
-    os.chmod(wrapper + ".tmp", 0o755)
-    os.rename(wrapper + ".tmp", wrapper)
-    for pid in [player, *hosts]:
-        os.kill(pid, signal.SIGKILL)
+    player, hosts, restore = kill_hum(fail)
     killed = time.time()
     say(step="killed", player=player, hosts=hosts, secondsIntoLease=round(killed - replied, 3))
     if blocked(driver):
@@ -268,28 +216,7 @@ def run(driver, video, other):
     load(driver, video)
     if not blocked(driver):
         fail(f"{video} opened after the lease ended with hum gone: {current(driver)!r}")
-    with open(wrapper, "w") as f:
-        f.write(saved)
-
-
-def shield_hosts():
-    """The `hum shield-host` processes of this test (their HOME is the sandbox's)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                words = f.read().split(b"\0")
-            if b"shield-host" not in words:
-                continue
-            with open(f"/proc/{name}/environ", "rb") as f:
-                environ = f.read().split(b"\0")
-            if ("HOME=" + HOME).encode() in environ:
-                found.append(int(name))
-        except OSError:
-            continue
-    return found
+    restore()
 
 
 if __name__ == "__main__":
