@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Measures sound files the same way, whoever made them: hum's built-ins and reference recordings alike.
 
-Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] [--peaks] FILE...
+Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] [--peaks] [--repeat] FILE...
+       scripts/measure-sounds.py --library [--minutes M] [--json OUT] [SOUND...]
 
 Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and measured:
   lufs       integrated loudness, EBU R128 / ITU-R BS.1770-4 (K-weighting, 400 ms blocks, -70 LUFS absolute and
@@ -15,10 +16,21 @@ Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and mea
   ev/s       transients a second: in three bands (20-250 Hz in 40 ms frames, 250-2000 Hz in 10 ms, above 2 kHz
              in 5 ms), a frame 10 dB or more above the band's running median over a second starts an event;
              onsets within 30 ms of each other count once (a tick, a crackle, a loud drop, a call, a clink)
+  slope      spectral slope, dB per octave: the least-squares line through the 1/3-octave band levels from 100 Hz
+             to 12.5 kHz (bands at the -80 dB floor left out); pink noise reads about -3, white 0, brown -6
+  corr12k    correlation of the two channels above 12 kHz (4th-order high-pass), 1 for mono: how much of the top
+             octave's width survives (independent noises read about 0; a lossy encoder that merges them, more)
   sw/min     swells a minute: peaks of the 0.25 s RMS envelope (smoothed over 1 s) with 3 dB or more of
              prominence, at least 1.5 s apart (a wave, a gust, a roll of thunder, a passing car)
 --peaks also prints how many peaks of the 1 ms envelope above 2 kHz (at least 5 ms apart) stand 6, 10, 15, 20,
 25 and 30 dB over its median, a second: the size distribution of crackles, drops and splashes.
+--repeat (and --library) also prints "repeat": the longest stretch from the start before any 10 s of the file
+comes back identical (normalised correlation of the two 10 s windows 0.99 or more, at any lag from 0.5 s), in
+seconds, or "none" if no 10 s window repeats within the file; and the lag of that repeat. A loop of L seconds
+played on its own reads about L + 10.
+--library renders each built-in sound (all of them, or the SOUNDs named) alone for M minutes (30 unless given)
+with `hum render --seed 1` (the hum binary from $HUM_BIN, else `hum` on PATH) and measures each render with
+--repeat, so events scheduled at random count as they are heard.
 --json writes all figures; --bands writes the 1/3-octave band levels (31.5 Hz-16 kHz, mean square in dB re full
 scale, floored at -80: as Tests/HumAudioTests/BandSpectrum.swift computes them); --pairs prints every pair's
 distance (the root-mean-square difference of those levels, dB) from the closest up, as the distinctness test does.
@@ -27,8 +39,11 @@ A measuring tool, not part of hum: it needs python3 with numpy and scipy, and ff
 """
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 from scipy import signal
@@ -178,7 +193,78 @@ def events(mono):
     return len(merged) / seconds, swells.size / seconds * 60
 
 
-def measure(path):
+def spectral_slope(levels):
+    """dB per octave of the power spectral density, from the 1/3-octave band levels from 100 Hz to 12.5 kHz
+    (floored bands left out): a band's power grows 3.01 dB an octave with its width, so that is taken off."""
+    centres = np.array(THIRD_OCTAVES)
+    sel = (centres >= 95) & (centres <= 13000) & (levels > FLOOR_DB)
+    if np.count_nonzero(sel) < 3:
+        return 0.0
+    return float(np.polyfit(np.log2(centres[sel]), levels[sel], 1)[0]) - 10 * np.log10(2)
+
+
+def high_correlation(channels):
+    """Correlation of the first two channels above 12 kHz; 1 for a mono file."""
+    if channels.shape[0] < 2:
+        return 1.0
+    sos = signal.butter(4, 12000, "highpass", fs=RATE, output="sos")
+    a = signal.sosfilt(sos, channels[0])
+    b = signal.sosfilt(sos, channels[1])
+    denominator = np.sqrt(np.sum(a * a) * np.sum(b * b))
+    return float(np.sum(a * b) / denominator) if denominator > 0 else 1.0
+
+
+REPEAT_WINDOW = 10.0  # seconds
+REPEAT_LIKENESS = 0.99
+REPEAT_CANDIDATES = 24
+
+
+def first_repeat(mono):
+    """(seconds from the start to the end of the first 10 s window that repeats an earlier one, its lag in
+    seconds), or (None, None). Candidate lags are the strongest peaks of the autocorrelation of the signal band-
+    limited and decimated by 4 (FFT, so 30 minutes take seconds); each is refined to the sample at 48 kHz, and the
+    normalised correlation of every 10 s window with the one a lag earlier is then computed exactly by running
+    sums."""
+    window = int(REPEAT_WINDOW * RATE)
+    if mono.size < 2 * window:
+        return None, None
+    small = signal.resample_poly(mono, 1, 4).astype(np.float32)
+    n = small.size
+    size = 1 << int(np.ceil(np.log2(2 * n)))
+    spectrum_ = np.fft.rfft(small, size)
+    auto = np.fft.irfft(spectrum_ * np.conj(spectrum_), size)[:n]
+    del spectrum_
+    overlap = n - np.arange(n)  # the autocorrelation of a lag sums over fewer samples as the lag grows
+    auto = auto / np.maximum(overlap, 1) / max(float(auto[0]) / n, 1e-30)
+    lo = int(0.5 * RATE / 4)
+    hi = n - window // 4
+    if hi <= lo:
+        return None, None
+    peaks, _ = signal.find_peaks(auto[lo:hi], distance=max(1, int(0.25 * RATE / 4)))
+    peaks = peaks[np.argsort(auto[lo:hi][peaks])[::-1][:REPEAT_CANDIDATES]] + lo
+    x = mono.astype(np.float64)
+    energy = np.concatenate(([0.0], np.cumsum(x * x)))
+    best = None
+    for coarse in peaks:
+        if auto[coarse] < 0.05:
+            continue
+        for lag in range(int(coarse) * 4 - 4, int(coarse) * 4 + 5):
+            if lag <= 0 or lag + window > x.size:
+                continue
+            product = np.concatenate(([0.0], np.cumsum(x[:-lag] * x[lag:])))
+            sums = product[window:] - product[:-window]
+            first = energy[window:x.size - lag + 1] - energy[:x.size - lag - window + 1]
+            second = energy[lag + window:] - energy[lag:x.size - window + 1]
+            rho = sums[: first.size] / np.sqrt(np.maximum(first * second, 1e-30))
+            hits = np.flatnonzero(rho >= REPEAT_LIKENESS)
+            if hits.size:
+                end = (hits[0] + lag + window) / RATE
+                if best is None or end < best[0]:
+                    best = (end, lag / RATE)
+    return best if best else (None, None)
+
+
+def measure(path, repeat=False):
     channels = decode(path)
     lufs, _ = integrated(list(channels))
     mono = channels.mean(axis=0)
@@ -189,7 +275,8 @@ def measure(path):
     hp = signal.sosfilt(signal.butter(4, 1000, "highpass", fs=RATE, output="sos"), mono)
     kurt = float(np.mean(hp ** 4) / np.mean(hp ** 2) ** 2)
     ev, sw = events(mono)
-    return {
+    levels = band_levels(mono)
+    result = {
         "file": path,
         "seconds": round(channels.shape[1] / RATE, 1),
         "channels": int(channels.shape[0]),
@@ -202,15 +289,42 @@ def measure(path):
         "lra": round(loudness_range(list(channels) if channels.shape[0] > 1 else [mono, mono]), 1),
         "events_per_s": round(ev, 2),
         "swells_per_min": round(sw, 1),
-        "bands": [round(float(b), 2) for b in band_levels(mono)],
+        "slope_db_per_octave": round(spectral_slope(levels), 2),
+        "correlation_above_12k": round(high_correlation(channels), 2),
+        "bands": [round(float(b), 2) for b in levels],
         "high_peaks_per_s": high_peaks(mono),
     }
+    if repeat:
+        end, lag = first_repeat(mono)
+        result["first_repeat_s"] = None if end is None else round(end, 1)
+        result["repeat_lag_s"] = None if lag is None else round(lag, 3)
+    return result
+
+
+def library_files(names, minutes, folder):
+    """Renders each built-in sound (or the names given) alone; returns [(name, path)]."""
+    hum = os.environ.get("HUM_BIN") or shutil.which("hum")
+    if not hum:
+        raise SystemExit("measure-sounds: no hum binary; set HUM_BIN or put hum on PATH")
+    if not names:
+        listing = json.loads(subprocess.run([hum, "sounds", "--json"], capture_output=True, text=True,
+                                            check=True).stdout)
+        names = [e["name"] for e in listing if e.get("source") == "built-in" and e.get("problem") is None]
+    seeded = "--seed" in subprocess.run([hum, "render", "--help"], capture_output=True, text=True).stdout
+    files = []
+    for name in names:
+        out = os.path.join(folder, f"{name}.wav")
+        subprocess.run([hum, "render", f"{name}=100", "--for", f"{minutes}m", "-o", out]
+                       + (["--seed", "1"] if seeded else []), check=True, stdout=subprocess.DEVNULL)
+        files.append((name, out))
+    return files
 
 
 def main(argv):
     json_out = bands_out = None
     pairs = 0
-    show_peaks = False
+    show_peaks = repeat = library = False
+    minutes = 30
     files = []
     i = 0
     while i < len(argv):
@@ -220,6 +334,15 @@ def main(argv):
         elif argv[i] == "--peaks":
             show_peaks = True
             i += 1
+        elif argv[i] == "--repeat":
+            repeat = True
+            i += 1
+        elif argv[i] == "--library":
+            library = repeat = True
+            i += 1
+        elif argv[i] == "--minutes":
+            minutes = float(argv[i + 1])
+            i += 2
         elif argv[i] == "--pairs":
             pairs = int(argv[i + 1])
             i += 2
@@ -229,20 +352,12 @@ def main(argv):
         else:
             files.append(argv[i])
             i += 1
-    if not files:
+    if not files and not library:
         print(__doc__, file=sys.stderr)
         return 2
-    rows = []
-    print(f"{'file':42} {'s':>5} {'ch':>2} {'LUFS':>7} {'dBTP':>6} {'DC':>6} {'centroid':>8} {'rolloff':>7} "
-          f"{'kurt1k':>6} {'LRA':>5} {'ev/s':>6} {'sw/min':>6}")
-    for path in files:
-        m = measure(path)
-        rows.append(m)
-        name = path if len(path) <= 42 else "…" + path[-41:]
-        print(f"{name:42} {m['seconds']:5.0f} {m['channels']:2d} {m['lufs']:7.2f} {m['dbtp']:6.1f} {m['dc']:6.0f} "
-              f"{m['centroid']:8d} {m['rolloff']:7d} {m['kurt1k']:6.1f} {m['lra']:5.1f} {m['events_per_s']:6.2f} "
-              f"{m['swells_per_min']:6.1f}" + (f"   peaks/s >6..30 dB: {m['high_peaks_per_s']}" if show_peaks else ""),
-              flush=True)
+    with tempfile.TemporaryDirectory(prefix="measure-sounds.") as folder:
+        named = library_files(files, minutes, folder) if library else [(path, path) for path in files]
+        rows = report(named, show_peaks, repeat)
     if pairs:
         found = []
         for a in range(len(rows)):
@@ -259,6 +374,28 @@ def main(argv):
             json.dump({"centres_hz": [round(c, 1) for c in THIRD_OCTAVES],
                        "sounds": {r["file"]: r["bands"] for r in rows}}, f, indent=1)
     return 0
+
+
+def report(named, show_peaks, repeat):
+    """Measures each (name, path) and prints its row as it goes; returns the rows."""
+    rows = []
+    print(f"{'file':42} {'s':>5} {'ch':>2} {'LUFS':>7} {'dBTP':>6} {'DC':>6} {'centroid':>8} {'rolloff':>7} "
+          f"{'kurt1k':>6} {'LRA':>5} {'slope':>6} {'c>12k':>5} {'ev/s':>6} {'sw/min':>6}"
+          + (f" {'repeat':>8}" if repeat else ""))
+    for name, path in named:
+        m = measure(path, repeat)
+        m["file"] = name
+        rows.append(m)
+        label = name if len(name) <= 42 else "…" + name[-41:]
+        again = ""
+        if repeat:
+            again = f" {'none':>8}" if m["first_repeat_s"] is None else f" {m['first_repeat_s']:8.1f}"
+        print(f"{label:42} {m['seconds']:5.0f} {m['channels']:2d} {m['lufs']:7.2f} {m['dbtp']:6.1f} {m['dc']:6.0f} "
+              f"{m['centroid']:8d} {m['rolloff']:7d} {m['kurt1k']:6.1f} {m['lra']:5.1f} "
+              f"{m['slope_db_per_octave']:6.1f} {m['correlation_above_12k']:5.2f} {m['events_per_s']:6.2f} "
+              f"{m['swells_per_min']:6.1f}" + again
+              + (f"   peaks/s >6..30 dB: {m['high_peaks_per_s']}" if show_peaks else ""), flush=True)
+    return rows
 
 
 if __name__ == "__main__":
