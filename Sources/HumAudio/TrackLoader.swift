@@ -99,11 +99,12 @@ public enum TrackLoader {
         }
 
         let padIn = Resampler.paddingFrames(frames, from: inputRate, to: outputRate)
+        let padTail = Resampler.tailPaddingFrames(frames, from: inputRate, to: outputRate)
         let head = Array(
             UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padIn, body)) * channels)]))
         let memory = decoded.memory
         let source = decoded.samples.baseAddress! + c * channels
-        var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
+        var consumed = 0  // frames read so far: the tail, then the loop, then the head after it
         var written = 0
         do throws(ResamplingError) {
             try seam.withUnsafeBufferPointer { (seam) throws(ResamplingError) in
@@ -114,8 +115,8 @@ public enum TrackLoader {
                             // The body from the decoded samples (from the copy once the pass is over: the output has
                             // overwritten them by then), the seam from its own buffer.
                             let fromBody = max(0, min(count, body - start))
-                            let passed = inOrder >= frames
-                            if start == inOrder { inOrder = start + count }
+                            let passed = consumed >= padTail + frames
+                            consumed += count
                             let s =
                                 passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
                             for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }
