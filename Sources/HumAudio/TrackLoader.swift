@@ -32,6 +32,7 @@ public enum TrackLoader {
         var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
             rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
         }
+        if sound.source != .builtin { SilenceTrim.trim(&decoded) }  // a user's file: no silent ends in the loop
         var normalization: Float = 1
         if let matching, sound.source != .builtin {
             // A file that cannot be measured still plays, at its own level. Measured before the loop is built.
@@ -47,11 +48,13 @@ public enum TrackLoader {
             ? LoopSeam.Plan.asItIs
             : LoopSeam.plan(UnsafeBufferPointer(decoded.samples), channels: channels, sampleRate: decoded.sampleRate)
         if decoded.sampleRate == outputRate {
+            let first = decoded.start  // frames before it: silence trimmed off the start
             let start = LoopSeam.makeLoopInPlace(decoded.samples, channels: channels, plan: plan)
             let end = plan.end(frames: decoded.frames)  // the frames after it (the trim) are not played
-            let storage = decoded.memory.finish(count: end * channels)
-            SampleMemory.discard(storage, from: 0, to: start * channels)  // the head now lives in the seam
-            let loop = LoopBuffer(storage: storage, startFrame: start, frames: end - start, channels: channels)
+            let storage = decoded.memory.finish(count: (first + end) * channels)
+            SampleMemory.discard(storage, from: 0, to: (first + start) * channels)  // the head now lives in the seam
+            let loop = LoopBuffer(
+                storage: storage, startFrame: first + start, frames: end - start, channels: channels)
             return Mixer.Track(loop: loop, normalization: normalization)
         }
         let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
