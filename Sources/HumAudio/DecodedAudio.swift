@@ -43,7 +43,7 @@ public struct DecodedSamples: Sendable {
 struct DecodedRegion {
     let memory: SampleMemory
     var start: Int
-    let frames: Int
+    var frames: Int
     let channels: Int
     let sampleRate: Int
 

@@ -3,15 +3,24 @@ import HumCore
 
 /// Sample-rate conversion with libsoxr, done once when a sound is loaded, never on the audio thread.
 public enum Resampler {
-    /// How many frames of the loop's end are read before it, and of its start after it: about 50 ms, a whole
-    /// number of rate units so it maps to a whole number of output frames.
+    /// How many frames of the loop's start are read after it: about 50 ms, for the filter's reach past the wrap.
     public static func paddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
         let unitIn = inputRate / gcd(inputRate, outputRate)
         let units = max(1, (inputRate / 20) / unitIn)
         return min(unitIn * units, frames)
     }
 
-    /// The length of a loop of `frames` frames after resampling.
+    /// How many frames of the loop's end are read before it: at least what `paddingFrames` says, and a whole
+    /// number of frames at the loop's own ratio (`loopFrames` / `frames`), so the loop's first frame falls on an
+    /// output frame. Where the two lengths share no factor, that is the whole loop.
+    public static func tailPaddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+        let unit = frames / gcd(frames, loopFrames(frames, from: inputRate, to: outputRate))
+        let wanted = paddingFrames(frames, from: inputRate, to: outputRate)
+        return min(frames, unit * ((wanted + unit - 1) / unit))
+    }
+
+    /// The length of a loop of `frames` frames after resampling: round(L · out / in), a whole number of frames, and
+    /// the loop is resampled by exactly that ratio (see `resampleLoop`).
     public static func loopFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
         Int((Double(frames) * Double(outputRate) / Double(inputRate)).rounded())
     }
@@ -20,11 +29,17 @@ public enum Resampler {
     ///
     /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
     /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
-    /// seamless. The loop's length becomes round(L · out / in).
+    /// seamless. The loop's length becomes Lout = round(L · out / in), and the ratio is Lout / L exactly, not
+    /// out / in: a loop whose length at the output rate would not be whole (a 44.1 kHz loop not a multiple of 147
+    /// frames) would otherwise be cut short or long by up to half a frame, a jump at every wrap (0.456 frames,
+    /// 0.6 rad on a 10 kHz tone, for 44,173 frames). The pitch moves by at most 0.5 / Lout (10 ppm for a second).
+    /// The tail read before the loop (`tailPaddingFrames`) is a whole number of output frames at that ratio.
     ///
     /// - Parameters:
     ///   - frames: the loop's length.
-    ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination.
+    ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination: first the
+    ///     tail (`tailPaddingFrames`, up to the whole loop), then the loop, then its head (`paddingFrames`), each
+    ///     in order.
     ///   - write: receives the resampled loop in order, in blocks (`loopFrames(frames, …)` frames in all, unless
     ///     the resampler gives fewer).
     public static func resampleLoop(
@@ -32,30 +47,31 @@ public enum Resampler {
         read: (_ start: Int, _ count: Int, _ destination: UnsafeMutablePointer<Float>) -> Void,
         write: (UnsafeBufferPointer<Float>) -> Void
     ) throws(ResamplingError) {
-        let g = gcd(inputRate, outputRate)
-        let unitIn = inputRate / g
-        let unitOut = outputRate / g
-        let padIn = paddingFrames(frames, from: inputRate, to: outputRate)
-        let exactPad = padIn % unitIn == 0
-        let padOut =
-            exactPad
-            ? padIn / unitIn * unitOut : Int((Double(padIn) * Double(outputRate) / Double(inputRate)).rounded())
         let loopOut = loopFrames(frames, from: inputRate, to: outputRate)
+        // The output rate that makes the ratio Lout / L exactly (as exactly as a Double holds it); the given rates
+        // where they make no loop (libsoxr says what is wrong with them).
+        let loopRate =
+            loopOut <= 0 || loopOut * inputRate == frames * outputRate
+            ? Double(outputRate) : Double(inputRate) * Double(loopOut) / Double(frames)
 
         // 16-bit quality (soxr's MQ: 16-bit precision, flat to 91 % of Nyquist): the loops are held as 16-bit, so
         // the 20-bit HQ recipe would only cost time.
         var quality = soxr_quality_spec(UInt(SOXR_MQ), 0)
         var error: soxr_error_t?
         guard
-            let soxr = soxr_create(Double(inputRate), Double(outputRate), UInt32(channels), &error, nil, &quality, nil),
+            let soxr = soxr_create(Double(inputRate), loopRate, UInt32(channels), &error, nil, &quality, nil),
             error == nil
         else {
             throw failure("soxr_create", error, inputRate, outputRate)
         }
         defer { soxr_delete(soxr) }
+        guard loopOut > 0 else { return }
+        let padTail = tailPaddingFrames(frames, from: inputRate, to: outputRate)
+        let padHead = paddingFrames(frames, from: inputRate, to: outputRate)
+        let padOut = padTail / (frames / gcd(frames, loopOut)) * (loopOut / gcd(frames, loopOut))
 
         let block = 8192
-        let outBlock = block * (outputRate + inputRate - 1) / inputRate + 64
+        let outBlock = block * (loopOut + frames - 1) / frames + 64
         let input = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
         let output = UnsafeMutablePointer<Float>.allocate(capacity: outBlock * channels)
         defer {
@@ -93,9 +109,9 @@ public enum Resampler {
                 done += n
             }
         }
-        try feed(frames - padIn, padIn)  // the tail, before the loop
+        try feed(frames - padTail, padTail)  // the tail, before the loop
         try feed(0, frames)
-        try feed(0, padIn)  // the head, after it
+        try feed(0, padHead)  // the head, after it
         while produced < wanted {  // what the filter still holds
             var made = 0
             if let e = soxr_process(soxr, nil, 0, nil, output, outBlock, &made) {

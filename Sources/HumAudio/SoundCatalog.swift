@@ -41,6 +41,14 @@ public struct SoundCatalog: Sendable {
         "wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif", "caf", "w64",
     ]
 
+    /// Extensions of audio formats hum cannot decode (libsndfile reads none of them), with what they hold: such
+    /// files in the user folder are listed by `hum sounds` with the reason, not hidden.
+    public static let unplayableFormats: [String: String] = [
+        "m4a": "MP4 audio (AAC or ALAC)", "m4b": "an MP4 audiobook (AAC)", "mp4": "MP4", "aac": "raw AAC",
+        "wv": "WavPack", "mka": "Matroska audio", "webm": "WebM", "wma": "Windows Media Audio", "ape": "Monkey's Audio",
+        "ac3": "AC-3", "dts": "DTS", "mpc": "Musepack", "tta": "TTA", "amr": "AMR",
+    ]
+
     public init(builtinDirectory: String?, userDirectory: String) {
         self.builtinDirectory = builtinDirectory
         self.userDirectory = userDirectory
@@ -112,7 +120,8 @@ public struct SoundCatalog: Sendable {
         }
     }
 
-    /// A file of the user folder that cannot be played by its name, and why (said by `hum sounds`, never silent).
+    /// A file of the user folder that cannot be played, or not by its name, and why (said by `hum sounds`, never
+    /// silent): a format hum cannot decode (`unplayableFormats`), or a name another sound has.
     public struct UnnamedUserSound: Sendable, Equatable {
         /// The name the file would have: its file name without the extension.
         public var name: String
@@ -135,7 +144,8 @@ public struct SoundCatalog: Sendable {
         return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 
-    /// User sounds: every audio file in the user folder, named by its file name without extension, sorted. A name
+    /// User sounds: every audio file in the user folder, named by its file name without extension, sorted. Files of
+    /// a format hum cannot decode (`.m4a`, `.wv`, `.mka`, …) are listed as `unnamed`, with the reason. A name
     /// is never taken silently from a file: a file named like a built-in sound (the built-in wins), a second file
     /// with the name of one before it (`rain.flac` after `rain.wav`), and a file whose name reads as another
     /// sound with a volume (`rain=40.wav`, which `hum play rain=40` must keep meaning rain at 40) are listed as
@@ -155,8 +165,17 @@ public struct SoundCatalog: Sendable {
         for file in names.sorted() {
             let ext = PathText.extension(file).lowercased()
             let name = PathText.removingExtension(file)
-            guard SoundCatalog.audioExtensions.contains(ext), !name.isEmpty, !name.hasPrefix(".") else { continue }
             let path = userDirectory + "/" + file
+            if let format = SoundCatalog.unplayableFormats[ext], !name.isEmpty, !name.hasPrefix(".") {
+                folder.unnamed.append(
+                    UnnamedUserSound(
+                        name: name, path: path,
+                        reason:
+                            "is \(format), which hum cannot play; convert it to FLAC, Ogg Vorbis, Opus or MP3 "
+                            + "(e.g. ffmpeg -i '\(file)' '\(name).flac')"))
+                continue
+            }
+            guard SoundCatalog.audioExtensions.contains(ext), !name.isEmpty, !name.hasPrefix(".") else { continue }
             if builtinNames.contains(name) {
                 folder.unnamed.append(
                     UnnamedUserSound(

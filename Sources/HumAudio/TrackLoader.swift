@@ -32,6 +32,7 @@ public enum TrackLoader {
         var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
             rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
         }
+        if sound.source != .builtin { SilenceTrim.trim(&decoded) }  // a user's file: no silent ends in the loop
         var normalization: Float = 1
         if let matching, sound.source != .builtin {
             // A file that cannot be measured still plays, at its own level. Measured before the loop is built.
@@ -47,11 +48,13 @@ public enum TrackLoader {
             ? LoopSeam.Plan.asItIs
             : LoopSeam.plan(UnsafeBufferPointer(decoded.samples), channels: channels, sampleRate: decoded.sampleRate)
         if decoded.sampleRate == outputRate {
+            let first = decoded.start  // frames before it: silence trimmed off the start
             let start = LoopSeam.makeLoopInPlace(decoded.samples, channels: channels, plan: plan)
             let end = plan.end(frames: decoded.frames)  // the frames after it (the trim) are not played
-            let storage = decoded.memory.finish(count: end * channels)
-            SampleMemory.discard(storage, from: 0, to: start * channels)  // the head now lives in the seam
-            let loop = LoopBuffer(storage: storage, startFrame: start, frames: end - start, channels: channels)
+            let storage = decoded.memory.finish(count: (first + end) * channels)
+            SampleMemory.discard(storage, from: 0, to: (first + start) * channels)  // the head now lives in the seam
+            let loop = LoopBuffer(
+                storage: storage, startFrame: first + start, frames: end - start, channels: channels)
             return Mixer.Track(loop: loop, normalization: normalization)
         }
         let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
@@ -99,11 +102,12 @@ public enum TrackLoader {
         }
 
         let padIn = Resampler.paddingFrames(frames, from: inputRate, to: outputRate)
+        let padTail = Resampler.tailPaddingFrames(frames, from: inputRate, to: outputRate)
         let head = Array(
             UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padIn, body)) * channels)]))
         let memory = decoded.memory
         let source = decoded.samples.baseAddress! + c * channels
-        var inOrder = 0  // the end of what was read in order from frame 0: the pass through the loop itself
+        var consumed = 0  // frames read so far: the tail, then the loop, then the head after it
         var written = 0
         do throws(ResamplingError) {
             try seam.withUnsafeBufferPointer { (seam) throws(ResamplingError) in
@@ -114,8 +118,8 @@ public enum TrackLoader {
                             // The body from the decoded samples (from the copy once the pass is over: the output has
                             // overwritten them by then), the seam from its own buffer.
                             let fromBody = max(0, min(count, body - start))
-                            let passed = inOrder >= frames
-                            if start == inOrder { inOrder = start + count }
+                            let passed = consumed >= padTail + frames
+                            consumed += count
                             let s =
                                 passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
                             for i in 0..<(fromBody * channels) { destination[i] = Float(s[i]) / 32768 }

@@ -14,9 +14,10 @@ struct SoundsCommand: HumCommand {
     static let abstract = "list the sounds that can be played"
     static let discussion = """
         Built-in sounds come with hum. User sounds are the audio files in $XDG_DATA_HOME/hum/sounds
-        (usually ~/.local/share/hum/sounds), each named by its file name without the extension. Files that
-        cannot play, or cannot be played by their name, are listed apart at the end with the reason; in the JSON
-        they carry a "problem".
+        (usually ~/.local/share/hum/sounds), each named by its file name without the extension: WAV, FLAC,
+        Ogg Vorbis, Opus, MP3, AIFF, CAF or W64. Files that cannot play (among them formats hum cannot decode,
+        such as .m4a, .aac, .wv or .mka), or cannot be played by their name, are listed apart at the end with the
+        reason; in the JSON they carry a "problem".
         """
     static let examples = [
         "hum sounds",

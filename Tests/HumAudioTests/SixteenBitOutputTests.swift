@@ -74,6 +74,35 @@ import Testing
         #expect(abs(correlation / power - 1) < 0.1)  // the tone comes through at its level
     }
 
+    /// The hiss the docs quote is the one the converter makes: the error's RMS in dBFS (full scale 32768), measured
+    /// on a signal that moves, is the figure docs/mixer.md and the converter's comment give (−96.3, not −101).
+    @Test func theDocumentedDitherFloorIsTheMeasuredOne() throws {
+        var converter = SixteenBit(dither: true)
+        var rng = SplitMix64(seed: 9)
+        let count = 400_000
+        let input = (0..<count).map { _ in rng.nextSignedUnit() * 0.3 }
+        var output = [Int16](repeating: 0, count: count)
+        input.withUnsafeBufferPointer { i in
+            output.withUnsafeMutableBufferPointer {
+                converter.convert(i.baseAddress!, count: count, into: $0.baseAddress!)
+            }
+        }
+        let power = zip(output, input).reduce(0.0) {
+            let e = Double($1.0) - Double($1.1) * 32768
+            return $0 + e * e
+        }
+        let measured = 10 * log10(power / Double(count)) - 20 * log10(32768.0)
+        #expect(abs(measured - -96.3) < 0.1, "\(measured) dBFS")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        for file in ["docs/mixer.md", "Sources/HumCore/Mixer/SixteenBit.swift"] {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+                .replacingOccurrences(of: "\n", with: " ")
+            #expect(text.contains("hiss at −96.3 dBFS"), "\(file)")
+            #expect(!text.contains("hiss at −101"), "\(file)")
+        }
+    }
+
     @Test func withoutDitherItRoundsAsTheLoopsDo() {
         var converter = SixteenBit(dither: false)
         let input: [Float] = [0, 0.5 / 32768, -0.5 / 32768, 1.49 / 32768, 1, -1, 2, -2, .nan, 0.2]

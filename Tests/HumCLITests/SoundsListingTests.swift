@@ -46,6 +46,54 @@ import Testing
         #expect(list.contains { $0["name"] as? String == "a=b" && $0["problem"] == nil })
     }
 
+    /// Formats libsndfile cannot read were hidden: a user who dropped in an .m4a saw nothing. Real files, made by
+    /// ffmpeg, are listed apart with the reason; a file that is not audio by its name (notes.txt) stays unlisted.
+    @Test func formatsHumCannotDecodeAreListedWithTheReason() throws {
+        let s = Sandbox()
+        let dir = s.root + "/data/hum/sounds"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for file in ["song.m4a", "tape.wv", "field.mka"] {
+            let ffmpeg = Process()
+            ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            ffmpeg.arguments = [
+                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1",
+                dir + "/" + file,
+            ]
+            try ffmpeg.run()
+            ffmpeg.waitUntilExit()
+            try #require(ffmpeg.terminationStatus == 0, "ffmpeg could not make \(file)")
+        }
+        try Data("a note".utf8).write(to: URL(fileURLWithPath: dir + "/notes.txt"))
+        let writer = try AudioFileWriter(path: dir + "/calm.wav", sampleRate: 48000, channels: 1)
+        try writer.write([Float](repeating: 0.1, count: 48000))
+        try writer.finish()
+
+        let r = try runBinary(["sounds"], environment: s.environment)
+        #expect(r.code == 0, "\(r.err)")
+        let parts = r.out.components(separatedBy: "\n\n")
+        try #require(parts.count == 2, "\(r.out)")
+        #expect(parts[0].contains("calm"))
+        #expect(parts[1].hasPrefix("3 files left out:\n"), "\(parts[1])")
+        for (file, format) in [("song.m4a", "MP4 audio"), ("tape.wv", "WavPack"), ("field.mka", "Matroska audio")] {
+            #expect(
+                parts[1].contains("  \(dir)/\(file): is \(format)") && parts[1].contains("which hum cannot play"),
+                "\(file): \(parts[1])")
+        }
+        #expect(!r.out.contains("notes"))
+        let list = try #require(
+            json(try runBinary(["sounds", "--json"], environment: s.environment).out) as? [[String: Any]])
+        let problems = list.filter { $0["problem"] is String }
+        #expect(problems.count == 3)
+        #expect(
+            problems.contains {
+                $0["name"] as? String == "song" && ($0["problem"] as? String)?.contains("convert") == true
+            })
+        // Played by path it fails as before, with libsndfile's reason.
+        let play = try runBinary(
+            ["render", dir + "/song.m4a", "--duration", "0.2s", "-o", s.root + "/out.wav"], environment: s.environment)
+        #expect(play.code == 1, "\(play.err)")
+    }
+
     @Test func aNameWithAnEqualsSignPlaysByThatName() throws {
         let s = Sandbox()
         _ = try userFolder(s)

@@ -176,8 +176,9 @@ func largestStep(_ signal: [Float]) -> Float {
         let mixer = Mixer(sampleRate: 48000, tracks: tracks, controls: controls)
         let out = renderFrames(mixer, 48000)
         #expect(out.allSatisfy { abs($0) <= TruePeakLimiter.threshold + 1e-6 })
-        // Limited, not crushed: a square wave's true peak is about 1.2 times its samples' (Gibbs' overshoot).
-        #expect(out.map(abs).max()! > 0.7)
+        // Limited, not crushed: a square wave's true peak, as the limiter's 32-taps-per-phase interpolator rebuilds
+        // it, is about 1.26 times its samples' (Gibbs' overshoot): samples at 0.85 / 1.26 = 0.68.
+        #expect(out.map(abs).max()! > 0.65)
 
         let quiet = MixerControls(volumes: [100])
         let plain = Mixer(

@@ -32,7 +32,7 @@ import Testing
             input += [v, -v]
         }
         let (out, delay, _) = Self.limit(input)
-        #expect(delay == 96 + 8 + 5)
+        #expect(delay == 96 + 16 + 15)
         #expect(out == input)
     }
 

@@ -151,7 +151,7 @@ public final class Mixer: @unchecked Sendable {
     /// Frames rendered (handed out) so far.
     public var framesRendered: Int64 { output }
 
-    /// How long a sample takes from being mixed to being handed out: the limiter's look-ahead (2.3 ms at 48 kHz).
+    /// How long a sample takes from being mixed to being handed out: the limiter's look-ahead (2.6 ms at 48 kHz).
     /// The first `render` mixes this much ahead, so frame k handed out is still frame k of the mix: a render's
     /// timing is unchanged, but a control change is heard this much later.
     public var latencyFrames: Int { limiter.delay }

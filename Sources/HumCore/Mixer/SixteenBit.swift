@@ -2,10 +2,13 @@
 /// the same float mix gives the same samples whatever the container.
 ///
 /// With dither (the default), each sample gets TPDF noise (the difference of two uniform values, spanning ±1 step
-/// of 16 bits, triangular) before rounding: the rounding error becomes a steady hiss at −101 dBFS instead of
-/// distortion that follows the signal (which fades and quiet sounds make audible as grain). Without dither, it
-/// rounds to nearest (halves away from zero) and clamps, as `LoopBuffer.quantize` does, for tests that compare
-/// samples. Full scale is 32768 (the float 1.0 is just over the largest sample, as libsndfile and ALSA take it).
+/// of 16 bits, triangular) before rounding: the rounding error becomes a steady hiss at −96.3 dBFS RMS instead of
+/// distortion that follows the signal (which fades and quiet sounds make audible as grain). The figure: rounding's
+/// error is uniform over one step (1/12 step²) and the dither adds two uniform steps' variance (2/12), 1/4 step²
+/// in all, an RMS of half a step: 20·log10(0.5/32768) = −96.3 dBFS (rounding alone would be −101.1). Without
+/// dither, it rounds to nearest (halves away from zero) and clamps, as `LoopBuffer.quantize` does, for tests that
+/// compare samples. Full scale is 32768 (the float 1.0 is just over the largest sample, as libsndfile and ALSA
+/// take it).
 ///
 /// The noise is read from a table of 65,536 TPDF values made once from a fixed seed, at a place in it drawn anew
 /// for each call (a 64-bit linear congruential step): the pattern never repeats from one block to the next, a

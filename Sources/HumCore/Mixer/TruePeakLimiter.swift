@@ -2,9 +2,10 @@
 /// below −1 dBTP, with a look-ahead so the gain is already down when a peak arrives, and nothing done at all when
 /// nothing nears full scale.
 ///
-/// The mix goes through a delay line of `delay` frames (2.3 ms at 48 kHz). Each frame entering it is measured:
-/// its sample and the three points between it and the next that 4× oversampling would add (a 48-tap windowed-sinc
-/// interpolator, 12 taps per phase). Where that peak is above the target the frame needs gain target/peak. The
+/// The mix goes through a delay line of `delay` frames (127, 2.6 ms at 48 kHz). Each frame entering it is
+/// measured: its sample and the three points between it and the next that 4× oversampling would add (a 128-tap
+/// windowed-sinc interpolator, 32 taps per phase; 12 per phase read full-scale noise 1 dB low against the
+/// standard meter). Where that peak is above the target the frame needs gain target/peak. The
 /// gain actually applied is
 /// 1. the smallest needed gain over a window (the look-ahead plus a margin either side, so every sample under the
 ///    interpolator's taps is covered),
@@ -15,40 +16,53 @@
 /// A final clamp to ±1 stays as the last guard.
 ///
 /// When the gain rests at 1 and a block's samples are too small for any interpolated point to reach the target
-/// (|x| · 1.86, the interpolator's largest gain, at most the target), or the measured points stay below it, the
+/// (|x| · 2.35, the interpolator's largest gain, at most the target), or the measured points stay below it, the
 /// block only passes through the delay: the output is the input, delayed, bit for bit.
 ///
 /// All memory is allocated at init; `process` allocates nothing, takes no lock and touches no reference count.
 /// The owner calls `deallocate()` once.
 public struct TruePeakLimiter {
-    /// The target: −1.2 dBFS true peak, 0.2 dB under the −1 dBTP promised, for what a 4× interpolator of other
-    /// taps (libebur128's) reads differently and for the gain moving under the interpolator's taps.
-    public static let threshold: Float = 0.870_963_6
+    /// The target: −1.4 dBFS true peak, 0.4 dB under the −1 dBTP promised, for what a meter's interpolator reads
+    /// differently (ffmpeg's `ebur128=peak=true` rebuilds the top octave of full-scale noise more fully than this
+    /// one) and for the gain moving under the interpolator's taps.
+    public static let threshold: Float = 0.851_138
     /// The interpolator's largest sum of |taps| over its phases: no point between samples exceeds the largest
     /// nearby |sample| times this.
-    static let interpolationBound: Float = 1.856
-    /// Taps of the three in-between phases (¼, ½, ¾ of a sample after x[u]), over x[u−5] … x[u+6]: a sinc under
-    /// a Kaiser window (β 6, 6 samples either side), each phase normalized to unity gain at DC.
+    static let interpolationBound: Float = 2.353
+    /// Taps per phase of the interpolator.
+    static let tapsPerPhase = 32
+    /// Taps of the three in-between phases (¼, ½, ¾ of a sample after x[u]), over x[u−15] … x[u+16]: a sinc under
+    /// a Kaiser window (β 9, 16 samples either side), each phase normalized to unity gain at DC. Made by
+    /// `scripts/limiter-taps.py`.
     static let taps: [[Float]] = [
         [
-            -0.002883009, 0.010922282, -0.029181574, 0.067216809, -0.159754251, 0.896321003, 0.287586054,
-            -0.101460754, 0.044705193, -0.018360145, 0.005983693, -0.001095301,
+            -0.000052802, 0.000176863, -0.000440455, 0.000932654, -0.001773257, 0.003116896, -0.005158776,
+            0.008145922, -0.012402251, 0.018386052, -0.026825418, 0.039060513, -0.058035311, 0.091950367,
+            -0.175456007, 0.899392382, 0.297322382, -0.122236062, 0.072143999, -0.047398910, 0.032342342,
+            -0.022235902, 0.015141514, -0.010090977, 0.006516196, -0.004036528, 0.002371038, -0.001300610,
+            0.000651257, -0.000286325, 0.000101868, -0.000022654,
         ],
         [
-            -0.002621469, 0.011576520, -0.032922594, 0.077610634, -0.178455141, 0.624812051, 0.624812051,
-            -0.178455141, 0.077610634, -0.032922594, 0.011576520, -0.002621469,
+            -0.000050553, 0.000191808, -0.000505016, 0.001106175, -0.002153321, 0.003852211, -0.006463514,
+            0.010315985, -0.015835369, 0.023610360, -0.034546496, 0.050246324, -0.074065733, 0.114729729,
+            -0.204426794, 0.633994203, 0.633994203, -0.204426794, 0.114729729, -0.074065733, 0.050246324,
+            -0.034546496, 0.023610360, -0.015835369, 0.010315985, -0.006463514, 0.003852211, -0.002153321,
+            0.001106175, -0.000505016, 0.000191808, -0.000050553,
         ],
         [
-            -0.001095301, 0.005983693, -0.018360145, 0.044705193, -0.101460754, 0.287586054, 0.896321003,
-            -0.159754251, 0.067216809, -0.029181574, 0.010922282, -0.002883009,
+            -0.000022654, 0.000101868, -0.000286325, 0.000651257, -0.001300610, 0.002371038, -0.004036528,
+            0.006516196, -0.010090977, 0.015141514, -0.022235902, 0.032342342, -0.047398910, 0.072143999,
+            -0.122236062, 0.297322382, 0.899392382, -0.175456007, 0.091950367, -0.058035311, 0.039060513,
+            -0.026825418, 0.018386052, -0.012402251, 0.008145922, -0.005158776, 0.003116896, -0.001773257,
+            0.000932654, -0.000440455, 0.000176863, -0.000052802,
         ],
     ]
-    /// Frames before the newest sample the interpolator needs after the point it measures (x[u+6]).
-    static let interpolatorLead = 6
-    /// Frames of history the interpolator reads before the point (x[u−5]).
-    static let interpolatorLag = 5
+    /// Frames before the newest sample the interpolator needs after the point it measures (x[u+16]).
+    static let interpolatorLead = 16
+    /// Frames of history the interpolator reads before the point (x[u−15]).
+    static let interpolatorLag = 15
     /// Frames either side of a peak whose gain must already be down (the interpolator's reach, and then some).
-    static let margin = 8
+    static let margin = 16
 
     /// Look-ahead frames (2 ms): the length of the moving average, so of every gain ramp.
     public let lookahead: Int
@@ -66,7 +80,7 @@ public struct TruePeakLimiter {
     private let line: UnsafeMutablePointer<Float>
     /// The peak measured for each frame of a block.
     private let peaks: UnsafeMutablePointer<Float>
-    private let coefficients: UnsafeMutablePointer<Float>  // 3 × 12
+    private let coefficients: UnsafeMutablePointer<Float>  // 3 × tapsPerPhase
     /// Monotonic queue of (frame, needed gain) for the sliding minimum: needed gains below 1 only, increasing.
     private let queueFrames: UnsafeMutablePointer<Int>
     private let queueGains: UnsafeMutablePointer<Float>
@@ -91,9 +105,10 @@ public struct TruePeakLimiter {
         line.initialize(repeating: 0, count: 2 * (delay + maximumBlock))
         peaks = .allocate(capacity: maximumBlock)
         peaks.initialize(repeating: 0, count: maximumBlock)
-        coefficients = .allocate(capacity: 36)
+        let width = TruePeakLimiter.tapsPerPhase
+        coefficients = .allocate(capacity: 3 * width)
         for p in 0..<3 {
-            for k in 0..<12 { (coefficients + 12 * p + k).initialize(to: TruePeakLimiter.taps[p][k]) }
+            for k in 0..<width { (coefficients + width * p + k).initialize(to: TruePeakLimiter.taps[p][k]) }
         }
         queueFrames = .allocate(capacity: holdLength + 1)
         queueFrames.initialize(repeating: 0, count: holdLength + 1)
@@ -200,17 +215,19 @@ public struct TruePeakLimiter {
     /// Measures the peak of each point the block's input makes measurable (frame `measured + i` for each i: its
     /// sample and the three in-between points after it), into `peaks`; returns the largest (NaN counts as over).
     /// In runs of 64 frames: a run whose samples under the interpolator's taps are all too small to reach the
-    /// threshold between them (|x| · 1.86 under it) is not interpolated (its peaks are set to 0: nothing needed).
+    /// threshold between them (|x| · 2.35 under it) is not interpolated (its peaks are set to 0: nothing needed).
     private func measure(frames n: Int) -> Float {
         // Frame u = measured + i lies at line frame delay + i − lead; its taps start lag frames before it.
         let first = delay - TruePeakLimiter.interpolatorLead - TruePeakLimiter.interpolatorLag
         let quiet = TruePeakLimiter.threshold / TruePeakLimiter.interpolationBound
         let c = coefficients
+        let width = TruePeakLimiter.tapsPerPhase
         var largest: Float = 0
         var start = 0
         while start < n {
             let end = min(n, start + 64)
-            if TruePeakLimiter.allWithin(line + 2 * (first + start), count: 2 * (end - start + 11), limit: quiet) {
+            if TruePeakLimiter.allWithin(line + 2 * (first + start), count: 2 * (end - start + width - 1), limit: quiet)
+            {
                 (peaks + start).update(repeating: 0, count: end - start)
                 start = end
                 continue
@@ -222,11 +239,11 @@ public struct TruePeakLimiter {
                     var p1: Float = 0
                     var p2: Float = 0
                     var p3: Float = 0
-                    for k in 0..<12 {
+                    for k in 0..<width {
                         let v = x[2 * k + ch]
                         p1 += c[k] * v
-                        p2 += c[12 + k] * v
-                        p3 += c[24 + k] * v
+                        p2 += c[width + k] * v
+                        p3 += c[2 * width + k] * v
                     }
                     let sample = abs(x[2 * TruePeakLimiter.interpolatorLag + ch])
                     peak = max(max(peak, sample), max(abs(p1), max(abs(p2), abs(p3))))
