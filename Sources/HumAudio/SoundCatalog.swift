@@ -26,6 +26,10 @@ public struct SoundReference: Sendable, Equatable {
     public var loop: SoundManifest.LoopMode?
     /// The loudness recorded in the manifest (built-in sounds), if known.
     public var loudnessLUFS: Double?
+    /// One-shot events scattered over the sound (their files as paths), if it has any.
+    public var events: SoundManifest.EventBank? = nil
+    /// Events alone: `path` is not played as a bed (`NAME~N`, or a user folder without `bed.*`).
+    public var bedless = false
 }
 
 /// The sounds hum knows: the built-in library (Sounds/ with its manifest) and the user's folder.
@@ -114,9 +118,11 @@ public struct SoundCatalog: Sendable {
     public var builtins: [SoundReference] {
         guard let manifest, let dir = builtinDirectory else { return [] }
         return manifest.sounds.map {
-            SoundReference(
+            var events = $0.events
+            if let files = events?.files { events?.files = files.map { dir + "/" + $0 } }
+            return SoundReference(
                 name: $0.id, title: $0.title, path: dir + "/" + $0.file, source: .builtin,
-                loop: $0.loop, loudnessLUFS: $0.loudnessLUFS)
+                loop: $0.loop, loudnessLUFS: $0.loudnessLUFS, events: events)
         }
     }
 
@@ -163,6 +169,31 @@ public struct SoundCatalog: Sendable {
         var folder = UserFolder()
         var taken: [String: String] = [:]  // name -> the file that has it
         for file in names.sorted() {
+            if let sound = userFolderSound(file) {
+                switch sound {
+                case .success(let sound) where builtinNames.contains(sound.name):
+                    folder.unnamed.append(
+                        UnnamedUserSound(
+                            name: sound.name, path: userDirectory + "/" + file,
+                            reason: "has the name of the built-in sound \"\(sound.name)\"; rename the folder to "
+                                + "play it by name"))
+                case .success(let sound):
+                    if let first = taken[sound.name] {
+                        folder.unnamed.append(
+                            UnnamedUserSound(
+                                name: sound.name, path: userDirectory + "/" + file,
+                                reason: "has the same name as \(first), which plays as \"\(sound.name)\"; rename one "
+                                    + "of them"))
+                    } else {
+                        taken[sound.name] = file + "/"
+                        folder.sounds.append(sound)
+                    }
+                case .failure(let problem):
+                    folder.unnamed.append(
+                        UnnamedUserSound(name: file, path: userDirectory + "/" + file, reason: problem.reason))
+                }
+                continue
+            }
             let ext = PathText.extension(file).lowercased()
             let name = PathText.removingExtension(file)
             let path = userDirectory + "/" + file
@@ -223,6 +254,9 @@ public struct SoundCatalog: Sendable {
     /// Resolves a name to a sound: a library name first, then a path. Nil when it is neither.
     public func resolve(_ name: String) -> SoundReference? {
         if let known = all.first(where: { $0.name == name }) { return known }
+        if let mark = MixSpec.eventMark(name), let sound = resolve(mark.sound) {
+            return SoundCatalog.eventsAlone(sound, name: name, perHour: mark.perHour)
+        }
         if SoundCatalog.looksLikePath(name) || FileManager.default.fileExists(atPath: name) {
             let base = PathText.removingExtension(PathText.base(name))
             return SoundReference(name: name, title: base, path: name, source: .file, loop: nil, loudnessLUFS: nil)

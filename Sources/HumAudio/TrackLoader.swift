@@ -29,6 +29,9 @@ public enum TrackLoader {
     public static func load(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil)
         throws(AudioFileError) -> Mixer.Track
     {
+        if let events = sound.events {
+            return try EventLoader.load(sound, events: events, outputRate: outputRate, matching: matching)
+        }
         var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
             rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
         }

@@ -83,6 +83,11 @@ struct ManpageCommand: HumCommand {
                 + "/usr/local/share:/usr/share when unset"
         ),
         ("HUM_DITHER", "off: round 16\\-bit output instead of dithering it (as render --no-dither)"),
+        (
+            "HUM_SEED",
+            "a whole number: the seed the sounds' one\\-shot events are drawn from, so a play is the same each time "
+                + "and the same as 'hum render --seed N'; a new one each session when unset"
+        ),
         ("NO_COLOR", "no colour when set to anything"),
         ("XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME, XDG_RUNTIME_DIR", "where hum keeps its files (see FILES)"),
     ]

@@ -14,8 +14,9 @@ struct PlayCommand: HumCommand {
     static let name = "play"
     static let abstract = "play a mix of looping sounds"
     static let discussion = """
-        A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds), or a
-        path to an audio file. VOLUME is 0–100 (default 75) on a fader's cubic curve: 75 is −7.5 dB, 50 is −18 dB,
+        A SOUND is a built-in name (see 'hum sounds'), a user sound (a file in $XDG_DATA_HOME/hum/sounds, or a
+        folder there with bed.EXT and events/), or a path to an audio file. SOUND~N plays a sound as one-shot
+        events alone, about N an hour, at random times (thunder~20=60); HUM_SEED=N makes them the same each time. VOLUME is 0–100 (default 75) on a fader's cubic curve: 75 is −7.5 dB, 50 is −18 dB,
         25 is −36 dB below the sound at 100, so rain=75 brown=50 plays at an ordinary level (about −30 LUFS) and
         rain=40 brown=25 16 dB below it. Without sounds: the setting play.mix if set ('hum config set play.mix
         @night'), else the last mix played, else rain=75 brown=50.
@@ -74,6 +75,7 @@ struct PlayCommand: HumCommand {
             _ = try MixSetup.resolve(
                 words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
         }
+        _ = try EventSeed.given(context.runtime.variables)
         if detach {
             // Twice at most: the claim another hum holds may be a player's that is ending, not starting.
             for _ in 0..<2 {

@@ -17,14 +17,16 @@ struct RenderCommand: HumCommand {
     static let name = "render"
     static let abstract = "render a mix into an audio file, with the same engine as playback"
     static let discussion = """
-        The file is exactly what 'hum play --for DURATION' plays, sample for sample: the same loops, ramps, fades
-        and limiter. The container comes from the extension: .wav, .flac, .ogg or .opus. A file appears only
+        The file is exactly what 'hum play --for DURATION' plays, sample for sample: the same loops, ramps, fades,
+        events and limiter. Sounds with one-shot events (thunder~20, a user folder with events/) scatter them at
+        random from a seed: --seed N (or HUM_SEED=N for play) makes them the same every time. The container comes from the extension: .wav, .flac, .ogg or .opus. A file appears only
         when complete (it is written under a temporary name and renamed; Ctrl-C removes it); a device or a FIFO
         is written through. What the container cannot hold is refused at once.
         """
     static let examples = [
         "hum render rain=70 brown=40 --for 10m -o mix.wav",
         "hum render storm --for 1h --rate 44100 -o storm.flac",
+        "hum render rain thunder~20=60 --for 10m --seed 7 -o storm.wav",
     ]
 
     static let sounds = Positional(
@@ -46,11 +48,21 @@ struct RenderCommand: HumCommand {
         help: "sample format for .wav/.flac: s16 (default), s24 or f32 (.wav only)")
     static let master = PlayCommand.master
     static let fade = PlayCommand.fade
+    static let seed = Option(
+        "seed",
+        ValueKind<UInt64>("N") { text in
+            guard let seed = EventSeed.parse(text) else {
+                return .failure(.init("is not a whole number from 0 to \(UInt64.max)"))
+            }
+            return .success(seed)
+        },
+        help: "draw the sounds' events from this seed: the same seed renders the same file (default: $HUM_SEED, else "
+            + "a new one)")
     static let noDither = Flag(
         "no-dither",
         help: "round 16-bit samples instead of dithering them, to compare renders sample by sample (or HUM_DITHER=off)")
     static let arguments: [any Declared] = [
-        sounds, duration, output, rate, sampleFormat, master, fade, PlayCommand.raw, noDither,
+        sounds, duration, output, rate, sampleFormat, master, fade, seed, PlayCommand.raw, noDither,
     ]
 
     var words: [String]
@@ -62,6 +74,7 @@ struct RenderCommand: HumCommand {
     var fade: Double
     var raw: Bool
     var dither: Bool
+    var seed: UInt64?
 
     init(_ arguments: ParsedArguments) throws {
         words = try arguments.positionals(Self.sounds)
@@ -86,6 +99,7 @@ struct RenderCommand: HumCommand {
         fade = try arguments.value(Self.fade) ?? 1
         raw = arguments.flag(PlayCommand.raw)
         dither = !arguments.flag(Self.noDither)
+        seed = try arguments.value(Self.seed)
     }
 
     func run(context: CommandContext) throws -> Int32 {
@@ -105,6 +119,7 @@ struct RenderCommand: HumCommand {
             file.discard()
             throw HumError.usage(problem)
         }
+        let seed = try self.seed ?? EventSeed.session(context.runtime.variables)
         let requested = try MixSetup.resolve(
             words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
         let entries = requested.entries
@@ -112,7 +127,8 @@ struct RenderCommand: HumCommand {
         let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, environment: context.runtime)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
-        let mixer = Mixer(sampleRate: rate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames)
+        let mixer = Mixer(
+            sampleRate: rate, tracks: tracks, controls: controls, fadeInFrames: fadeFrames, eventSeed: seed)
         let total = Int64((seconds * Double(rate)).rounded())
         controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
 

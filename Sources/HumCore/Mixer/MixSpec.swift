@@ -16,6 +16,8 @@ public enum MixSpec {
         case emptyName(String)
         case badVolume(String)
         case volumeOutOfRange(String)
+        /// `NAME~N` with an N that is not a rate of events (see `MixSpec.eventMark`).
+        case badEventRate(String)
 
         /// A line for people, naming the bad word and what to try.
         public var message: String {
@@ -26,6 +28,10 @@ public enum MixSpec {
                     "\(w.quoted) has no valid volume after '='; write SOUND=VOLUME with VOLUME from 0 to 100, for "
                     + "example rain=40"
             case .volumeOutOfRange(let w): return "the volume in \(w.quoted) is outside 0–100; for example rain=40"
+            case .badEventRate(let w):
+                return
+                    "\(w.quoted) has no valid number of events an hour after '~'; write SOUND~N with N above 0 and "
+                    + "at most \(formatVolume(MixSpec.maximumEventsPerHour)), for example thunder~20"
             }
         }
     }
@@ -33,9 +39,11 @@ public enum MixSpec {
     public static func parse(_ word: String) throws(ParseError) -> MixToken {
         guard let eq = word.lastIndex(of: "=") else {
             guard !word.isEmpty else { throw .emptyName(word) }
+            try checkEventMark(word, in: word)
             return MixToken(name: word, volume: Volume.default)
         }
         let name = String(word[..<eq])
+        try checkEventMark(name, in: word)
         var text = String(word[word.index(after: eq)...])
         if text.hasSuffix("%") { text.removeLast() }
         guard !name.isEmpty else { throw .emptyName(word) }

@@ -13,13 +13,16 @@ public final class Mixer: @unchecked Sendable {
     // @unchecked: the mutable state is touched only by the one thread that calls `render`; other threads go
     // through `controls`, and the owner through `slots` (which `render` never touches).
 
-    /// One track to mix: a loop and a fixed gain that normalizes its loudness (1 for the built-in sounds).
+    /// One track to mix: a loop and a fixed gain that normalizes its loudness (1 for the built-in sounds), and
+    /// the one-shot events scattered over it, if any (a sound of events alone has a silent loop, normalization 0).
     public struct Track: Sendable {
         public var loop: LoopBuffer
         public var normalization: Float
-        public init(loop: LoopBuffer, normalization: Float = 1) {
+        public var events: SoundEvents?
+        public init(loop: LoopBuffer, normalization: Float = 1, events: SoundEvents? = nil) {
             self.loop = loop
             self.normalization = normalization
+            self.events = events
         }
     }
 
@@ -85,14 +88,17 @@ public final class Mixer: @unchecked Sendable {
     private let chimeVoice: Voice?
     private var chimePosition: Int?
     private var lastChime: UInt32 = 0
+    /// The one-shot events of the sounds that have some (see `MixerEvents`).
+    private let events: MixerEvents
 
     /// - Parameters:
     ///   - fadeInFrames: the mix starts silent and fades in over this many frames (0: starts at full volume).
     ///   - chime: a one-shot sound played on `controls.ringChime()`, outside the fade.
     ///   - startSilent: the mix starts silent and stays so until a fade request (the focus timer drives it).
+    ///   - eventSeed: the session's seed, from which every sound's events are drawn (same seed, same mix).
     public init(
         sampleRate: Int, tracks: [Track], controls: MixerControls, fadeInFrames: Int = 0, startSilent: Bool = false,
-        chime: LoopBuffer? = nil
+        chime: LoopBuffer? = nil, eventSeed: UInt64 = 0
     ) {
         self.chime = chime
         chimeVoice = chime.map {
@@ -111,6 +117,7 @@ public final class Mixer: @unchecked Sendable {
         nothing.initialize(to: 0)
         let rampFrames = Int(Double(sampleRate) * Mixer.rampSeconds)
         self.rampFrames = rampFrames
+        events = MixerEvents(slotCount: slotCount, seed: eventSeed, rampFrames: rampFrames)
         for (i, track) in tracks.enumerated() {
             // Start at the target gain: the mix-wide fade-in (or the first block's ramp) takes care of onset.
             let gain = controls.targetGain(track: i).gain * track.normalization
@@ -120,6 +127,9 @@ public final class Mixer: @unchecked Sendable {
                     channels: track.loop.channels, position: 0,
                     normalization: track.normalization,
                     ramp: GainRamp(gain: gain, rampFrames: rampFrames)))
+            events.enter(
+                slot: i, table: track.events.map { UnsafePointer($0.table) },
+                gain: controls.targetGain(track: i).gain)
         }
         for i in tracks.count..<slotCount {
             (voices + i).initialize(
@@ -146,6 +156,7 @@ public final class Mixer: @unchecked Sendable {
         voiceGains.deallocate()
         fadeGains.deallocate()
         limiter.deallocate()
+        events.deallocate()
     }
 
     /// Frames rendered (handed out) so far.
@@ -259,6 +270,7 @@ public final class Mixer: @unchecked Sendable {
             } else {
                 voices[t].ramp.setTarget(target.gain * voices[t].normalization, frames: target.rampFrames)
             }
+            events.setTarget(slot: t, gain: target.gain, rampFrames: target.rampFrames)
         }
     }
 
@@ -278,7 +290,9 @@ public final class Mixer: @unchecked Sendable {
                 let sound = live._withUnsafeGuaranteedRef { $0.description(slot: s) }
                 guard let samples = sound.samples, sound.frames > 0, sound.channels == 1 || sound.channels == 2
                 else { continue }
-                let gain = live._withUnsafeGuaranteedRef { $0.targetGain(track: s) }.gain * sound.normalization
+                let volume = live._withUnsafeGuaranteedRef { $0.targetGain(track: s) }.gain
+                let gain = volume * sound.normalization
+                events.enter(slot: s, table: live._withUnsafeGuaranteedRef { $0.eventTable(slot: s) }, gain: volume)
                 voices[s] = Voice(
                     samples: samples, frames: sound.frames, channels: sound.channels, position: 0,
                     normalization: sound.normalization, ramp: GainRamp(gain: gain, rampFrames: rampFrames),
@@ -304,6 +318,7 @@ public final class Mixer: @unchecked Sendable {
         voices[s].samples = UnsafePointer(nothing)
         voices[s].frames = 1
         voices[s].position = 0
+        events.letGo(slot: s)
         let epoch = voices[s].leaving  // read outside the closure, which then captures nothing of self
         live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: epoch) }
         while voiceCount > 0, !voices[voiceCount - 1].active { voiceCount -= 1 }
@@ -312,6 +327,10 @@ public final class Mixer: @unchecked Sendable {
     @inline(__always)
     private func renderBlock(_ out: UnsafeMutablePointer<Float>, frames n: Int) {
         out.update(repeating: 0, count: 2 * n)
+        // The events first: they read their sound's fade before its bed advances it.
+        for t in 0..<voiceCount where voices[t].active && events.hasEvents(slot: t) {
+            events.mix(slot: t, fade: voices[t].fade, into: out, frames: n)
+        }
         // Voices in order. Runs of steady voices with the same channel count go through the output together, four
         // or two at a time: each output sample still gets their contributions added one after the other, in the
         // voices' order, so the sum is the same to the bit as voice by voice, with fewer passes over the block.

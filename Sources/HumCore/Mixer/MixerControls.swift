@@ -39,6 +39,7 @@ public final class MixerControls: @unchecked Sendable {
     private let loopAddresses: UnsafeMutablePointer<Atomic<UInt>>
     private let loopFrames: UnsafeMutablePointer<Atomic<Int>>
     private let loopFormats: UnsafeMutablePointer<Atomic<UInt64>>
+    private let eventTables: UnsafeMutablePointer<Atomic<UInt>>
     private let released: UnsafeMutablePointer<Atomic<UInt32>>
     private let publishedEpoch = Atomic<UInt32>(0)
     private let releaseCount = Atomic<UInt32>(0)
@@ -53,6 +54,7 @@ public final class MixerControls: @unchecked Sendable {
         loopAddresses = .allocate(capacity: slotCount)
         loopFrames = .allocate(capacity: slotCount)
         loopFormats = .allocate(capacity: slotCount)
+        eventTables = .allocate(capacity: slotCount)
         released = .allocate(capacity: slotCount)
         for i in 0..<slotCount {
             let volume = i < volumes.count ? MixerControls.clamp(volumes[i]) : 0
@@ -61,6 +63,7 @@ public final class MixerControls: @unchecked Sendable {
             (loopAddresses + i).initialize(to: Atomic(0))
             (loopFrames + i).initialize(to: Atomic(0))
             (loopFormats + i).initialize(to: Atomic(0))
+            (eventTables + i).initialize(to: Atomic(0))
             (released + i).initialize(to: Atomic(0))
         }
         self.master.store(UInt64(MixerControls.clamp(master).bitPattern), ordering: .relaxed)
@@ -69,6 +72,7 @@ public final class MixerControls: @unchecked Sendable {
     deinit {
         for pointer in [gains, commands, loopFormats] { pointer.deinitialize(count: slotCount).deallocate() }
         loopAddresses.deinitialize(count: slotCount).deallocate()
+        eventTables.deinitialize(count: slotCount).deallocate()
         loopFrames.deinitialize(count: slotCount).deallocate()
         released.deinitialize(count: slotCount).deallocate()
     }
@@ -250,7 +254,11 @@ public final class MixerControls: @unchecked Sendable {
 
     /// Describes the sound a slot is to play. The owner writes it only while the audio thread holds nothing in
     /// the slot (a free slot), before the `enter` command that makes it read it.
-    func describe(slot: Int, samples: UnsafePointer<Int16>, frames: Int, channels: Int, normalization: Float) {
+    func describe(
+        slot: Int, samples: UnsafePointer<Int16>, frames: Int, channels: Int, normalization: Float,
+        events: UnsafePointer<SoundEvents.Table>? = nil
+    ) {
+        eventTables[slot].store(UInt(bitPattern: events), ordering: .relaxed)
         loopAddresses[slot].store(UInt(bitPattern: samples), ordering: .relaxed)
         loopFrames[slot].store(frames, ordering: .relaxed)
         loopFormats[slot].store(UInt64(channels) << 32 | UInt64(normalization.bitPattern), ordering: .relaxed)
@@ -291,6 +299,12 @@ public final class MixerControls: @unchecked Sendable {
             loopFrames[slot].load(ordering: .relaxed), Int(format >> 32),
             Float(bitPattern: UInt32(truncatingIfNeeded: format))
         )
+    }
+
+    /// The events of the sound described in a slot (nil: none).
+    @inline(__always)
+    func eventTable(slot: Int) -> UnsafePointer<SoundEvents.Table>? {
+        UnsafePointer(bitPattern: eventTables[slot].load(ordering: .relaxed))
     }
 
     /// The audio thread let go of a slot's sound at the end of the `leave` of `epoch`.

@@ -92,7 +92,9 @@ public final class TrackSlots: @unchecked Sendable {
     /// The slots fading out whose sound the audio thread has not let go of yet.
     public var leaving: [Int] { table.indices.filter { table[$0].state == .leaving } }
     /// Sample memory held for the slots' sounds (playing and leaving), in bytes.
-    public var memoryBytes: Int { table.reduce(0) { $0 + ($1.track?.loop.memoryBytes ?? 0) } }
+    public var memoryBytes: Int {
+        table.reduce(0) { $0 + ($1.track?.loop.memoryBytes ?? 0) + ($1.track?.events?.memoryBytes ?? 0) }
+    }
 
     private func fade(_ frames: Int) -> Int { min(max(frames, shortestFade), MixerControls.maximumCommandFade) }
 
@@ -121,7 +123,7 @@ public final class TrackSlots: @unchecked Sendable {
         table[slot] = Slot(state: .playing, track: added.track)
         controls.describe(
             slot: slot, samples: UnsafePointer(loop.samples), frames: loop.frames, channels: loop.channels,
-            normalization: added.track.normalization)
+            normalization: added.track.normalization, events: added.track.events.map { UnsafePointer($0.table) })
         controls.setVolume(added.volume, muted: added.muted, track: slot)
         controls.command(slot: slot, .init(epoch: epoch, kind: .enter, fadeFrames: fadeFrames))
     }

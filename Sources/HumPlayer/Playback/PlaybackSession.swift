@@ -74,6 +74,7 @@ public final class PlaybackSession {
         onEngineChange: (@Sendable () -> Void)? = nil, onReleased: (@Sendable () -> Void)? = nil
     ) throws(PlayerError) {
         let entries = try MixSetup.checkHeaders(entries, environment: environment)
+        let seed = try EventSeed.session(environment.variables)
         sink = AlsaSink(device: device, dither: OutputDither.enabled(environment: environment.variables))
         do throws(AudioSinkError) {
             try sink.open()
@@ -90,7 +91,7 @@ public final class PlaybackSession {
         fadeFrames = Int(fadeSeconds * Double(sink.sampleRate))
         mixer = Mixer(
             sampleRate: sink.sampleRate, tracks: tracks, controls: controls, fadeInFrames: startSilent ? 0 : fadeFrames,
-            startSilent: startSilent, chime: chime?(sink.sampleRate))
+            startSilent: startSilent, chime: chime?(sink.sampleRate), eventSeed: seed)
         if let endAfter {
             let total = Int64(endAfter * Double(sink.sampleRate))
             controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
