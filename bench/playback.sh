@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): 60 s of real-time playback of 8 looped tracks through ALSA `default` into a PulseAudio
-# null sink, for hum, for 8 `play … repeat` processes of sox, and for ffmpeg mixing live. Prints CPU time
-# (user + system, all processes of each tool) as a share of one core over the run, and peak RSS.
-# Usage: bench/playback.sh [SECONDS]   (default 60; needs a release build: make release)
+# Benchmark (not a test): SECONDS of real-time playback of 8 looped tracks through ALSA `default` into a PulseAudio
+# null sink, for hum, for 8 `play … repeat` processes of sox, and for ffmpeg mixing live, one after the other in
+# one run. Prints for each tool:
+#   - CPU time (user + system, all processes of the tool, loading included) and its share of one core;
+#   - wake-ups a second: the voluntary context switches of every thread of every process of the tool (from
+#     /proc/PID/task/*/status), counted over the steady part of the run (from 3 s after the start to 1 s before
+#     the end, so loading and finishing are left out), in total and per thread (threads of the same name summed,
+#     so sox's 8 processes show as one row per thread name);
+#   - peak RSS: VmHWM of each process read 1 s before its end (sox: the largest of its 8 processes).
+# Usage: bench/playback.sh [SECONDS]   (default 60, at least 10; needs a release build: make release)
 #        bench/playback.sh --screens [SECONDS]: the same 8-track playback seen through each screen, in tmux at
 #        80x24: the one-line screen of `hum play`, and the full screen (`hum ui`) attached to a player (`hum daemon`),
 #        without and with focus rounds counting down. Prints the CPU of the screen's process and the player's, and
@@ -14,6 +20,7 @@ if [ "${1:-}" = --screens ]; then
     exec bench/screens.sh "$@"
 fi
 seconds=${1:-60}
+[ "$seconds" -ge 10 ] || { echo "bench/playback.sh: SECONDS is at least 10" >&2; exit 2; }
 hum=${HUM_BIN:-.build/release/hum}
 dir=$(bench/make-inputs.sh)
 . scripts/pulse-null-sink.sh
@@ -21,30 +28,105 @@ start_null_sink
 trap stop_null_sink_daemon EXIT
 tracks=("$dir"/t{0..7}.wav)
 out=/dev/shm/hum-bench-out
-mkdir -p "$out"
+rm -rf "$out" && mkdir -p "$out"
+
+# descendants PID…: the processes below the given ones (children, grandchildren, …), one pid a line.
+descendants() {
+    local p c
+    for p in "$@"; do
+        for c in $(pgrep -P "$p" || true); do
+            echo "$c"
+            descendants "$c"
+        done
+    done
+}
+
+# threads PID…: one line per thread of each process: "pid tid name voluntary-switches".
+threads() {
+    local p t
+    for p in "$@"; do
+        for t in /proc/"$p"/task/*; do
+            [ -r "$t/status" ] || continue
+            awk -v p="$p" -v t="${t##*/}" '
+                /^Name:/ { $1 = ""; name = substr($0, 2); gsub(/ /, "_", name) }
+                /^voluntary_ctxt_switches/ { print p, t, name, $2 }' "$t/status" 2>/dev/null || true
+        done
+    done
+}
+
+# peak PID…: the largest VmHWM of the given processes, in kB.
+peak() {
+    local p
+    for p in "$@"; do awk '/^VmHWM/ { print $2 }' "/proc/$p/status" 2>/dev/null || true; done |
+        sort -n | tail -1
+}
+
+# watch TOOL COMM PID…: samples the threads of TOOL's processes named COMM (below the given pids) 3 s after the
+# start and 1 s before the end, and their peak RSS then.
+watch() {
+    local tool=$1 comm=$2 procs
+    shift 2
+    sleep 3
+    procs=$(descendants "$@" | while read -r p; do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$comm" ] && echo "$p"
+    done || true)
+    # shellcheck disable=SC2086
+    threads $procs > "$out/$tool-before.txt"
+    date +%s.%N > "$out/$tool-t0"
+    sleep $((seconds - 4))
+    # shellcheck disable=SC2086
+    threads $procs > "$out/$tool-after.txt"
+    date +%s.%N > "$out/$tool-t1"
+    # shellcheck disable=SC2086
+    echo "$tool $(peak $procs)" > "$out/$tool-peak.txt"
+}
 
 hum_args=(); for t in "${tracks[@]}"; do hum_args+=("$t=50"); done
 # hum (its loudness cache is warmed first, as it would be after the first play of a user's files)
 "$hum" render "${hum_args[@]}" --duration 1s -o "$out/warm.wav" >/dev/null
-/usr/bin/time -f "hum %e %U %S %M" -o "$out/play-hum.txt" "$hum" play "${hum_args[@]}" --for "${seconds}s" --fade 0
+/usr/bin/time -f "hum %e %U %S %M" -o "$out/play-hum.txt" "$hum" play "${hum_args[@]}" --for "${seconds}s" --fade 0 &
+watch hum "$(basename "$hum" | cut -c1-15)" $!
+wait
 
 # sox: one `play` per track, looping, all at once
 : > "$out/play-sox.txt"
+pids=()
 for t in "${tracks[@]}"; do
     /usr/bin/time -a -f "sox %e %U %S %M" -o "$out/play-sox.txt" timeout -s INT "$seconds" play -q "$t" repeat 9999 2>/dev/null &
+    pids+=($!)
 done
+watch sox play "${pids[@]}"
 wait
 
 # ffmpeg: all tracks looped and mixed live to ALSA default
 ff_inputs=(); for t in "${tracks[@]}"; do ff_inputs+=(-re -stream_loop -1 -i "$t"); done
 /usr/bin/time -f "ffmpeg %e %U %S %M" -o "$out/play-ffmpeg.txt" ffmpeg -nostdin -loglevel error "${ff_inputs[@]}" \
-    -filter_complex "amix=inputs=8:normalize=0" -t "$seconds" -ar 48000 -ac 2 -f alsa default || true
+    -filter_complex "amix=inputs=8:normalize=0" -t "$seconds" -ar 48000 -ac 2 -f alsa default &
+watch ffmpeg ffmpeg $!
+wait || true
 
-cat "$out"/play-{hum,sox,ffmpeg}.txt | grep -v "^Command" | awk -v s="$seconds" '
-  { cpu[$1] += $3 + $4; if ($5 > rss[$1]) rss[$1] = $5; n[$1]++ }
+# The wake-ups of each tool's threads over its steady window: per thread name, and in total.
+for tool in hum sox ffmpeg; do
+    span=$(echo "$(cat "$out/$tool-t1") - $(cat "$out/$tool-t0")" | bc -l)
+    awk -v tool="$tool" -v span="$span" '
+        FNR == NR { before[$1 " " $2] = $4; next }
+        ($1 " " $2) in before { w[$3] += $4 - before[$1 " " $2]; n[$3]++ }
+        END { for (name in w) printf "%s %s %d %.1f\n", tool, name, n[name], w[name] / span }
+    ' "$out/$tool-before.txt" "$out/$tool-after.txt"
+done | sort -k1,1 -k4,4nr > "$out/wakeups.txt"
+
+cat "$out"/play-{hum,sox,ffmpeg}.txt | grep -v "^Command" > "$out/cpu.txt"
+cat "$out"/{hum,sox,ffmpeg}-peak.txt > "$out/peak.txt"
+awk -v s="$seconds" '
+  FILENAME ~ /cpu/ { cpu[$1] += $3 + $4; next }
+  FILENAME ~ /peak/ { rss[$1] = $2; next }
+  { wake[$1] += $4 }
   END {
-    printf "%-7s %10s %12s %16s\n", "tool", "cpu s", "% of a core", "peak RSS MB (max)"
+    printf "%-7s %8s %12s %12s %14s\n", "tool", "cpu s", "% of a core", "wake-ups/s", "peak RSS MiB"
     split("hum sox ffmpeg", order, " ")
     for (i = 1; i <= 3; i++) { t = order[i]
-      printf "%-7s %10.2f %11.2f%% %16.1f\n", t, cpu[t], 100 * cpu[t] / s, rss[t] / 1024 }
-  }'
+      printf "%-7s %8.2f %11.2f%% %12.1f %14.1f\n", t, cpu[t], 100 * cpu[t] / s, wake[t], rss[t] / 1024 }
+  }' "$out/cpu.txt" "$out/peak.txt" "$out/wakeups.txt"
+echo
+echo "wake-ups a second per thread (threads of one name summed over the tool's processes):"
+awk '{ printf "  %-7s %-16s %3d thread(s) %8.1f/s\n", $1, $2, $3, $4 }' "$out/wakeups.txt"

@@ -10,9 +10,12 @@ import Synchronization
 ///
 /// Opened through hw_params/sw_params so it can fall back: float32 first, then s16; the rate nearest 48 kHz
 /// (alsa-lib's own resampling turned off: hum resamples with libsoxr when it loads a sound). The buffer holds about
-/// 80 ms in four 20 ms periods: a volume change is heard within 100 ms, and routes through PulseAudio or
-/// PipeWire, which underrun below about 20 ms, stay fed. An underrun plays silence (silence_size = boundary) and
-/// is recovered; a device that goes away reports `.lost` so the engine can reopen it.
+/// 100 ms in two 50 ms periods, and the engine mixes a period only once there is room for it (`awaitRoom`): what
+/// is queued ahead of a volume change is then at most 100 ms, so it is heard within that, while the player wakes
+/// 20 times a second instead of the 50 that 20 ms periods cost (measured in docs/PERFORMANCE.md). Routes through
+/// PulseAudio or PipeWire, which underrun below about 20 ms, stay fed: a period is refilled while 50 ms are still
+/// queued. An underrun plays silence (silence_size = boundary) and is recovered; a device that goes away reports
+/// `.lost` so the engine can reopen it.
 ///
 /// The PCM is driven non-blocking: when it is full, `write` waits in poll(2) on the PCM's descriptors and on a
 /// wake-up pipe, so `interrupt()` (from any thread) ends a wait at once, and a device that takes nothing for
@@ -55,11 +58,11 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     private var pacedSince: Double?
     private var pacedFrames = 0
 
-    static let bufferMicroseconds: UInt32 = 80_000
-    static let periodMicroseconds: UInt32 = 20_000
+    static let bufferMicroseconds: UInt32 = 100_000
+    static let periodMicroseconds: UInt32 = 50_000
     /// A device that takes no audio for this long is treated as lost (and reopened): before it first played,
     /// longer than a PulseAudio null sink takes to start a stream (its 2 s blocks); once playing, many times the
-    /// 80 ms buffer. Both far shorter than anyone waits for a quit.
+    /// 100 ms buffer. Both far shorter than anyone waits for a quit.
     public static let stallSecondsBeforeStart = 3.0
     public static let stallSeconds = 1.5
 
@@ -224,6 +227,21 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         }
     }
 
+    /// Waits until a period fits (the first writes, while the buffer fills, go at once). An underrun or a suspend
+    /// seen here is left to `write`, which recovers it.
+    public func awaitRoom() -> AudioSinkWriteResult {
+        guard let pcm else { return .lost(code: -EBADFD) }
+        if interrupted.load(ordering: .relaxed) { return .interrupted }
+        let available = snd_pcm_avail_update(pcm)
+        if available < 0 || available >= periodFrames { return .written }
+        switch waitForRoom(pcm) {
+        case .room: return .written
+        case .interrupted: return .interrupted
+        case .failed(let code):
+            return code == -EPIPE || code == -ESTRPIPE || code == -EINTR ? .written : .lost(code: code)
+        }
+    }
+
     public func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult {
         guard let pcm else { return .lost(code: -EBADFD) }
         var recovered = false
@@ -287,7 +305,8 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     }
 
     /// Waits until the device has room, the sink is interrupted, or `stallSeconds` pass with no room (−ETIMEDOUT).
-    /// A wake-up that brings no room does not spin: after two in a row it sleeps for a period.
+    /// A wake-up that brings no room does not spin: after two in a row it sleeps for a fifth of a period (short of
+    /// the period still queued when the engine waits).
     private func waitForRoom(_ pcm: OpaquePointer) -> Wait {
         guard let pollSet else { return .failed(-EBADFD) }
         let start = AlsaSink.now()
@@ -325,7 +344,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
                 return .room
             }
             idleWakeups += 1
-            if idleWakeups >= 2 { usleep(UInt32(max(1, periodFrames) * 1_000_000 / max(sampleRate, 1))) }
+            if idleWakeups >= 2 { usleep(UInt32(max(1, periodFrames) * 200_000 / max(sampleRate, 1))) }
         }
     }
 

@@ -12,7 +12,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// The real-time engine: one thread that pulls periods from the mixer and pushes them to the sink.
+/// The real-time engine: one thread that waits until the sink has room for a period, then pulls that period from
+/// the mixer and pushes it to the sink (room first, so a control change waits behind the device's buffer only).
 ///
 /// Its loop allocates nothing, takes no lock and does no file I/O: the mixer reads its controls through atomics,
 /// the period buffer is allocated before the thread starts, and state goes out through atomics; the owner learns
@@ -134,6 +135,15 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                 }
                 continue
             }
+            // Room first, then the mix: the controls are read as late as they can be, so what is queued ahead
+            // of them is at most the device's buffer.
+            switch sink.awaitRoom() {
+            case .written, .recovered: break
+            case .interrupted: continue  // aborted: the loop ends
+            case .lost(let code):
+                lose(code, changed)
+                continue
+            }
             let n = mixer.render(into: buffer, frames: period)
             let nowReleased = mixer.releases
             if nowReleased != releases {
@@ -146,12 +156,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                 case .recovered: underrunCount.add(1, ordering: .relaxed)
                 case .interrupted: continue  // aborted: the loop ends
                 case .lost(let code):
-                    // Said before closing: closing a stream on a sound server that hangs can hang too, and the
-                    // owner must not wait on that to learn the device is gone (a stop then ends at once).
-                    lostCode.store(code, ordering: .relaxed)
-                    stateValue.store(State.deviceLost.rawValue, ordering: .releasing)
-                    changed?()
-                    deviceCall { sink.close() }
+                    lose(code, changed)
                     continue
                 }
                 if !wroteFirst.load(ordering: .relaxed), sink.hasBegunPlaying {
@@ -165,6 +170,15 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
             }
         }
         sink.close()
+    }
+
+    /// The device went away: said before closing it, since closing a stream on a sound server that hangs can hang
+    /// too, and the owner must not wait on that to learn the device is gone (a stop then ends at once).
+    private func lose(_ code: Int32, _ changed: (@Sendable () -> Void)?) {
+        lostCode.store(code, ordering: .relaxed)
+        stateValue.store(State.deviceLost.rawValue, ordering: .releasing)
+        changed?()
+        deviceCall { sink.close() }
     }
 
     /// Runs a call on a lost device, letting an abort stop waiting for it (see `wait`).

@@ -3,6 +3,10 @@
 /// Contract:
 /// - `open()` negotiates the format and fixes `sampleRate` and `periodFrames`; it may be called again after
 ///   `close()` (the engine reopens a device that went away). It throws `AudioSinkError` with a message for people.
+/// - `awaitRoom()` waits until the device has room for a period (pacing playback), so the engine mixes a period
+///   only when it can go out at once: a control read by that mix is heard after what is queued, not after that
+///   plus a period held back by a blocked write. It returns `.written` when there is room (or a recoverable
+///   underrun that `write` will recover), `.interrupted` or `.lost`, as `write` would. It must not allocate or lock.
 /// - `write` takes interleaved stereo float and blocks until the device accepted it (pacing playback). It must not
 ///   allocate or lock: it runs on the audio thread. It recovers from an underrun by itself and says so. A device
 ///   that takes nothing for seconds is reported lost, so nothing waits for ever on audio that cannot play.
@@ -14,6 +18,7 @@ public protocol AudioSink: AnyObject, SendableMetatype {
     var sampleRate: Int { get }
     var periodFrames: Int { get }
     func open() throws(AudioSinkError)
+    func awaitRoom() -> AudioSinkWriteResult
     func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult
     func finish()
     func close()
@@ -22,6 +27,8 @@ public protocol AudioSink: AnyObject, SendableMetatype {
 }
 
 extension AudioSink {
+    /// A sink whose writes never wait always has room.
+    public func awaitRoom() -> AudioSinkWriteResult { .written }
     /// A sink whose writes never wait has nothing to interrupt.
     public func interrupt() {}
     /// A sink that plays what it is given at once (a memory buffer) has begun as soon as it was written to.
