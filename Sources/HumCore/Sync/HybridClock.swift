@@ -16,7 +16,7 @@ public struct HybridTime: Sendable, Hashable, Comparable, CustomStringConvertibl
     public static func < (a: HybridTime, b: HybridTime) -> Bool {
         if a.physicalMs != b.physicalMs { return a.physicalMs < b.physicalMs }
         if a.logical != b.logical { return a.logical < b.logical }
-        return Array(a.device.utf8).lexicographicallyPrecedes(Array(b.device.utf8))
+        return a.device.utf8.lexicographicallyPrecedes(b.device.utf8)
     }
 
     /// `1767225600000.3@device`.

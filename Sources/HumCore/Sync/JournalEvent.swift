@@ -67,6 +67,38 @@ public enum JournalEvent: Sendable, Equatable {
         }
     }
 
+    /// Appends the event's canonical payload: `payload().canonicalBytes`, an entry written directly.
+    func writePayload(to out: inout [UInt8]) throws {
+        if case .entry(let e) = self {
+            e.writeJournalPayload(to: &out)
+        } else {
+            try payload().write(into: &out)
+        }
+    }
+
+    /// Reads an event of `kind` from the payload bytes of a line, only when they are exactly what `writePayload`
+    /// writes for it, and with the checks of `read(kind:payload:)`; nil otherwise. An entry is read directly
+    /// (`LedgerEntry.readJournalPayload`), anything else through `read(kind:payload:)`.
+    static func readWritten(kind: Kind, payload bytes: UnsafeBufferPointer<UInt8>) -> JournalEvent? {
+        let event: JournalEvent
+        switch kind {
+        case .grant, .spend, .hold, .settle, .emergency, .adjustment:
+            guard let e = LedgerEntry.readJournalPayload(bytes), e.validationProblem() == nil,
+                e.kind.rawValue == kind.rawValue
+            else { return nil }
+            event = .entry(e)
+        default:
+            guard let value = try? JournalJSONParser.parse(bytes), let read = read(kind: kind, payload: value) else {
+                return nil
+            }
+            event = read
+        }
+        var written: [UInt8] = []
+        written.reserveCapacity(bytes.count)
+        guard (try? event.writePayload(to: &written)) != nil, written.elementsEqual(bytes) else { return nil }
+        return event
+    }
+
     /// Reads an event of `kind` from its payload, with the checks its records have on import. Nil when the payload
     /// is not one of that kind.
     static func read(kind: Kind, payload: JournalJSON) -> JournalEvent? {

@@ -25,7 +25,7 @@ public indirect enum JournalJSON: Sendable, Equatable {
         switch self {
         case .null: out.append(contentsOf: Array("null".utf8))
         case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
-        case .int(let i): out.append(contentsOf: Array(String(i).utf8))
+        case .int(let i): JSONByteWriter.appendInteger(i, to: &out)
         case .decimal(let text): out.append(contentsOf: Array(text.utf8))
         case .string(let s): Self.writeString(s, into: &out)
         case .array(let items):
@@ -37,9 +37,7 @@ public indirect enum JournalJSON: Sendable, Equatable {
             out.append(0x5D)
         case .object(let members):
             out.append(0x7B)
-            for (i, key) in members.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
-                .enumerated()
-            {
+            for (i, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
                 if i > 0 { out.append(0x2C) }
                 Self.writeString(key, into: &out)
                 out.append(0x3A)
@@ -49,11 +47,7 @@ public indirect enum JournalJSON: Sendable, Equatable {
         }
     }
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
-        let writer = JSONByteWriter()
-        writer.string(s)
-        out.append(contentsOf: writer.bytes)
-    }
+    static func writeString(_ s: String, into out: inout [UInt8]) { JSONByteWriter.appendString(s, to: &out) }
 
     /// The member `key` of an object; nil for anything else or a missing key.
     public subscript(key: String) -> JournalJSON? {

@@ -28,8 +28,13 @@ final class JSONByteWriter {
 
     @inline(__always) func byte(_ b: UInt8) { bytes.append(b) }
 
-    func string(_ s: String) {
-        byte(0x22)
+    func string(_ s: String) { Self.appendString(s, to: &bytes) }
+
+    /// Appends `s` as a JSON string, escaped the one way hum escapes: `"`, `\\`, `\n`, `\r`, `\t` by their short
+    /// escapes, the other control characters as `\u00xx` (lower-case hex), everything else as its UTF-8 bytes.
+    /// The journal's canonical form (`JournalJSON`) is this escaping.
+    static func appendString(_ s: String, to bytes: inout [UInt8]) {
+        bytes.append(0x22)
         var s = s
         s.withUTF8 { utf8 in
             var start = 0
@@ -51,16 +56,19 @@ final class JSONByteWriter {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
         }
-        byte(0x22)
+        bytes.append(0x22)
     }
 
-    func integer<I: BinaryInteger>(_ value: I) {
+    func integer<I: BinaryInteger>(_ value: I) { Self.appendInteger(value, to: &bytes) }
+
+    /// Appends an integer as plain decimal digits (a minus sign when negative, no leading zeros).
+    static func appendInteger<I: BinaryInteger>(_ value: I, to bytes: inout [UInt8]) {
         if value == 0 {
-            byte(0x30)
+            bytes.append(0x30)
             return
         }
         var magnitude = UInt64(value.magnitude)
-        if value < 0 { byte(0x2D) }
+        if value < 0 { bytes.append(0x2D) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
         var count = 0
         withUnsafeMutableBytes(of: &digits) { raw in
