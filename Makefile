@@ -99,6 +99,9 @@ install: release
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/lib/systemd/user
 	install -s -m 0755 .build/release/hum $(DESTDIR)$(PREFIX)/bin/hum
 	install -m 0644 Sounds/sounds.json Sounds/*.ogg $(DESTDIR)$(PREFIX)/share/hum/sounds/
+	for d in Sounds/events/*/; do [ -d "$$d" ] || continue; \
+		install -d $(DESTDIR)$(PREFIX)/share/hum/sounds/events/$$(basename "$$d") && \
+		install -m 0644 "$$d"*.ogg $(DESTDIR)$(PREFIX)/share/hum/sounds/events/$$(basename "$$d")/ || exit 1; done
 	.build/release/hum manpage > $(DESTDIR)$(PREFIX)/share/man/man1/hum.1
 	.build/release/hum completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/hum
 	.build/release/hum completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_hum

@@ -33,6 +33,12 @@ install -d "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg/usr/share/hum/sounds" "$pkg/usr/sh
 strip --remove-section=.comment --remove-section=.note -o "$pkg/usr/bin/hum" "$bin"
 chmod 0755 "$pkg/usr/bin/hum"
 install -m 0644 "$root/Sounds/sounds.json" "$root"/Sounds/*.ogg "$pkg/usr/share/hum/sounds/"
+# The one-shot event clips some sounds play over their loops (Sounds/events/ID/NN.ogg).
+for d in "$root"/Sounds/events/*/; do
+    [ -d "$d" ] || continue
+    install -d "$pkg/usr/share/hum/sounds/events/$(basename "$d")"
+    install -m 0644 "$d"*.ogg "$pkg/usr/share/hum/sounds/events/$(basename "$d")/"
+done
 "$bin" manpage | gzip -9n > "$pkg/usr/share/man/man1/hum.1.gz"
 "$bin" completions bash > "$pkg/usr/share/bash-completion/completions/hum"
 "$bin" completions zsh > "$pkg/usr/share/zsh/vendor-completions/_hum"

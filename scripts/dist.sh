@@ -30,6 +30,12 @@ strip -o "$stage/bin/hum" "$bin"
 chmod 0755 "$stage/bin/hum"
 echo "binary: $(stat -c %s "$bin") bytes, $(stat -c %s "$stage/bin/hum") stripped" >&2
 install -m 0644 "$root/Sounds/sounds.json" "$root"/Sounds/*.ogg "$stage/share/hum/sounds/"
+# The one-shot event clips some sounds play over their loops (Sounds/events/ID/NN.ogg).
+for d in "$root"/Sounds/events/*/; do
+    [ -d "$d" ] || continue
+    install -d "$stage/share/hum/sounds/events/$(basename "$d")"
+    install -m 0644 "$d"*.ogg "$stage/share/hum/sounds/events/$(basename "$d")/"
+done
 "$bin" manpage > "$stage/share/man/man1/hum.1"
 "$bin" completions bash > "$stage/share/bash-completion/completions/hum"
 "$bin" completions zsh > "$stage/share/zsh/site-functions/_hum"

@@ -77,21 +77,42 @@ public enum LoopMastering {
         return out
     }
 
+    /// The share of a signal's power above 12 kHz, dB (the top octave, where a lossy stereo coder merges the
+    /// channels first): 4th-order high-pass, all channels together.
+    public static func topOctaveShareDB(_ channels: [[Float]], sampleRate: Double) -> Double {
+        var total = 0.0
+        var top = 0.0
+        for c in channels {
+            let high = Loop.filtered(
+                c,
+                FilterChain([
+                    Biquad.highPass(12_000, q: 0.5412, sampleRate: sampleRate),
+                    Biquad.highPass(12_000, q: 1.3066, sampleRate: sampleRate),
+                ]))
+            total += c.reduce(0) { $0 + Double($1) * Double($1) }
+            top += high.reduce(0) { $0 + Double($1) * Double($1) }
+        }
+        return total > 0 ? 10 * SynthMath.log10(max(top / total, 1e-30)) : -.infinity
+    }
+
     /// Masters `channels` (one array per channel, periodic) into `path` (the codec comes from its extension): DC
     /// removed, loudness matched, peaks held.
     /// The file is written beside `path` and renamed into place only once it measures right.
-    /// - Parameter oggSerial: for an Ogg file, the stream serial number to write (libsndfile picks a random one,
-    ///   which would make every run's bytes differ).
+    /// - Parameters:
+    ///   - oggSerial: for an Ogg file, the stream serial number to write (libsndfile picks a random one, which
+    ///     would make every run's bytes differ).
+    ///   - oneShot: the channels are a one-shot clip starting and ending in silence, not a loop: their mean is
+    ///     left alone (taking it out would leave a step at both ends).
     public static func master(
         _ channels: [[Float]], sampleRate: Int, to path: String,
-        settings: Settings, oggSerial: UInt32? = nil
+        settings: Settings, oggSerial: UInt32? = nil, oneShot: Bool = false
     ) throws -> Result {
         let n = channels.count
         guard let frames = channels.first?.count, frames > 0 else {
             throw Failure(description: "\(path): nothing rendered")
         }
         // DC goes first: the loudness and peaks are those of what is left.
-        let channels = channels.map(Loop.withoutDC)
+        let channels = oneShot ? channels : channels.map(Loop.withoutDC)
         let raw = try LoudnessMeter.measure(interleave(channels), channels: n, sampleRate: sampleRate)
         guard raw.integratedLUFS.isFinite else { throw Failure(description: "\(path): the rendered loop is silent") }
         var gainDB = settings.targetLUFS - raw.integratedLUFS
@@ -113,7 +134,7 @@ public enum LoopMastering {
                 sampleRate: Double(sampleRate))
             let limiterActed = held.indices.contains { held[$0] != scaled[$0] }
             // The limiter's dips on lopsided peaks can leave a trace of DC: taken out again.
-            let limited = limiterActed ? held.map(Loop.withoutDC) : held
+            let limited = limiterActed && !oneShot ? held.map(Loop.withoutDC) : held
             do {
                 let writer = try AudioFileWriter(path: temporary, sampleRate: sampleRate, channels: n, quality: quality)
                 try writer.write(interleave(limited))

@@ -14,6 +14,12 @@ enum SoundGenerator {
     static let settings = LoopMastering.Settings(
         targetLUFS: ReferenceLevel.loudnessLUFS, truePeakLimitDBTP: ReferenceLevel.builtinTruePeakDBTP,
         monoQuality: 0.5, stereoQuality: 0.5)
+    /// Stereo files with a real top octave are encoded at this quality instead: at 0.5 libvorbis merges the
+    /// channels above 12 kHz (independent noises read 0.57 correlated there), at 0.6 they stay apart.
+    static let wideStereoQuality = 0.6
+    /// "A real top octave": at least this share of the power above 12 kHz, dB. Darker sounds (thunder, train,
+    /// plane, city, wind) have nothing up there to keep wide and stay at `settings.stereoQuality`.
+    static let wideTopOctaveShareDB = -35.0
     /// The most DC a decoded file may keep (tests hold every shipped file to it too).
     static let maximumDCDBFS = -80.0
     static let fileExtension = "ogg"
@@ -23,10 +29,12 @@ enum SoundGenerator {
         usage: hum-soundgen [--out DIR] [--only ID]... [--list]
 
         Renders hum's built-in sounds from their recipes and seeds, matches their loudness, encodes them as Ogg Vorbis
-        at 48 kHz and writes DIR/sounds.json (DIR defaults to Sounds).
+        at 48 kHz and writes DIR/sounds.json (DIR defaults to Sounds). A sound with one-shot events also gets its
+        clips, DIR/events/ID/NN.ogg.
 
           --out DIR   where to write (created if missing)
-          --only ID   render only this sound (repeat for more); the others keep their manifest entries
+          --only ID   render only this sound and its events (repeat for more); the others keep their manifest
+                      entries and files
           --list      list the sounds and their recipes, render nothing
           --help      show this help
         """
@@ -109,9 +117,9 @@ enum SoundGenerator {
             let channels = recipe.render(sampleRate: sampleRate)
             let rendered = Date().timeIntervalSince(t0)
             let file = "\(recipe.id).\(fileExtension)"
-            let result = try LoopMastering.master(
-                channels, sampleRate: sampleRate, to: directory + "/" + file,
-                settings: settings, oggSerial: UInt32(truncatingIfNeeded: recipe.seed))
+            let (result, quality) = try master(
+                channels, to: directory + "/" + file, target: settings.targetLUFS,
+                serial: recipe.seed, oneShot: false)
             guard result.continuity.isSeamless else {
                 throw LoopMastering.Failure(
                     description:
@@ -119,22 +127,17 @@ enum SoundGenerator {
                         + "(\(result.continuity.largestStep))"
                 )
             }
-            guard result.dcDBFS < maximumDCDBFS else {
-                throw LoopMastering.Failure(
-                    description: "\(file): its DC is \(result.dcDBFS) dBFS (at most \(maximumDCDBFS) allowed)")
-            }
-            let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + file)[.size] as? Int) ?? 0
             let m = result.measurement
             print(
                 recipe.id.padding(toLength: 9, withPad: " ", startingAt: 0)
                     + String(
                         format:
-                            "%3d s %@  %6.2f LUFS  %6.2f dBTP  %5.0f kB  DC %.0f dBFS  seam %.4f / p99.9 %.4f / "
+                            "%3d s %@ q%.1f  %6.2f LUFS  %6.2f dBTP  %5.0f kB  DC %.0f dBFS  seam %.4f / p99.9 %.4f / "
                             + "largest %.4f  gain %+.1f dB%@  %d round%@  %.1f s render, %.1f s total",
-                        recipe.seconds, recipe.channels == 1 ? "mono  " : "stereo",
-                        m.integratedLUFS, m.truePeakDBTP, Double(size) / 1000, result.dcDBFS,
-                        result.continuity.seamStep, result.continuity.ordinaryLargeStep, result.continuity.largestStep,
-                        result.gainDB,
+                        recipe.seconds, recipe.channels == 1 ? "mono  " : "stereo", quality,
+                        m.integratedLUFS, m.truePeakDBTP, Double(size(directory + "/" + file)) / 1000,
+                        result.dcDBFS, result.continuity.seamStep, result.continuity.ordinaryLargeStep,
+                        result.continuity.largestStep, result.gainDB,
                         result.limiterCeilingDBFS < 0
                             ? String(format: ", limited at %.1f dBFS", result.limiterCeilingDBFS) : "",
                         result.rounds, result.rounds == 1 ? "" : "s", rendered, Date().timeIntervalSince(t0)))
@@ -144,7 +147,8 @@ enum SoundGenerator {
                     file: file, durationSeconds: Double(result.frames) / Double(sampleRate), sampleRate: sampleRate,
                     channels: result.channels, loudnessLUFS: rounded(m.integratedLUFS),
                     truePeakDBTP: rounded(m.truePeakDBTP),
-                    loop: .precut, license: license, recipe: recipe.recipe, seed: recipe.seed))
+                    loop: .precut, license: license, recipe: recipe.recipe, seed: recipe.seed,
+                    events: try recipe.events.map { try writeEvents($0, of: recipe, into: directory) }))
         }
         let manifest = SoundManifest(targetLUFS: settings.targetLUFS, sounds: entries)
         let encoder = JSONEncoder()
@@ -159,4 +163,72 @@ enum SoundGenerator {
     }
 
     static func rounded(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+
+    static func size(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    /// Masters one file at `target` LUFS, at the quality its channels and top octave call for, and checks its DC.
+    static func master(
+        _ channels: [[Float]], to path: String, target: Double, serial: UInt64, oneShot: Bool
+    ) throws -> (LoopMastering.Result, Double) {
+        var s = settings
+        s.targetLUFS = target
+        if channels.count == 2,
+            LoopMastering.topOctaveShareDB(channels, sampleRate: Double(sampleRate)) >= wideTopOctaveShareDB
+        {
+            s.stereoQuality = wideStereoQuality
+        }
+        let result = try LoopMastering.master(
+            channels, sampleRate: sampleRate, to: path, settings: s,
+            oggSerial: UInt32(truncatingIfNeeded: serial), oneShot: oneShot)
+        guard result.dcDBFS < maximumDCDBFS else {
+            throw LoopMastering.Failure(
+                description: "\(path): its DC is \(result.dcDBFS) dBFS (at most \(maximumDCDBFS) allowed)")
+        }
+        return (result, channels.count == 1 ? s.monoQuality : s.stereoQuality)
+    }
+
+    /// Renders and masters a sound's own event clips into DIR/events/ID/ (removing any others there), or names
+    /// the clips it borrows; returns the manifest's bank.
+    static func writeEvents(_ bank: EventRecipe, of recipe: SoundRecipe, into directory: String) throws
+        -> SoundManifest.EventBank
+    {
+        var files: [String]
+        if let owner = bank.borrowedFrom {
+            guard let lender = BuiltinSoundRecipes.named(owner)?.events, lender.borrowedFrom == nil else {
+                throw LoopMastering.Failure(description: "\(recipe.id): borrows events from \(owner), which has none")
+            }
+            files = EventRecipe.files(of: owner, count: lender.count, fileExtension: fileExtension)
+            for f in files where !FileManager.default.fileExists(atPath: directory + "/" + f) {
+                throw LoopMastering.Failure(
+                    description: "\(recipe.id): borrows \(f), which is missing; render \(owner) first")
+            }
+        } else {
+            files = EventRecipe.files(of: recipe.id, count: bank.count, fileExtension: fileExtension)
+            let folder = directory + "/events/" + recipe.id
+            try? FileManager.default.removeItem(atPath: folder)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for (k, f) in files.enumerated() {
+                let clip = bank.render(index: k, seed: recipe.seed, sampleRate: sampleRate)
+                let path = directory + "/" + f
+                let (result, quality) = try master(
+                    clip, to: path, target: settings.targetLUFS + bank.levelLU, serial: recipe.seed &+ UInt64(k + 1),
+                    oneShot: true)
+                let m = result.measurement
+                print(
+                    "  " + f.padding(toLength: 22, withPad: " ", startingAt: 0)
+                        + String(
+                            format: "%5.1f s q%.1f  %6.2f LUFS  %6.2f dBTP  %5.0f kB  gain %+.1f dB%@",
+                            Double(result.frames) / Double(sampleRate), quality, m.integratedLUFS, m.truePeakDBTP,
+                            Double(size(path)) / 1000, result.gainDB,
+                            result.limiterCeilingDBFS < 0
+                                ? String(format: ", limited at %.1f dBFS", result.limiterCeilingDBFS) : ""))
+            }
+        }
+        return SoundManifest.EventBank(
+            files: files, perHour: bank.perHour, minGapSeconds: bank.minGapSeconds,
+            gainDBMin: bank.gainDB.lowerBound, gainDBMax: bank.gainDB.upperBound,
+            panMin: bank.pan.lowerBound, panMax: bank.pan.upperBound)
+    }
 }

@@ -45,13 +45,75 @@ import Testing
             #expect((30...120).contains(entry.durationSeconds))
         }
         // Nothing in Sounds/ that the manifest does not account for, and all of it within the size budget.
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory).sorted()
-        #expect(files == (manifest.sounds.map(\.file) + ["sounds.json"]).sorted())
+        let eventFiles = Set(manifest.sounds.flatMap { $0.events?.files ?? [] })
+        let top = try FileManager.default.contentsOfDirectory(atPath: Self.directory).sorted()
+        #expect(
+            top == (manifest.sounds.map(\.file) + ["sounds.json"] + (eventFiles.isEmpty ? [] : ["events"])).sorted())
+        var found: [String] = []
+        if top.contains("events"), let walk = FileManager.default.enumerator(atPath: Self.directory + "/events") {
+            while let f = walk.nextObject() as? String {
+                var isFolder: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: Self.directory + "/events/" + f, isDirectory: &isFolder)
+                if !isFolder.boolValue { found.append("events/" + f) }
+            }
+        }
+        #expect(Set(found) == eventFiles)
         var total = 0
-        for f in files {
+        for f in top.filter({ $0 != "events" }) + found {
             total += (try FileManager.default.attributesOfItem(atPath: Self.directory + "/" + f)[.size] as? Int) ?? 0
         }
         #expect(total <= 25_000_000, "Sounds/ holds \(total) bytes")
+    }
+
+    /// Every bank the recipes ask for is in the manifest as the recipe says, its own clips named by the recipe.
+    @Test func eventBanksAreTheRecipes() throws {
+        let manifest = try Self.manifest()
+        for (entry, recipe) in zip(manifest.sounds, BuiltinSoundRecipes.all) {
+            guard let bank = recipe.events else {
+                #expect(entry.events == nil, "\(entry.id) has events its recipe does not")
+                continue
+            }
+            let written = try #require(entry.events, "\(entry.id) lacks its events")
+            let owner = bank.borrowedFrom ?? recipe.id
+            let count = try #require(BuiltinSoundRecipes.named(owner)?.events).count
+            #expect(written.files == EventRecipe.files(of: owner, count: count))
+            #expect(written.perHour == bank.perHour && written.minGapSeconds == bank.minGapSeconds)
+            #expect(written.gainDBMin == bank.gainDB.lowerBound && written.gainDBMax == bank.gainDB.upperBound)
+            #expect(written.panMin == bank.pan.lowerBound && written.panMax == bank.pan.upperBound)
+            // No single event, at the top of its gain range, goes over the library's true-peak limit on its own.
+            #expect(bank.gainDB.upperBound <= 0)
+            #expect(bank.perHour > 0 && bank.minGapSeconds >= 0)
+            #expect((-1...1).contains(bank.pan.lowerBound) && (-1...1).contains(bank.pan.upperBound))
+        }
+    }
+
+    static let eventClips: [String] = BuiltinSoundRecipes.all.flatMap { r -> [String] in
+        guard let bank = r.events, bank.borrowedFrom == nil else { return [] }
+        return EventRecipe.files(of: r.id, count: bank.count)
+    }
+
+    /// Each clip decodes, sits at the library's target plus its bank's level, under the true-peak limit, with no
+    /// DC, and starts and ends in silence (so it can be dropped in anywhere without a click).
+    @Test(arguments: eventClips)
+    func eventClipIsCalibratedAndQuietAtItsEnds(file: String) throws {
+        let id = String(file.split(separator: "/")[1])
+        let bank = try #require(BuiltinSoundRecipes.named(id)?.events)
+        let audio = try AudioFileReader.decode(path: Self.directory + "/" + file)
+        #expect(audio.channels == bank.channels && audio.sampleRate == 48_000)
+        #expect(audio.frames > 48_000 && audio.frames <= Int(bank.seconds * 48_000))
+        let m = try LoudnessMeter.measure(audio)
+        #expect(
+            abs(m.integratedLUFS - (ReferenceLevel.loudnessLUFS + bank.levelLU)) <= Self.toleranceLU,
+            "\(file): \(m.integratedLUFS) LUFS")
+        #expect(m.truePeakDBTP <= Self.truePeakLimit, "\(file): \(m.truePeakDBTP) dBTP")
+        let dc = LoopMastering.dcDBFS(interleaved: audio.samples, channels: audio.channels)
+        #expect(dc < Self.maximumDCDBFS, "\(file): DC at \(dc) dBFS")
+        // The first and last 5 ms are at least 50 dB under the clip's peak.
+        let peak = audio.samples.reduce(Float(0)) { max($0, abs($1)) }
+        let edge = 240 * audio.channels
+        let ends = audio.samples.prefix(edge) + audio.samples.suffix(edge)
+        let loudestEnd = ends.reduce(Float(0)) { max($0, abs($1)) }
+        #expect(loudestEnd <= peak * 0.003_2, "\(file): ends reach \(loudestEnd) against a peak of \(peak)")
     }
 
     @Test(arguments: ids)

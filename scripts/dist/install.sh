@@ -69,8 +69,8 @@ ln -sfn ../lib/hum/bin/hum "$prefix/bin/hum"
 printf '%-9s %s\n' link "$prefix/bin/hum -> ../lib/hum/bin/hum"
 rm -rf "${prefix:?}/$sounds"
 mkdir -p "$prefix/$sounds"
-cp "$here"/share/hum/sounds/* "$prefix/$sounds/"
-chmod 0644 "$prefix/$sounds"/*
+cp -R "$here"/share/hum/sounds/* "$prefix/$sounds/"
+chmod -R u=rwX,go=rX "$prefix/$sounds"
 printf '%-9s %s\n' sounds "$prefix/$sounds/ ($(ls "$here"/share/hum/sounds/*.ogg | wc -l) sounds)"
 echo
 echo "installed hum $("$prefix/bin/hum" --version | cut -d' ' -f2-) into $prefix"

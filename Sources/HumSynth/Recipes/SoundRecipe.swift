@@ -15,11 +15,14 @@ public struct SoundRecipe: Sendable {
     public var seed: UInt64
     /// The recipe's name, version and parameters, as recorded in the manifest.
     public var recipe: String
+    /// One-shot events the mixer scatters over this loop (its bed), if any.
+    public var events: EventRecipe?
     let renderer: @Sendable (inout RenderContext) -> [[Float]]
 
     public init(
         id: String, title: String, category: String, description: String, seconds: Int, channels: Int,
-        seed: UInt64, recipe: String, render: @escaping @Sendable (inout RenderContext) -> [[Float]]
+        seed: UInt64, recipe: String, events: EventRecipe? = nil,
+        render: @escaping @Sendable (inout RenderContext) -> [[Float]]
     ) {
         self.id = id
         self.title = title
@@ -29,6 +32,7 @@ public struct SoundRecipe: Sendable {
         self.channels = channels
         self.seed = seed
         self.recipe = recipe
+        self.events = events
         self.renderer = render
     }
 
