@@ -7,25 +7,29 @@ public enum EventLoader {
     /// The longest clip taken as one event.
     public static let maximumClipSeconds = 120.0
 
-    /// The sound's track: its bed as `TrackLoader` makes it (a silent one for events alone) with its events.
+    /// The sound's track: its bed as `TrackLoader` makes it (a silent one for events alone) with its events. For
+    /// small speakers each clip is high-passed and lifted as a bed is (`SmallSpeakerLift`).
     static func load(
-        _ sound: SoundReference, events: SoundManifest.EventBank, outputRate: Int, matching: LoudnessMatching?
+        _ sound: SoundReference, events: SoundManifest.EventBank, outputRate: Int, matching: LoudnessMatching?,
+        speakers: SpeakerSize = .full
     ) throws(AudioFileError) -> Mixer.Track {
         var bedSound = sound
         bedSound.events = nil
         let bed =
             sound.bedless
             ? Mixer.Track(loop: LoopBuffer(interleaved: [0], channels: 1), normalization: 0)
-            : try TrackLoader.load(bedSound, outputRate: outputRate, matching: matching)
+            : try TrackLoader.load(bedSound, outputRate: outputRate, matching: matching, speakers: speakers)
         var clips: [LoopBuffer] = []
         var gains: [Float] = []
         for path in events.files {
-            clips.append(try clip(path, outputRate: outputRate))
+            let loaded = try clip(path, outputRate: outputRate)
+            var gain: Float = 1
             if let matching, sound.source != .builtin {
-                gains.append((try? matching.loudness.gain(forFile: path, targetLUFS: matching.targetLUFS)) ?? 1)
-            } else {
-                gains.append(1)
+                gain = (try? matching.loudness.gain(forFile: path, targetLUFS: matching.targetLUFS)) ?? 1
             }
+            if speakers == .small { gain *= SmallSpeakerLift.apply(to: loaded, sampleRate: outputRate) }
+            clips.append(loaded)
+            gains.append(gain)
         }
         guard !clips.isEmpty else { throw AudioFileError(path: sound.path, reason: "has no event files") }
         let bank = SoundEvents(

@@ -28,7 +28,7 @@ public final class TrackLoad: Sendable {
 
     /// Starts loading at once.
     public init(
-        _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil,
+        _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
         whenDone: @escaping @Sendable () -> Void
     ) {
         self.sounds = sounds
@@ -36,7 +36,7 @@ public final class TrackLoad: Sendable {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)  // this thread only, on Linux
             let results = sounds.map { sound in
                 Result { () throws(AudioFileError) in
-                    try TrackLoader.load(sound, outputRate: outputRate, matching: matching)
+                    try TrackLoader.load(sound, outputRate: outputRate, matching: matching, speakers: speakers)
                 }
             }
             outcome.withLock { $0 = results }

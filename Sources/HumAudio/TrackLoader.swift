@@ -26,11 +26,12 @@ public enum TrackLoader {
     /// decoded into. At the output rate the seam is written over the tail and the loop starts at frame C; at
     /// another rate the resampler streams the loop (body, then seam) and writes its output over the start of the
     /// same memory, behind what it still has to read.
-    public static func load(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil)
-        throws(AudioFileError) -> Mixer.Track
-    {
+    public static func load(
+        _ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full
+    ) throws(AudioFileError) -> Mixer.Track {
         if let events = sound.events {
-            return try EventLoader.load(sound, events: events, outputRate: outputRate, matching: matching)
+            return try EventLoader.load(
+                sound, events: events, outputRate: outputRate, matching: matching, speakers: speakers)
         }
         var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
             rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
@@ -58,10 +59,17 @@ public enum TrackLoader {
             SampleMemory.discard(storage, from: 0, to: (first + start) * channels)  // the head now lives in the seam
             let loop = LoopBuffer(
                 storage: storage, startFrame: first + start, frames: end - start, channels: channels)
-            return Mixer.Track(loop: loop, normalization: normalization)
+            return track(loop, normalization: normalization, speakers: speakers, rate: outputRate)
         }
         let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
-        return Mixer.Track(loop: loop, normalization: normalization)
+        return track(loop, normalization: normalization, speakers: speakers, rate: outputRate)
+    }
+
+    /// The track of a loop made for `speakers` (small: high-passed and lifted, see `SmallSpeakerLift`).
+    static func track(_ loop: LoopBuffer, normalization: Float, speakers: SpeakerSize, rate: Int) -> Mixer.Track {
+        guard speakers == .small else { return Mixer.Track(loop: loop, normalization: normalization) }
+        return Mixer.Track(
+            loop: loop, normalization: normalization * SmallSpeakerLift.apply(to: loop, sampleRate: rate))
     }
 
     /// Frames to keep free before a sound of `frames` frames decoded for resampling in place: what the loop grows
@@ -151,13 +159,14 @@ public enum TrackLoader {
     }
 
     /// Loads several sounds at once on all cores; each result is a track or the reason it cannot play.
-    public static func loadAll(_ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil)
-        -> [Result<Mixer.Track, AudioFileError>]
-    {
+    public static func loadAll(
+        _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full
+    ) -> [Result<Mixer.Track, AudioFileError>] {
         let results = ResultSlots<Result<Mixer.Track, AudioFileError>>(count: sounds.count)
         DispatchQueue.concurrentPerform(iterations: sounds.count) { i in
             do throws(AudioFileError) {
-                results.set(i, .success(try load(sounds[i], outputRate: outputRate, matching: matching)))
+                results.set(
+                    i, .success(try load(sounds[i], outputRate: outputRate, matching: matching, speakers: speakers)))
             } catch {
                 results.set(i, .failure(error))
             }

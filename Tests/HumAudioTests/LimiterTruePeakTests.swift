@@ -73,7 +73,9 @@ import Testing
     static func ffmpegTruePeak(_ path: String) throws -> Double {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        child.arguments = ["-hide_banner", "-nostats", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
+        child.arguments = [
+            "-nostdin", "-hide_banner", "-nostats", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-",
+        ]
         let pipe = Pipe()
         child.standardError = pipe
         child.standardOutput = FileHandle.nullDevice

@@ -13,6 +13,11 @@ import Testing
         // The ledger's rules are the database's alone: no environment variable can change them for one process.
         for key in LedgerConfig.keys { #expect(try SettingCatalog.definition(key).environment == nil) }
         #expect(try SettingCatalog.definition("play.device").environment == "HUM_DEVICE")
+        let speakers = try SettingCatalog.definition("play.speakers")
+        #expect(speakers.environment == "HUM_SPEAKERS" && speakers.defaultText == "full")
+        #expect(try speakers.normalise("small") == "small")
+        #expect(throws: SettingError.self) { try speakers.normalise("tiny") }
+        #expect(!SyncSettings.travels("play.speakers"))  // the speakers are this machine's, like its sound card
         let settings = Settings(stored: [:])
         #expect(try settings.focusPlan() == FocusPlan.standard)
         #expect(settings.ledger == LedgerConfig())

@@ -142,6 +142,7 @@ struct ConfigCommand: HumCommand {
         "hum config set earn.ratio 4",
         "hum config set focus.length 50m",
         "hum config set play.mix @night",
+        "hum config set play.speakers small",
         "hum config set profile.deep \"--focus 50m --short-break 10m --rounds 3 brown=30\"",
         "hum config unset focus.length",
     ]

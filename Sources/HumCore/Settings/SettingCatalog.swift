@@ -21,6 +21,7 @@ public enum SettingCatalog {
     public static let focusWhenAway = "focus.when-away"
     public static let playMix = "play.mix"
     public static let playDevice = "play.device"
+    public static let playSpeakers = "play.speakers"
     public static let notifyDesktop = "notify.desktop"
     public static let notifyBell = "notify.bell"
     public static let shieldNotify = "shield.notify"
@@ -86,6 +87,12 @@ public enum SettingCatalog {
         .init(
             key: playDevice, kind: .device, defaultText: "default", summary: "the ALSA device to play to (--device)",
             environment: "HUM_DEVICE"),
+        .init(
+            key: playSpeakers, kind: .choice(SpeakerSize.allCases.map(\.rawValue)), defaultText: "full",
+            summary:
+                "small: laptop or phone speakers; each sound is high-passed at 150 Hz when loaded and lifted (at most "
+                + "+20 dB) by the loudness it lost, so the mix keeps its balance",
+            environment: "HUM_SPEAKERS"),
         .init(
             key: notifyDesktop, kind: .toggle, defaultText: "on",
             summary: "a desktop notification when a phase runs out (over D-Bus)", environment: "HUM_NOTIFY_DESKTOP"),

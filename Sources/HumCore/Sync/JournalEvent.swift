@@ -139,12 +139,14 @@ public enum JournalEvent: Sendable, Equatable {
     }
 }
 
-/// Which settings travel between devices. The rest stay on their machine: the sound card (`play.device`), and
+/// Which settings travel between devices. The rest stay on their machine: the sound card (`play.device`) and its
+/// speakers (`play.speakers`), and
 /// anything that runs a command (`focus.on-event`, `review.command`, and the consent to it), since a file that
 /// arrived from a synced folder must never make this machine run a program.
 public enum SyncSettings {
     static let staying: Set<String> = [
-        SettingCatalog.playDevice, SettingCatalog.focusOnEvent, SettingCatalog.reviewCommand, "review.consent",
+        SettingCatalog.playDevice, SettingCatalog.playSpeakers, SettingCatalog.focusOnEvent,
+        SettingCatalog.reviewCommand, "review.consent",
         SettingCatalog.syncDir, SettingCatalog.syncStrict,
     ]
 

@@ -1,5 +1,6 @@
 import HumAudio
 import HumCore
+import HumStore
 import HumSystem
 
 #if canImport(FoundationEssentials)
@@ -262,11 +263,24 @@ public enum MixSetup {
         )
     {
         let matching = loudnessMatching(raw: raw, environment: environment)
+        let speakers = speakers(environment)
         let results = LibraryNoise.silenced(if: environment.silencesLibraryNoise) {
-            TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching)
+            TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching, speakers: speakers)
         }
         let playable = try keepPlayable(entries, results, environment: environment)
         return (playable.map(\.1), playable.map(\.0))
+    }
+
+    /// The speakers the sounds are made for: the setting `play.speakers` (`HUM_SPEAKERS`, else the database, else
+    /// full). Read quietly: a value that cannot be read is the commands' to report (`SettingsReader`).
+    public static func speakers(_ environment: PlayerEnvironment) -> SpeakerSize {
+        var settings = Settings(stored: [:], environment: environment.variables)
+        if FileManager.default.fileExists(atPath: environment.paths.databasePath),
+            let stored = try? LedgerAccess.open(environment, reading: true).settings(environment: environment.variables)
+        {
+            settings = stored
+        }
+        return SpeakerSize(rawValue: settings.text(SettingCatalog.playSpeakers)) ?? .full
     }
 
     /// How sounds that are not built in are brought to the library's loudness (nil with --raw).

@@ -21,6 +21,8 @@ public final class PlaybackSession {
     let fadeFrames: Int
     /// How the session's sounds are matched to the library's loudness (nil: `--raw`).
     private let matching: LoudnessMatching?
+    /// The speakers the sounds are made for (`play.speakers`).
+    private let speakers: SpeakerSize
 
     /// A sound of the mix and the mixer slot it plays in.
     private struct Playing {
@@ -82,6 +84,7 @@ public final class PlaybackSession {
             throw .failure(error.message)
         }
         matching = MixSetup.loudnessMatching(raw: raw, environment: environment)
+        speakers = MixSetup.speakers(environment)
         let (tracks, playing) = try MixSetup.loadTracks(
             entries, rate: sink.sampleRate, raw: raw, environment: environment)
         self.playing = playing.enumerated().map { Playing(entry: $0.element, slot: $0.offset) }
@@ -145,7 +148,8 @@ public final class PlaybackSession {
         SoundLoad(
             entries,
             load: TrackLoad(
-                entries.map(\.sound), outputRate: mixer.sampleRate, matching: matching, whenDone: whenDone))
+                entries.map(\.sound), outputRate: mixer.sampleRate, matching: matching, speakers: speakers,
+                whenDone: whenDone))
     }
 
     /// Adds a loaded sound at the end of the mix, fading in from silence over `fadeSeconds`.
