@@ -9,13 +9,14 @@ import Synchronization
 /// Plays interleaved stereo float through an ALSA PCM.
 ///
 /// Opened through hw_params/sw_params so it can fall back: float32 first, then s16; the rate nearest 48 kHz
-/// (alsa-lib's own resampling turned off: hum resamples with libsoxr when it loads a sound). The buffer holds about
-/// 100 ms in two 50 ms periods, and the engine mixes a period only once there is room for it (`awaitRoom`): what
-/// is queued ahead of a volume change is then at most 100 ms, so it is heard within that, while the player wakes
-/// 20 times a second instead of the 50 that 20 ms periods cost (measured in docs/PERFORMANCE.md). Routes through
-/// PulseAudio or PipeWire, which underrun below about 20 ms, stay fed: a period is refilled while 50 ms are still
-/// queued. An underrun plays silence (silence_size = boundary) and is recovered; a device that goes away reports
-/// `.lost` so the engine can reopen it.
+/// (alsa-lib's own resampling turned off: hum resamples with libsoxr when it loads a sound). Periods are 50 ms, and
+/// the sink keeps at most 100 ms queued (`fillFrames`, two periods) in a buffer of 150 ms (three: the PulseAudio
+/// plugin takes no fewer, and given 100 ms it cuts them to 33 ms). The engine mixes a period only once it fits
+/// under that level (`awaitRoom`): what is queued ahead of a volume change is at most 100 ms, so it is heard within
+/// that, while the player wakes 20 times a second instead of the 50 that 20 ms periods cost (measured in
+/// docs/PERFORMANCE.md). Routes through PulseAudio or PipeWire, which underrun below about 20 ms, stay fed: a period
+/// is refilled while 50 ms are still queued. An underrun plays silence (silence_size = boundary) and is recovered; a
+/// device that goes away reports `.lost` so the engine can reopen it.
 ///
 /// The PCM is driven non-blocking: when it is full, `write` waits in poll(2) on the PCM's descriptors and on a
 /// wake-up pipe, so `interrupt()` (from any thread) ends a wait at once, and a device that takes nothing for
@@ -32,6 +33,11 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     public private(set) var sampleRate: Int = 0
     public private(set) var periodFrames: Int = 0
     public private(set) var bufferFrames: Int = 0
+    /// The most frames kept queued (at most the buffer): what a control change waits behind.
+    public private(set) var fillFrames: Int = 0
+    /// The room (`avail`) a period needs so that after it no more than `fillFrames` are queued: the PCM's
+    /// avail_min, so a wait wakes only when a period fits.
+    private var roomFrames: Int = 0
     public private(set) var format: SampleFormat = .float32
     private var pcm: OpaquePointer?
     /// Conversion buffer for s16 devices, allocated once at open.
@@ -58,8 +64,9 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     private var pacedSince: Double?
     private var pacedFrames = 0
 
-    static let bufferMicroseconds: UInt32 = 100_000
+    static let bufferMicroseconds: UInt32 = 150_000
     static let periodMicroseconds: UInt32 = 50_000
+    static let fillMicroseconds = 100_000
     /// A device that takes no audio for this long is treated as lost (and reopened): before it first played,
     /// longer than a PulseAudio null sink takes to start a stream (its 2 s blocks); once playing, many times the
     /// 100 ms buffer. Both far shorter than anyone waits for a quit.
@@ -202,18 +209,25 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         try check(snd_pcm_hw_params_get_period_size(hw, &period, &dir), "snd_pcm_hw_params_get_period_size")
         try check(snd_pcm_hw_params_get_buffer_size(hw, &buffer), "snd_pcm_hw_params_get_buffer_size")
         sampleRate = Int(rate)
-        periodFrames = max(1, min(Int(period), Mixer.maximumBlock))
+        periodFrames = max(1, Int(period))
         bufferFrames = Int(buffer)
+        // At most 100 ms queued, and room for at least two periods in that (a device whose period came out longer
+        // than 50 ms gets two of them, and a slower reaction, rather than an underrun).
+        let fill = Int(rate) * AlsaSink.fillMicroseconds / 1_000_000
+        fillFrames = min(bufferFrames, max(fill, 2 * Int(period)))
+        roomFrames = max(1, bufferFrames - fillFrames + Int(period))
 
         var sw: OpaquePointer?
         try check(snd_pcm_sw_params_malloc(&sw), "snd_pcm_sw_params_malloc")
         defer { snd_pcm_sw_params_free(sw) }
         try check(snd_pcm_sw_params_current(pcm, sw), "snd_pcm_sw_params_current")
-        // Start once two periods are queued; on an underrun play silence, not stale samples.
+        // Start once the fill level is queued; wake when a period fits under it; on an underrun play silence, not
+        // stale samples.
         try check(
-            snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(min(Int(buffer), 2 * Int(period)))),
+            snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(fillFrames)),
             "snd_pcm_sw_params_set_start_threshold")
-        try check(snd_pcm_sw_params_set_avail_min(pcm, sw, period), "snd_pcm_sw_params_set_avail_min")
+        try check(
+            snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(roomFrames)), "snd_pcm_sw_params_set_avail_min")
         var boundary: snd_pcm_uframes_t = 0
         try check(snd_pcm_sw_params_get_boundary(sw, &boundary), "snd_pcm_sw_params_get_boundary")
         try check(snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0), "snd_pcm_sw_params_set_silence_threshold")
@@ -227,13 +241,13 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
         }
     }
 
-    /// Waits until a period fits (the first writes, while the buffer fills, go at once). An underrun or a suspend
-    /// seen here is left to `write`, which recovers it.
+    /// Waits until a period fits under the fill level (the first writes, while it fills, go at once). An underrun or
+    /// a suspend seen here is left to `write`, which recovers it.
     public func awaitRoom() -> AudioSinkWriteResult {
         guard let pcm else { return .lost(code: -EBADFD) }
         if interrupted.load(ordering: .relaxed) { return .interrupted }
         let available = snd_pcm_avail_update(pcm)
-        if available < 0 || available >= periodFrames { return .written }
+        if available < 0 || available >= roomFrames { return .written }
         switch waitForRoom(pcm) {
         case .room: return .written
         case .interrupted: return .interrupted

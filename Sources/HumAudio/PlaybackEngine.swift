@@ -60,10 +60,14 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     public init(mixer: Mixer, sink: Sink) {
         self.mixer = mixer
         self.sink = sink
-        buffer = .allocate(capacity: 2 * Mixer.maximumBlock)
+        buffer = .allocate(capacity: 2 * PlaybackEngine.maximumPeriod)
     }
 
     deinit { buffer.deallocate() }
+
+    /// The most frames mixed for one write (a device's period, mixed in blocks of `Mixer.maximumBlock`): 170 ms at
+    /// 48 kHz, past any period hum asks a device for.
+    public static var maximumPeriod: Int { 4 * Mixer.maximumBlock }
 
     public var state: State { State(rawValue: stateValue.load(ordering: .acquiring)) ?? .idle }
     /// Whether the device has begun to play the mix (it consumed what was written, not merely buffered it): the
@@ -116,7 +120,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
             done.signal()
             changed?()
         }
-        let period = min(max(sink.periodFrames, 64), Mixer.maximumBlock)
+        var period = min(max(sink.periodFrames, 64), PlaybackEngine.maximumPeriod)
         while !abortFlag.load(ordering: .relaxed) {
             if state == .deviceLost {
                 if wake.wait(timeout: .now() + reopenInterval) == .success { continue }  // aborted
@@ -126,6 +130,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                         sink.close()  // came back at another rate: keep waiting for the one the loops were made for
                         continue
                     }
+                    period = min(max(sink.periodFrames, 64), PlaybackEngine.maximumPeriod)
                     reopenCount.add(1, ordering: .relaxed)
                     lostCode.store(0, ordering: .relaxed)
                     stateValue.store(State.playing.rawValue, ordering: .releasing)
@@ -144,7 +149,13 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
                 lose(code, changed)
                 continue
             }
-            let n = mixer.render(into: buffer, frames: period)
+            var n = 0
+            while n < period {
+                let block = min(period - n, Mixer.maximumBlock)
+                let made = mixer.render(into: buffer + 2 * n, frames: block)
+                n += made
+                if made < block { break }
+            }
             let nowReleased = mixer.releases
             if nowReleased != releases {
                 releases = nowReleased

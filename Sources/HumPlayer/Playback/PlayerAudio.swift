@@ -103,9 +103,11 @@ extension PlaybackSession: PlayerAudio {
     var description: [String] {
         let period = Double(sink.periodFrames) / Double(max(sink.sampleRate, 1)) * 1000
         let buffer = Double(sink.bufferFrames) / Double(max(sink.sampleRate, 1)) * 1000
+        let fill = Double(sink.fillFrames) / Double(max(sink.sampleRate, 1)) * 1000
         return [
             "\"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of "
-                + "\(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer",
+                + "\(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer kept at most "
+                + "\(Int(fill.rounded())) ms full",
             "the engine thread runs at \(engine.scheduling.description)",
         ]
     }
