@@ -55,7 +55,28 @@ extension HumDatabase {
         var outcome = SyncMergeOutcome()
         guard !journals.isEmpty else { return outcome }
         return try guarded {
-            try db.immediate {
+            // A merge of many lines, in one transaction, outgrows two of SQLite's defaults; both are set back after.
+            // - Every insert runs triggers, so SQLite keeps a statement journal of the pages it changes (to undo that
+            //   one statement). Once a statement's journal passes 64 KiB it goes to a temporary file, and then every
+            //   later insert writes its pages there: a million writes for 100,000 lines. In memory (`temp_store`) it
+            //   is emptied after each statement instead.
+            // - The pages changed outgrow the page cache (2 MB), which then writes them to the WAL again and again
+            //   before the commit; a cache of 1 KB a line (at most 256 MB, taken only as used) writes each once.
+            let lines = journals.values.reduce(0) { $0 + $1.lines.count }
+            let was =
+                lines > 256
+                ? (cache: try db.scalarInt("PRAGMA cache_size"), temp: try db.scalarInt("PRAGMA temp_store")) : nil
+            if was != nil {
+                try db.execute("PRAGMA cache_size = -\(min(262_144, max(lines, 2048)))")
+                try db.execute("PRAGMA temp_store = MEMORY")
+            }
+            defer {
+                if let was {
+                    try? db.execute("PRAGMA cache_size = \(was.cache ?? -2000)")
+                    try? db.execute("PRAGMA temp_store = \(was.temp ?? 0)")
+                }
+            }
+            return try db.immediate {
                 applyingMerge = true
                 defer { applyingMerge = false }
                 let known = try syncKnown(for: journals, cursors: cursors)
