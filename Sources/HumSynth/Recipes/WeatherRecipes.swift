@@ -50,19 +50,51 @@ enum WeatherRecipes {
         }
     }
 
+    /// Rain on ground and leaves (rain/2), held to Blanket's and Moodist's rain recordings: a broadband wash
+    /// with body below 250 Hz and air up to 15 kHz (Blanket's ⅓-octave levels stay within about 10 dB from 31 Hz to
+    /// 16 kHz, highest at 8-12 kHz; Moodist's light rain has 26 dB less at 100 Hz; hum's body sits between, 13 dB
+    /// under the top, which also keeps it 5.7 dB from pink noise), drops as fine streaks rather than separate events
+    /// (0.1-0.2 onsets a second stand 10 dB over the wash there; kurtosis above 1 kHz 9-12), and no pitched bubbles
+    /// at all (0.00-0.01 plinks a second).
     static let rain = SoundRecipe(
         id: "rain", title: "Light rain", category: "weather",
-        description: "Gentle rain: a soft wash with single drops ticking and plinking all around.",
+        description: "Steady rain on leaves and ground: a soft, full wash with fine drops pattering all around.",
         seconds: 45, channels: 2, seed: 0x5241_494E_01,
         recipe:
-            "rain/1: pink-noise bed 500 Hz-9 kHz (L/R 30% correlated, intensity drifting ±1.6 dB) + 110 drops/s "
-            + "(band-passed noise ticks 1.8-7 kHz, 30% rising sine plinks 1.4-4.5 kHz), panned at random"
+            "rain/2: pink-noise wash 25 Hz-17 kHz (-6 dB under 400 Hz, +3 dB over 5 kHz, -3 dB at 4.8 kHz, +4 dB at "
+            + "11 kHz; L/R 10% correlated, intensity drifting ±1.6 dB) + 500 drops/s (noise ticks 0.1-0.5 ms "
+            + "band-passed 3.5-14 kHz, their own noise on each side, no plinks), panned at random"
     ) { ctx in
-        let bed = rainBed(&ctx, low: 500, high: 9_000, body: 3_000)
-        let drops = drops(&ctx, rate: 110, plinkChance: 0.3, tickDecay: 0.0006...0.0025)
+        let sr = ctx.sampleRate
+        let shape = FilterChain([
+            Biquad.highPass(25, sampleRate: sr), Biquad.lowShelf(400, gainDB: -6, sampleRate: sr),
+            Biquad.highShelf(5_000, gainDB: 3, sampleRate: sr), Biquad.peak(4_800, q: 1.2, gainDB: -3, sampleRate: sr),
+            Biquad.peak(11_000, q: 1, gainDB: 4, sampleRate: sr), Biquad.lowPass(17_000, q: 0.6, sampleRate: sr),
+        ])
+        let intensity = Loop.exponentialMap(ctx.wander(perMinute: 2...8), low: 0.83, high: 1.2)
+        let wash = ctx.blend(
+            common: ctx.pinkNoise(), left: ctx.pinkNoise(), right: ctx.pinkNoise(), correlation: 0.1
+        ).map { Loop.modulated(Loop.normalizedRMS(Loop.filtered($0, shape)), by: intensity) }
+        var left = [Float](repeating: 0, count: ctx.frames)
+        var right = left
+        for t in ctx.eventTimes(rate: 500) {
+            // Two microphones a little apart hear a drop's tick each its own way: its own noise on each side, the
+            // same decay and colour, the level by where it falls.
+            let decay = ctx.rng.logUniform(0.000_1...0.000_5)
+            let band = Biquad.bandPass(ctx.rng.logUniform(3_500...14_000), q: 0.8, sampleRate: sr)
+            let ticks = (0..<2).map { _ in
+                Grain.filtered(Grain.noiseBurst(decay: decay, sampleRate: sr, rng: &ctx.rng), band)
+            }
+            // Many faint drops, few loud ones, none loud enough to stand out of the wash as an event.
+            let level = Float(0.1 + 0.9 * SynthMath.pow(ctx.rng.unit(), 3))
+            let (l, r) = ctx.pan(ctx.rng.uniform(-0.9...0.9))
+            Loop.add(ticks[0], at: t, gain: level * l, into: &left)
+            Loop.add(ticks[1], at: t, gain: level * r, into: &right)
+        }
+        let drops = [left, right]
         return (0..<2).map { c in
-            var out = Loop.scaled(bed[c], 0.55)
-            Loop.mix(Loop.normalizedRMS(drops[c]), gain: 0.5, into: &out)
+            var out = wash[c]
+            Loop.mix(Loop.modulated(Loop.normalizedRMS(drops[c]), by: intensity), gain: 0.7, into: &out)
             return out
         }
     }
