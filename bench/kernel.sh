@@ -5,6 +5,7 @@
 # must build, i.e. the compiler finds nothing the audio thread runs that could allocate, lock or touch a reference
 # count. Usage: bench/kernel.sh
 set -euo pipefail
+shopt -s nullglob  # HumCore may have no third level of folders
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -12,7 +13,7 @@ cp -r Sources/HumCore "$out/HumCore"
 sed -i 's/^    public func render(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {$/    @_noAllocation\n&/' \
     "$out/HumCore/Mixer/Mixer.swift"
 grep -q '@_noAllocation' "$out/HumCore/Mixer/Mixer.swift" || { echo "Mixer.render not found" >&2; exit 1; }
-if swiftc -O -wmo -parse-as-library -module-name HumCore -emit-library -o "$out/libcheck.so" \
+if swiftc -O -wmo -parse-as-library -package-name hum -module-name HumCore -emit-library -o "$out/libcheck.so" \
     "$out"/HumCore/*.swift "$out"/HumCore/*/*.swift "$out"/HumCore/*/*/*.swift 2>"$out/check.txt"; then
     echo "audio thread: Mixer.render and all it calls pass @_noAllocation (no allocation, lock or reference count)"
 else
@@ -20,6 +21,6 @@ else
     echo "audio thread: Mixer.render fails @_noAllocation (above)" >&2
     exit 1
 fi
-swiftc -O -wmo -parse-as-library -module-name KernelBench \
+swiftc -O -wmo -parse-as-library -package-name hum -module-name KernelBench \
     Sources/HumCore/*.swift Sources/HumCore/*/*.swift Sources/HumCore/*/*/*.swift bench/kernel/main.swift -o "$out/kernel"
 "$out/kernel"

@@ -127,6 +127,7 @@ extension SoundCatalog {
     static func eventsAlone(_ sound: SoundReference, name: String, perHour: Double) -> SoundReference {
         var alone = sound
         alone.name = name
+        alone.title = sound.title + "~" + MixSpec.formatVolume(perHour)  // told apart from the sound as a bed
         var bank = sound.events ?? userEvents(files: [sound.path])
         bank.minGapSeconds = min(bank.minGapSeconds, 900 / perHour)
         bank.perHour = perHour

@@ -30,6 +30,13 @@ public struct SoundReference: Sendable, Equatable {
     public var events: SoundManifest.EventBank? = nil
     /// Events alone: `path` is not played as a bed (`NAME~N`, or a user folder without `bed.*`).
     public var bedless = false
+
+    /// What makes two sounds of a mix the same sound: the file, and for events alone their rate too (`thunder`
+    /// and `thunder~20` are two sounds, `thunder~20` and `thunder~6` too).
+    public var identity: String {
+        guard bedless, let events else { return path }
+        return path + "\u{0}~" + String(events.perHour)
+    }
 }
 
 /// The sounds hum knows: the built-in library (Sounds/ with its manifest) and the user's folder.

@@ -89,6 +89,11 @@ import Testing
         #expect(zip(starts.dropFirst(), starts).allSatisfy { $0 - $1 >= Int(1.25 * 48000) })  // the minimum gap
         let other = Self.onsets(try render("2", "c.wav"))
         #expect(other != starts)
+        // The file as a bed and the same file as events are two sounds of one mix, not one sound twice.
+        let both = try box.hum(["render", burst, "\(burst)~720", "--for", "2s", "-o", box.path("both.wav")])
+        #expect(both.status == 0, "\(both.stderr)")
+        let twice = try box.hum(["render", "\(burst)~720", "\(burst)~720=50", "--for", "2s", "-o", box.path("2.wav")])
+        #expect(twice.status == 2 && twice.stderr.contains("twice"), "\(twice.stderr)")
     }
 
     @Test(arguments: ["thunder~0", "thunder~", "thunder~lots", "thunder~3601=50", "thunder~-2"])

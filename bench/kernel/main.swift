@@ -3,6 +3,7 @@
 @main struct KernelBench {
     static func main() {
         mixingKernel()
+        bedsWithEvents()
         quantizeMatchesThePlainConversion()
     }
 
@@ -38,6 +39,50 @@
             best = min(best, seconds(elapsed))
         }
         print("mixing kernel: 16 loops, 5 minutes at 48 kHz: \(Int(best * 1000)) ms (best of 5)")
+    }
+
+    /// Noise at about -20 dBFS, `frames` frames of `channels` channels.
+    static func noiseLoop(frames: Int, channels: Int, _ rng: inout SplitMix64) -> LoopBuffer {
+        let storage = SampleStorage(count: frames * channels)
+        for i in 0..<(frames * channels) {
+            storage.base[i] = Int16(truncatingIfNeeded: Int(rng.nextSignedUnit() * 9000))
+        }
+        return LoopBuffer(storage: storage, startFrame: 0, frames: frames, channels: channels)
+    }
+
+    /// Six beds (three mono, three stereo, 30 s) mixed for 5 minutes, alone and then each with a bank of events
+    /// (four stereo clips of 2 to 5 s, 600 an hour, at least 1 s apart: about one start every 6 s per sound, so
+    /// about three events sounding at any time over the mix), best of 5 each. The goal: under 2x.
+    static func bedsWithEvents() {
+        var rng = SplitMix64(seed: 2)
+        let beds = (0..<6).map { t in noiseLoop(frames: 48000 * 30 - t * 7, channels: t % 2 + 1, &rng) }
+        let banks = (0..<6).map { t in
+            SoundEvents(
+                name: "sound\(t)", clips: (0..<4).map { c in noiseLoop(frames: 48000 * (2 + c), channels: 2, &rng) },
+                perHour: 600, minimumGapSeconds: 1, gainDB: -6...0, pan: -0.5...0.5, sampleRate: 48000)
+        }
+        func run(_ tracks: [Mixer.Track]) -> Double {
+            let total = 48000 * 300
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 16384 * 2)
+            defer { buffer.deallocate() }
+            var best = Double.infinity
+            for _ in 0..<5 {
+                let controls = MixerControls(volumes: [Float](repeating: 50, count: tracks.count))
+                let mixer = Mixer(sampleRate: 48000, tracks: tracks, controls: controls, eventSeed: 7)
+                controls.scheduleEnd(atFrame: Int64(total), fadeFrames: 0)
+                let elapsed = ContinuousClock().measure {
+                    while mixer.render(into: buffer, frames: 16384) > 0 {}
+                }
+                best = min(best, seconds(elapsed))
+            }
+            return best
+        }
+        let alone = run(beds.map { Mixer.Track(loop: $0) })
+        let withEvents = run(zip(beds, banks).map { Mixer.Track(loop: $0, events: $1) })
+        let ratio = (withEvents / alone * 100).rounded() / 100
+        print(
+            "six beds alone: \(Int(alone * 1000)) ms; six beds with events: \(Int(withEvents * 1000)) ms, "
+                + "x\(ratio) (goal: under x2) (5 minutes at 48 kHz, best of 5)")
     }
 
     /// The conversion LoopBuffer.quantize replaces, as it was written.

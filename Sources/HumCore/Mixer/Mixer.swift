@@ -328,8 +328,9 @@ public final class Mixer: @unchecked Sendable {
     private func renderBlock(_ out: UnsafeMutablePointer<Float>, frames n: Int) {
         out.update(repeating: 0, count: 2 * n)
         // The events first: they read their sound's fade before its bed advances it.
-        for t in 0..<voiceCount where voices[t].active && events.hasEvents(slot: t) {
-            events.mix(slot: t, fade: voices[t].fade, into: out, frames: n)
+        // (No `&&`: its right side is an autoclosure, which would retain self.)
+        for t in 0..<voiceCount where voices[t].active {
+            if events.hasEvents(slot: t) { events.mix(slot: t, fade: voices[t].fade, into: out, frames: n) }
         }
         // Voices in order. Runs of steady voices with the same channel count go through the output together, four
         // or two at a time: each output sample still gets their contributions added one after the other, in the

@@ -1,5 +1,5 @@
 /// The mixer's event scheduling: for every slot whose sound has a bank of one-shots (`SoundEvents`), when the
-/// next event starts, which clip, how loud and where, and the up to `SoundEvents.maximumOverlap` events sounding.
+/// next event starts, which clip, how loud and where, and the up to `MixerEvents.overlap` events sounding.
 ///
 /// Each slot's sound draws from its own SplitMix64, seeded by the session's seed and the sound's name (FNV-1a)
 /// when the sound enters the mix, so a render with the same seed is the same to the sample, and adding a sound
@@ -36,6 +36,11 @@ struct MixerEvents {
         var active: Bool
     }
 
+    /// The most events of one sound that sound at once (`SoundEvents.maximumOverlap`); a literal here, so the
+    /// audio thread never reaches the class's metadata for it.
+    @inline(__always)
+    static var overlap: Int { 8 }
+
     let slotCount: Int
     let seed: UInt64
     let rampFrames: Int
@@ -57,7 +62,7 @@ struct MixerEvents {
                 ramp: GainRamp(gain: 0, rampFrames: rampFrames)), count: slotCount)
         nothing = .allocate(capacity: 1)
         nothing.initialize(to: 0)
-        let overlap = SoundEvents.maximumOverlap
+        let overlap = MixerEvents.overlap
         voices = .allocate(capacity: slotCount * overlap)
         voices.initialize(
             repeating: Voice(
@@ -68,7 +73,7 @@ struct MixerEvents {
 
     func deallocate() {
         schedules.deinitialize(count: slotCount).deallocate()
-        voices.deinitialize(count: slotCount * SoundEvents.maximumOverlap).deallocate()
+        voices.deinitialize(count: slotCount * MixerEvents.overlap).deallocate()
         gains.deallocate()
         nothing.deallocate()
     }
@@ -96,8 +101,8 @@ struct MixerEvents {
     @inline(__always)
     func letGo(slot: Int) {
         schedules[slot].table = nil
-        let base = slot * SoundEvents.maximumOverlap
-        for k in 0..<SoundEvents.maximumOverlap {
+        let base = slot * MixerEvents.overlap
+        for k in 0..<MixerEvents.overlap {
             voices[base + k].active = false
             voices[base + k].samples = UnsafePointer(nothing)
         }
@@ -130,7 +135,7 @@ struct MixerEvents {
     @inline(__always)
     func mix(slot: Int, fade: VoiceFade, into out: UnsafeMutablePointer<Float>, frames n: Int) {
         guard let table = schedules[slot].table else { return }
-        let base = voices + slot * SoundEvents.maximumOverlap
+        let base = voices + slot * MixerEvents.overlap
         // The events that start within this block.
         let end = schedules[slot].clock + Int64(n)
         while schedules[slot].next < end {
@@ -140,13 +145,16 @@ struct MixerEvents {
         schedules[slot].clock = end
 
         var any = false
-        for k in 0..<SoundEvents.maximumOverlap where base[k].active { any = true }
+        for k in 0..<MixerEvents.overlap where base[k].active { any = true }
         let ramp = schedules[slot].ramp
         schedules[slot].ramp.advance(n)
         guard any else { return }
         let silent = ramp.current == 0 && !ramp.isRamping
-        if !silent {
-            let scale: Float = 1 / 32768
+        let scale: Float = 1 / 32768
+        // Steady (the usual case): one gain for the whole block, folded into each event's pan gains.
+        let steady = !ramp.isRamping && !fade.isMoving
+        let constant = ramp.current * scale
+        if !silent, !steady {
             let ramping = ramp.rampingFrames(within: n)
             var g = ramp.current * scale
             let step = ramp.increment * scale
@@ -160,12 +168,29 @@ struct MixerEvents {
                 copy.apply(to: gains, frames: n)
             }
         }
-        for k in 0..<SoundEvents.maximumOverlap where base[k].active {
+        for k in 0..<MixerEvents.overlap where base[k].active {
             let v = base[k]
             let count = min(n - v.delay, v.frames - v.position)
-            if !silent {
-                let src = v.samples + v.position * v.channels
-                let dst = out + 2 * v.delay
+            let src = v.samples + v.position * v.channels
+            let dst = out + 2 * v.delay
+            if silent {
+                // Nothing to add: keep time.
+            } else if steady {
+                let gl = constant * v.left
+                let gr = constant * v.right
+                if v.channels == 2 {
+                    for i in 0..<count {
+                        dst[2 * i] += Float(src[2 * i]) * gl
+                        dst[2 * i + 1] += Float(src[2 * i + 1]) * gr
+                    }
+                } else {
+                    for i in 0..<count {
+                        let s = Float(src[i])
+                        dst[2 * i] += s * gl
+                        dst[2 * i + 1] += s * gr
+                    }
+                }
+            } else {
                 let g = gains + v.delay
                 if v.channels == 2 {
                     for i in 0..<count {
@@ -211,10 +236,10 @@ struct MixerEvents {
         let clip = t.clips[index]
         // Equal power, unity at the centre: the angle runs over a quarter turn from hard left to hard right.
         let angle = (pan + 1) * Double.pi / 4
-        let level = FadeEnvelope.pow10(gainDB / 20) * 2.0.squareRoot() * Double(clip.gain)
+        let level = FadeEnvelope.pow10(gainDB / 20) * 1.4142135623730951 * Double(clip.gain)  // √2
         let left = Float(level * VoiceFade.cos(angle))
         let right = Float(level * VoiceFade.sin(angle))
-        for k in 0..<SoundEvents.maximumOverlap where !base[k].active {
+        for k in 0..<MixerEvents.overlap where !base[k].active {
             base[k] = Voice(
                 samples: clip.samples, frames: clip.frames, channels: clip.channels, position: 0, delay: offset,
                 left: left, right: right, active: true)

@@ -34,7 +34,7 @@ public final class SoundEvents: @unchecked Sendable {
 
     /// The most events of one sound that sound at once; one more is skipped (its random draws still taken, so
     /// the schedule does not depend on how long the clips are).
-    public static let maximumOverlap = 8
+    public static var maximumOverlap: Int { MixerEvents.overlap }
 
     public let name: String
     public let clips: [LoopBuffer]

@@ -106,7 +106,7 @@ public enum MixSetup {
                         + "\(hint)\(listing)"
                 )
             }
-            if entries.contains(where: { $0.sound.path == sound.path }) {
+            if entries.contains(where: { $0.sound.identity == sound.identity }) {
                 throw .usage("\(token.name.quoted) is in the mix twice; give each sound once")
             }
             entries.append(MixEntry(token: token, sound: sound))

@@ -137,8 +137,8 @@ public final class PlaybackSession {
     /// file). A sound still fading out is loaded too: it may be freed before the load is done (if it is not, it
     /// is brought back and the new copy dropped).
     func toLoad(_ entries: [MixEntry]) -> [MixEntry] {
-        let paths = Set(playing.map(\.entry.sound.path))
-        return entries.filter { !paths.contains($0.sound.path) }
+        let paths = Set(playing.map(\.entry.sound.identity))
+        return entries.filter { !paths.contains($0.sound.identity) }
     }
 
     /// Starts loading sounds at the device's rate (and loudness-matched as the session's own) on a thread of their
@@ -158,14 +158,14 @@ public final class PlaybackSession {
         throws(PlayerError)
     {
         reclaim()
-        if let there = playing.first(where: { $0.entry.sound.path == sound.entry.sound.path }) {
+        if let there = playing.first(where: { $0.entry.sound.identity == sound.entry.sound.identity }) {
             throw .usage(
                 "\(sound.entry.token.name.quoted) is already in the mix (as "
                     + "\(there.entry.token.name.quoted)); change its volume instead"
             )
         }
         let fade = frames(fadeSeconds)
-        if let slot = leaving.first(where: { $0.value.sound.path == sound.entry.sound.path })?.key {
+        if let slot = leaving.first(where: { $0.value.sound.identity == sound.entry.sound.identity })?.key {
             // Still fading out: it turns around and goes on from where it is; the new copy is not needed.
             do throws(TrackSlots.Problem) {
                 try mixer.slots.bringBack(slot, volume: Float(volume), muted: muted, fadeFrames: fade)
@@ -221,16 +221,17 @@ public final class PlaybackSession {
         }
         var sources: [(track: Mix.Track, entry: MixEntry, source: Source)] = []
         for (track, entry) in zip(mix.tracks, entries) {
-            let path = entry.sound.path
-            if sources.contains(where: { $0.entry.sound.path == path }) { continue }  // the same file twice
+            let path = entry.sound.identity
+            if sources.contains(where: { $0.entry.sound.identity == path }) { continue }  // the same file twice
             let slot =
-                playing.first(where: { $0.entry.sound.path == path })?.slot
-                ?? leaving.first(where: { $0.value.sound.path == path && mixer.slots.state(of: $0.key) == .leaving })?
+                playing.first(where: { $0.entry.sound.identity == path })?.slot
+                ?? leaving.first(where: { $0.value.sound.identity == path && mixer.slots.state(of: $0.key) == .leaving }
+                )?
                 .key
             if let slot {
                 kept.append(.init(slot: slot, volume: Float(track.volume), muted: track.muted))
                 sources.append((track, entry, .slot(slot)))
-            } else if let sound = loaded.first(where: { $0.entry.sound.path == path }) {
+            } else if let sound = loaded.first(where: { $0.entry.sound.identity == path }) {
                 added.append(.init(track: sound.track, volume: Float(track.volume), muted: track.muted))
                 sources.append((track, entry, .new(added.count - 1)))
             }
