@@ -150,6 +150,12 @@ enum SoundGenerator {
                     loop: .precut, license: license, recipe: recipe.recipe, seed: recipe.seed,
                     events: try recipe.events.map { try writeEvents($0, of: recipe, into: directory) }))
         }
+        // A borrowed bank's clips may be written after the sound that borrows them: all must be there now.
+        for e in entries {
+            for f in e.events?.files ?? [] where !FileManager.default.fileExists(atPath: directory + "/" + f) {
+                throw LoopMastering.Failure(description: "\(e.id): its event clip \(f) is missing")
+            }
+        }
         let manifest = SoundManifest(targetLUFS: settings.targetLUFS, sounds: entries)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -200,10 +206,6 @@ enum SoundGenerator {
                 throw LoopMastering.Failure(description: "\(recipe.id): borrows events from \(owner), which has none")
             }
             files = EventRecipe.files(of: owner, count: lender.count, fileExtension: fileExtension)
-            for f in files where !FileManager.default.fileExists(atPath: directory + "/" + f) {
-                throw LoopMastering.Failure(
-                    description: "\(recipe.id): borrows \(f), which is missing; render \(owner) first")
-            }
         } else {
             files = EventRecipe.files(of: recipe.id, count: bank.count, fileExtension: fileExtension)
             let folder = directory + "/events/" + recipe.id

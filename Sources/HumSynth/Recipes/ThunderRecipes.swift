@@ -94,51 +94,75 @@ enum ThunderRecipes {
         }
     }
 
+    /// One stroke as a one-shot clip: 20 ms of silence, the stroke heard from `distance` metres, its tail
+    /// faded over its last second, and cut once it has died 60 dB under its peak.
+    static func strokeClip(_ ctx: inout RenderContext, distance: Double, pan: Double, echo: Double) -> [[Float]] {
+        let sr = ctx.sampleRate
+        let lead = Int(0.02 * sr)
+        let length = ctx.frames - lead
+        // Nothing under 25 Hz: a clip that starts and ends in silence must have no mean to take out afterwards.
+        var roll = stroke(&ctx, distance: distance, length: length, pan: pan, echo: echo).map {
+            Grain.filtered($0, Biquad.highPass(25, sampleRate: sr))
+        }
+        var peak: Float = 0
+        for c in roll { for x in c { peak = max(peak, abs(x)) } }
+        var last = 0
+        for c in roll { if let i = c.lastIndex(where: { abs($0) > peak * 0.001 }) { last = max(last, i) } }
+        let end = min(length, last + Int(0.3 * sr))
+        let fade = min(Int(sr), end / 2)
+        for c in 0..<2 {
+            roll[c].removeLast(length - end)
+            for i in 0..<fade { roll[c][end - fade + i] *= Float(1 - Double(i + 1) / Double(fade)) }
+        }
+        return roll.map { [Float](repeating: 0, count: lead) + $0 }
+    }
+
+    /// Six strokes from 1.5 to 10 km away, each its own channel: the thunder and the storm draw from them.
+    static let strokes = EventRecipe(
+        count: 6, channels: 2, seconds: 20, levelLU: 4, perHour: 36, minGapSeconds: 25, gainDB: -10...0,
+        pan: -0.6...0.6
+    ) { ctx, index in
+        // Spread over distance, nearest first, so the bank holds claps and rolls alike.
+        let bands: [ClosedRange<Double>] = [
+            1_500...2_000, 2_200...3_000, 3_200...4_200, 4_500...5_800, 6_000...7_800, 8_000...10_000,
+        ]
+        let distance = ctx.rng.uniform(bands[index % bands.count])
+        // The farther, the more of it is echo.
+        let echo = 0.8 + 0.6 * (distance - 1_500) / 8_500
+        return strokeClip(&ctx, distance: distance, pan: 0, echo: echo)
+    }
+
     static let thunder = SoundRecipe(
         id: "thunder", title: "Distant thunder", category: "weather",
         description:
             "A summer storm passing at a distance: long rolls of thunder now and then over soft, far-off rain.",
-        seconds: 120, channels: 2, seed: 0x5448_554E_4401,
+        seconds: 60, channels: 2, seed: 0x5448_554E_4401,
         recipe:
-            "thunder/1: 3 strokes a loop (2.5, 5 and 9 km away), each a crooked 4-6 km channel of 6-12 m pieces with "
-            + "1-3 branches, every piece an N-wave arriving at r/343 m/s (1/r, 4-60 ms long), low-passed by "
-            + "distance, echoed by noise falling 6 dB/octave above 120 Hz (< 700 Hz) following the arrivals over "
-            + "2.5-4 s; far rain underneath (pink noise 300 Hz-5 kHz, 32 dB under the loudest roll) and a "
-            + "whisper of wind"
+            "thunder/2: bed of the grumble of far storms (brown noise 25-120 Hz swelling 1-4 times a minute), far "
+            + "rain (pink noise 600 Hz-2.5 kHz, -3 dB) and a whisper of wind (-18 dB); events: 6 strokes 1.5-10 km "
+            + "away, each a crooked 4-6 km channel of 6-12 m pieces with 1-3 branches, every piece an N-wave "
+            + "arriving at r/343 m/s (1/r, 4-60 ms long), low-passed by distance, echoed by noise falling "
+            + "6 dB/octave above 120 Hz (< 700 Hz) following the arrivals over 2.5-4 s; 36 an hour",
+        events: strokes
     ) { ctx in
         let sr = ctx.sampleRate
-        let n = ctx.frames
-        var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: 2)
-        // Three strokes at different distances, spread over the loop so it never goes long without one.
-        let strokes: [(at: Double, distance: Double, gain: Double, echo: Double)] = [
-            (ctx.rng.uniform(0.02...0.08), ctx.rng.uniform(4_500...5_500), 0.55, 1.1),
-            (ctx.rng.uniform(0.36...0.44), ctx.rng.uniform(1_600...2_200), 1, 0.8),
-            (ctx.rng.uniform(0.7...0.78), ctx.rng.uniform(8_000...10_000), 0.3, 1.4),
-        ]
-        let length = min(n, Int(30 * sr))
-        for s in strokes {
-            let roll = stroke(
-                &ctx, distance: s.distance, length: length, pan: ctx.rng.uniform(-0.6...0.6), echo: s.echo)
-            // Fade the last second of the allotted time so a roll never stops short.
-            var faded = roll
-            let fade = min(Int(sr), length / 2)
-            for c in 0..<2 {
-                for i in 0..<fade { faded[c][length - fade + i] *= Float(1 - Double(i) / Double(fade)) }
-            }
-            let at = Int(s.at * Double(n))
-            Loop.add(faded[0], at: at, gain: Float(s.gain), into: &out[0])
-            Loop.add(faded[1], at: at, gain: Float(s.gain), into: &out[1])
-        }
-        let loudest = SynthMath.amplitude(dB: Loop.loudness(out, sampleRate: sr))
-        let bed = WeatherRecipes.rainBed(&ctx, low: 300, high: 5_000, body: 1_200)
+        let bed = WeatherRecipes.rainBed(&ctx, low: 600, high: 2_500, body: 1_200)
         let breeze = ctx.blend(
             common: ctx.brownNoise(corner: 200), left: ctx.brownNoise(corner: 200),
             right: ctx.brownNoise(corner: 200), correlation: 0.5)
+        let grumbles = ctx.blend(
+            common: ctx.brownNoise(corner: 40), left: ctx.brownNoise(corner: 40),
+            right: ctx.brownNoise(corner: 40), correlation: 0.6)
+        let swell = Loop.exponentialMap(ctx.wander(perMinute: 1...4, tilt: 1.5), low: 0.35, high: 1.4)
         return (0..<2).map { c in
-            var mix = out[c]
-            Loop.mix(bed[c], gain: Float(loudest * SynthMath.amplitude(dB: -22)), into: &mix)
+            var mix = Loop.scaled(bed[c], Float(SynthMath.amplitude(dB: -3)))
             let wind = Loop.normalizedRMS(Loop.filtered(breeze[c], Biquad.highPass(60, sampleRate: sr)))
-            Loop.mix(wind, gain: Float(loudest * SynthMath.amplitude(dB: -28)), into: &mix)
+            Loop.mix(wind, gain: Float(SynthMath.amplitude(dB: -18)), into: &mix)
+            let grumble = Loop.normalizedRMS(
+                Loop.filtered(
+                    grumbles[c],
+                    FilterChain([Biquad.lowPass(120, sampleRate: sr), Biquad.highPass(25, sampleRate: sr)])))
+            Loop.mix(Loop.modulated(grumble, by: swell), gain: 1, into: &mix)
             return mix
         }
     }

@@ -12,10 +12,10 @@ enum WaterRecipes {
             "Surf on a sandy beach: waves breaking every few seconds, each a bright crash and a long hiss of wash.",
         seconds: 60, channels: 2, seed: 0x5741_5645_02,
         recipe:
-            "waves/2: breaks 1.2-5 s apart (gamma, mean 2.2 s), sizes in groups over 6 dB; each rises in 0.3-0.9 s, "
-            + "breaks (noise, -9 dB above 800 Hz, through a low-pass opening to 5-11 kHz, 0.3-0.6 s fall) and "
-            + "washes out (2-4 s, darker); grainy foam fizz > 3 kHz after each break; a thump < 150 Hz at the impact; "
-            + "distant surf 150-1500 Hz underneath"
+            "waves/3: breaks 2-12 s apart (gamma(2), mean 4.5 s), sizes in groups over 6 dB; each rises in 0.5-0.9 s, "
+            + "breaks (noise, -9 dB above 800 Hz, through a low-pass opening from 1.4 to 5-11 kHz, 0.3-0.6 s fall) and "
+            + "washes out (3-5 s, 50-70 % of it, darker); grainy foam fizz > 3 kHz lasting the wash; a thump < 150 Hz "
+            + "at the impact; distant surf 150-1500 Hz underneath"
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
@@ -29,12 +29,7 @@ enum WaterRecipes {
         var gaps: [Double] = []
         var total = 0.0
         while total < ctx.seconds {
-            let gap = min(
-                5,
-                max(
-                    1.2,
-                    (ctx.rng.exponential(mean: 1) + ctx.rng.exponential(mean: 1)
-                        + ctx.rng.exponential(mean: 1)) * 2.2 / 3))
+            let gap = min(12, max(2, (ctx.rng.exponential(mean: 1) + ctx.rng.exponential(mean: 1)) * 4.5 / 2))
             gaps.append(gap)
             total += gap
         }
@@ -45,10 +40,10 @@ enum WaterRecipes {
             time += gap * stretch
             let group = Double(groups[start % n])
             let size = SynthMath.amplitude(dB: 3 * group + ctx.rng.uniform(-2.5...2.5))
-            let rise = ctx.rng.uniform(0.3...0.9)
+            let rise = ctx.rng.uniform(0.5...0.9)
             let breakFall = ctx.rng.uniform(0.3...0.6)
-            let washFall = ctx.rng.uniform(2...4)
-            let washShare = ctx.rng.uniform(0.35...0.55)
+            let washFall = ctx.rng.uniform(3...5)
+            let washShare = ctx.rng.uniform(0.5...0.7)
             // The loudness curve: a quick rise, the break falling fast, the wash lingering.
             let length = Int((rise + 7 * washFall) * sr)
             var curve = [Float](repeating: 0, count: length)
@@ -73,14 +68,14 @@ enum WaterRecipes {
             Loop.add(curve, at: start, gain: Float(size) * r, into: &level[1])
             Loop.add(bright, at: start, gain: Float(min(1.2, size)), into: &brightness)
             // Foam: the fizz of bursting bubbles, starting at the break, dying with the wash.
-            let fizz = Grain.envelope(attack: 0.15, decay: washFall * 0.6, sampleRate: sr)
+            let fizz = Grain.envelope(attack: 0.15, decay: washFall * 1.1, sampleRate: sr)
             Loop.add(fizz, at: start + riseFrames, gain: Float(size) * l, into: &foam[0])
             Loop.add(fizz, at: start + riseFrames, gain: Float(size) * r, into: &foam[1])
             let hit = Grain.envelope(attack: 0.05, decay: 0.25, sampleRate: sr)
             Loop.add(hit, at: start + riseFrames - Int(0.05 * sr), gain: Float(size), into: &thump)
         }
         let peak = brightness.reduce(0) { max($0, $1) }
-        let cutoff = brightness.map { 700 * SynthMath.pow(11_000 / 700, Double(min(1, $0 / peak))) }
+        let cutoff = brightness.map { 1_400 * SynthMath.pow(11_000 / 1_400, Double(min(1, $0 / peak))) }
         let sources = ctx.blend(common: ctx.noise(), left: ctx.noise(), right: ctx.noise(), correlation: 0.3)
         let surfs = ctx.blend(
             common: ctx.pinkNoise(), left: ctx.pinkNoise(), right: ctx.pinkNoise(), correlation: 0.5)
@@ -102,7 +97,7 @@ enum WaterRecipes {
             // Foam crackles: the fizz is grainy, not a smooth hiss.
             for i in fizzNoise.indices { fizzNoise[i] *= ctx.rng.unit() < 0.3 ? 1 : 0.5 }
             Loop.mix(
-                Loop.modulated(Loop.normalizedRMS(fizzNoise), by: foam[c].map { $0 / Float(levelRMS) }), gain: 0.25,
+                Loop.modulated(Loop.normalizedRMS(fizzNoise), by: foam[c].map { $0 / Float(levelRMS) }), gain: 0.3,
                 into: &out)
             Loop.mix(Loop.modulated(thumpNoise, by: thump.map { $0 / Float(levelRMS) }), gain: 0.3, into: &out)
             let surf = Loop.normalizedRMS(

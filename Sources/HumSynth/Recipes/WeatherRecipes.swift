@@ -100,14 +100,16 @@ enum WeatherRecipes {
     }
 
     /// A storm: the low roar of heavy rain on roofs and ground swelling with the gusts (in Blanket's recording most of
-    /// the power is under 1 kHz), the hiss of the downpour close by over it, and thunder rolling in now and then.
+    /// the power is under 1 kHz) and the hiss of the downpour close by over it; thunder rolls in now and then as
+    /// events, drawn from the thunder's strokes.
     static let storm = SoundRecipe(
         id: "storm", title: "Storm", category: "weather",
         description: "Heavy rain pouring down in gusts, with thunder rolling in the distance now and then.",
         seconds: 60, channels: 2, seed: 0x5354_4F52_4D02,
         recipe:
-            "storm/2: pink-noise hiss 1.2-7 kHz with 3.5 kHz body + brown-noise roar < 300 Hz swelling ±3 dB with "
-            + "gusts (4-12 a minute) + 400 drops/s + 2 thunder strokes 3-6 km away (thunder/1's model)"
+            "storm/3: pink-noise hiss 1.2-7 kHz with 3.5 kHz body + brown-noise roar < 300 Hz (as loud) swelling "
+            + "±3 dB with gusts (4-12 a minute) + 400 drops/s; events: thunder/2's strokes, 24 an hour",
+        events: .borrowing("thunder", perHour: 24, minGapSeconds: 30, gainDB: -10...(-2), pan: -0.5...0.5)
     ) { ctx in
         let sr = ctx.sampleRate
         let bed = rainBed(&ctx, low: 1_200, high: 7_000, body: 3_500)
@@ -119,32 +121,12 @@ enum WeatherRecipes {
             Loop.modulated(Loop.normalizedRMS(Loop.filtered($0, Biquad.lowPass(300, sampleRate: sr))), by: gusts)
         }
         let drops = drops(&ctx, rate: 400, plinkChance: 0.15, tickDecay: 0.0008...0.003)
-        var out = (0..<2).map { c in
+        return (0..<2).map { c in
             var mix = Loop.scaled(bed[c], 0.9)
-            Loop.mix(roar[c], gain: 0.6, into: &mix)
+            Loop.mix(roar[c], gain: 0.9, into: &mix)
             Loop.mix(Loop.normalizedRMS(drops[c]), gain: 0.3, into: &mix)
             return mix
         }
-        let rain = SynthMath.amplitude(dB: Loop.loudness(out, sampleRate: sr))
-        // Two strokes, half a loop apart give or take, so the storm never goes quiet for long nor crowds them.
-        let first = ctx.rng.uniform(0.05...0.3)
-        let length = min(ctx.frames, Int(25 * sr))
-        for (k, start) in [first, first + ctx.rng.uniform(0.45...0.6)].enumerated() {
-            var roll = ThunderRecipes.stroke(
-                &ctx, distance: k == 0 ? ctx.rng.uniform(3_000...4_000) : ctx.rng.uniform(5_000...6_000),
-                length: length, pan: ctx.rng.uniform(-0.5...0.5), echo: 1)
-            let fade = min(Int(sr), length / 2)
-            let strength = SynthMath.amplitude(dB: Loop.loudness(roll, sampleRate: sr))
-            for c in 0..<2 {
-                for i in 0..<fade { roll[c][length - fade + i] *= Float(1 - Double(i) / Double(fade)) }
-            }
-            // The nearer roll stands 6 dB over the rain, the farther 2 dB.
-            let gain = Float(rain / strength * SynthMath.amplitude(dB: k == 0 ? 6 : 2))
-            let at = Int(start * Double(ctx.frames))
-            Loop.add(roll[0], at: at, gain: gain, into: &out[0])
-            Loop.add(roll[1], at: at, gain: gain, into: &out[1])
-        }
-        return out
     }
 
     static let wind = SoundRecipe(
