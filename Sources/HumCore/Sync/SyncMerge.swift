@@ -91,6 +91,12 @@ public enum SyncMerge {
     public static func plan(known: SyncKnown, journals: [String: JournalRead]) -> SyncPlan {
         var plan = SyncPlan()
         var known = known
+        // A cold merge adds every line's entry to the plan and to what is known here: room for all of them up front,
+        // so the dictionaries of 100,000 entries are not grown (and rehashed) step by step.
+        let incoming = journals.values.reduce(0) { $0 + $1.lines.count }
+        known.entriesByID.reserveCapacity(known.entriesByID.count + incoming)
+        known.entriesByKey.reserveCapacity(known.entriesByKey.count + incoming)
+        plan.entries.reserveCapacity(incoming)
         for device in journals.keys.sorted() {
             guard let read = journals[device] else { continue }
             var cursor = known.cursors[device] ?? .start
