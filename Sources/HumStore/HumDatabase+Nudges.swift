@@ -22,9 +22,11 @@ extension HumDatabase {
                     throw HourLogRefusal.tooMuch(day: day, already: today.seconds, adding: seconds)
                 }
                 try db.run(
-                    "INSERT INTO hour_log(day, verdict, seconds, source, at_epoch, at_offset) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO hour_log(id, day, verdict, seconds, source, at_epoch, at_offset) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [
-                        .int(day.daysSinceEpoch), .text(verdict.rawValue), .int(seconds), .text(source.rawValue),
+                        .text(newID()), .int(day.daysSinceEpoch), .text(verdict.rawValue), .int(seconds),
+                        .text(source.rawValue),
                         .int(now.epochSeconds), .int(Int64(now.offsetSeconds)),
                     ])
                 switch verdict {
@@ -116,6 +118,32 @@ extension HumDatabase {
             }
         }
     }
+
+    /// An hour logged here, as its journal line carries it; nil when there is none with that id.
+    func hourLog(id: String) throws -> HourLogRecord? {
+        var out: HourLogRecord? = nil
+        try db.query(
+            "SELECT id, day, verdict, seconds, source, at_epoch, at_offset FROM hour_log WHERE id = ?", [.text(id)]
+        ) { row in
+            guard let verdict = HourVerdict(rawValue: try row.text("verdict")) else { return }
+            out = HourLogRecord(
+                id: try row.text("id"), day: CivilDate(daysSinceEpoch: try row.int("day")), verdict: verdict,
+                seconds: try row.int("seconds"), source: try row.text("source"),
+                at: Timestamp(
+                    epochSeconds: try row.int("at_epoch"), offsetSeconds: Int32(clamping: try row.int("at_offset"))))
+        }
+        return out
+    }
+
+    /// Adds an hour logged on another device (a sync merge); the caller checked it is not here yet.
+    func insertHourLog(_ h: HourLogRecord) throws {
+        try db.run(
+            "INSERT INTO hour_log(id, day, verdict, seconds, source, at_epoch, at_offset) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(h.id), .int(h.day.daysSinceEpoch), .text(h.verdict.rawValue), .int(h.seconds), .text(h.source),
+                .int(h.at.epochSeconds), .int(Int64(h.at.offsetSeconds)),
+            ])
+    }
 }
 
 /// A log of hours refused by the rules: the day would hold more than 24 hours logged without a shield.
@@ -131,4 +159,5 @@ public enum HourLogRefusal: UserFacingError, Equatable {
                 + "nothing was logged"
         }
     }
+
 }

@@ -70,7 +70,7 @@ extension HumDatabase {
     /// Turns sync on (or moves it to another folder, or to another device id after a copy to another machine): in
     /// one transaction, sets `sync.dir`, makes this database write as `device` (its entries too), and, when the
     /// device is new, writes everything the database holds as the journal's first lines (entries, finished rounds,
-    /// contracts, saved mixes, settings that travel), so the other devices get the history from before sync. Then
+    /// contracts, saved mixes, settings that travel, hours logged by hand), so the other devices get the history from before sync. Then
     /// appends them to the journal file.
     public func startSync(dir: String, device: String, salt: String) throws {
         try guarded {
@@ -99,6 +99,7 @@ extension HumDatabase {
                         + "ORDER BY start_epoch, seq")
                 try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'mix', name FROM mixes ORDER BY name")
                 try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'setting', key FROM config ORDER BY key")
+                try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'hours', id FROM hour_log ORDER BY seq")
             }
             self.device = device
         }
@@ -152,7 +153,7 @@ extension HumDatabase {
             try db.run(
                 "INSERT INTO sync_outbox(seq, line) VALUES (?, ?)",
                 [.int(line.seq), .text(String(decoding: line.bytes, as: UTF8.self))])
-            if let register = kind == "entry" || kind == "round" ? nil : kind {
+            if let register = ["mix", "setting", "contract"].contains(kind) ? kind : nil {
                 try db.run(
                     """
                     INSERT INTO sync_registers(kind, name, hlc_ms, hlc_c, hlc_d) VALUES (?, ?, ?, ?, ?)
@@ -191,6 +192,8 @@ extension HumDatabase {
                 found = try Self.decodeMix(try row.text("mix"), name: ref)
             }
             return found.map { .mixSaved(name: ref, mix: $0) } ?? .mixRemoved(name: ref)
+        case "hours":
+            return try hourLog(id: ref).map { .hoursLogged($0) }
         case "setting":
             guard SyncSettings.travels(ref) else { return nil }
             let value = try db.scalarText("SELECT value FROM config WHERE key = ?", [.text(ref)])

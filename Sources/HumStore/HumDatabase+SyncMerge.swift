@@ -96,6 +96,7 @@ extension HumDatabase {
                 let imported = try applyImport(
                     entries: [], sessions: plan.rounds, contracts: plan.contracts.map(\.record))
                 outcome.roundsAdded = imported.roundsAdded
+                for h in plan.hours { try insertHourLog(h) }
                 for (name, register) in plan.mixes {
                     if let mix = register.value {
                         try saveMixLocked(mix, as: name)
@@ -251,6 +252,10 @@ extension HumDatabase {
                 case .round(let r):
                     if try db.scalarInt("SELECT 1 FROM rounds WHERE id = ?", [.text(r.id)]) != nil {
                         known.rounds.insert(r.id)
+                    }
+                case .hoursLogged(let h):
+                    if try db.scalarInt("SELECT 1 FROM hour_log WHERE id = ?", [.text(h.id)]) != nil {
+                        known.hours.insert(h.id)
                     }
                 default: break
                 }

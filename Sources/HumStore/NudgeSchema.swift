@@ -16,3 +16,22 @@ enum NudgeSchema {
         CREATE INDEX hour_log_day ON hour_log(day);
         """
 }
+
+/// Migration `hour-log-ids` (docs/sync.md): each hour logged by hand gets an id, so that it travels in the sync
+/// journal (`hours.log`) and a merge adds it once; the rows logged before get one each. While sync is on, a trigger
+/// notes every new row for the journal, like the other tables that travel.
+enum HourLogIDSchema {
+    static let name = "hour-log-ids"
+    static let migration = """
+        ALTER TABLE hour_log ADD COLUMN id TEXT;
+        UPDATE hour_log SET id = lower(hex(randomblob(16)));
+        CREATE UNIQUE INDEX hour_log_id ON hour_log(id);
+        CREATE TRIGGER hour_log_needs_id BEFORE INSERT ON hour_log WHEN NEW.id IS NULL BEGIN
+            SELECT RAISE(ABORT, 'an hour logged needs an id');
+        END;
+        CREATE TRIGGER sync_hours AFTER INSERT ON hour_log
+        WHEN (SELECT dir FROM sync_self) IS NOT NULL BEGIN
+            INSERT INTO sync_pending(kind, ref) VALUES ('hours', NEW.id);
+        END;
+        """
+}

@@ -161,6 +161,8 @@ enum Schema {
         // 10 → 11 (`sync-journal`): this device's journal in a synced folder, the cursors of the others' journals,
         // and the hybrid times of last-writer-wins (docs/sync.md).
         SyncSchema.migration,
+        // 11 → 12 (`hour-log-ids`): an id for each hour logged by hand, so that it travels (docs/sync.md).
+        HourLogIDSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

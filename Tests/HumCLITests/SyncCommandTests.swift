@@ -111,6 +111,27 @@ func exchange(_ machines: [SyncMachine]) {
         #expect(a.mixes == "day\n")
     }
 
+    /// Hours logged by hand (`hum log --productive/--distracting`) travel: those from before sync with the history
+    /// `sync init` writes, the later ones as they are logged; each is added once however often journals cross.
+    @Test func hoursLoggedByHandTravelAndAreAddedOnce() throws {
+        let a = SyncMachine()
+        let b = SyncMachine()
+        #expect(a.run("log", "1h", "--productive").code == 0)
+        #expect(a.run("sync", "init", a.folder).code == 0)
+        #expect(b.run("sync", "init", b.folder).code == 0)
+        #expect(a.run("log", "30m", "--distracting").code == 0)
+        exchange([a, b])
+        exchange([a, b])
+        let onB = json(b.run("log", "1m", "--productive", "--json").out) as? [String: Any]
+        #expect(onB?["day_productive_seconds"] as? Int == 3660)
+        #expect(onB?["day_distracting_seconds"] as? Int == 1800)
+        exchange([a, b])
+        exchange([a, b])
+        let onA = json(a.run("log", "1m", "--distracting", "--json").out) as? [String: Any]
+        #expect(onA?["day_productive_seconds"] as? Int == 3660)
+        #expect(onA?["day_distracting_seconds"] as? Int == 1860)
+    }
+
     @Test func offlineSpendingOnTwoMachinesShowsAsDebtOnBoth() throws {
         let a = SyncMachine()
         let b = SyncMachine()

@@ -107,6 +107,9 @@ import Testing
             .mixRemoved(name: "night"), .played(mix: [MixToken(name: "rain", volume: 75)], at: at),
             .setting(key: SettingCatalog.focusLength, value: "50m"),
             .setting(key: SettingCatalog.focusLength, value: nil),
+            .hoursLogged(
+                HourLogRecord(
+                    id: "h \u{01}", day: at.localDate, verdict: .distracting, seconds: 60, source: "nudge", at: at)),
         ]
         #expect(events.count > 150)
         return try events.enumerated().map { i, event in

@@ -185,6 +185,9 @@ import Testing
                 key: SettingCatalog.earnDailyCap, value: try SettingCatalog.normalise(SettingCatalog.earnDailyCap, "2h")
             ),
             .setting(key: SettingCatalog.focusLength, value: nil),
+            .hoursLogged(
+                HourLogRecord(
+                    id: "h1", day: at.localDate, verdict: .productive, seconds: 3600, source: "command", at: at)),
         ]
         let lines = try events.map { try writer.append($0, wallMs: Self.t0) }
         let read = JournalReader.read(lines.flatMap(\.fileBytes), device: "d")
@@ -192,7 +195,7 @@ import Testing
         #expect(read.lines.map(\.event) == events)
         #expect(
             read.lines.map { $0.event.kind.rawValue } == [
-                "round", "grant", "mix.save", "mix.remove", "mix.play", "setting.set", "setting.unset",
+                "round", "grant", "mix.save", "mix.remove", "mix.play", "setting.set", "setting.unset", "hours.log",
             ])
     }
 

@@ -13,6 +13,7 @@ struct SimDevice {
     var mixes: [String: SyncRegister<Mix>] = [:]
     var settings: [String: SyncRegister<String>] = [:]
     var plays: [PlayedMix] = []
+    var hours: [String: HourLogRecord] = [:]
     var skewMs: Int64
     /// Ids known when this device last took time, and that entry's id.
     var viewAtLastSpend: Set<String>? = nil
@@ -44,6 +45,9 @@ struct SimDevice {
         case .mixSaved(let name, let mix): setMix(name, SyncRegister(value: mix, time: time))
         case .mixRemoved(let name): setMix(name, SyncRegister(value: nil, time: time))
         case .played(let mix, let at): plays.append(PlayedMix(mix: mix, at: at, time: time))
+        case .hoursLogged(let h):
+            hours[h.id] = h
+            known.hours.insert(h.id)
         case .setting(let key, let value):
             if settings[key].map({ $0.time < time }) ?? true {
                 settings[key] = SyncRegister(value: value, time: time)
@@ -76,6 +80,11 @@ struct SimDevice {
             known.settings[key] = r.time
         }
         plays += plan.played
+        for h in plan.hours {
+            #expect(hours[h.id] == nil, "an hour merged twice")
+            hours[h.id] = h
+            known.hours.insert(h.id)
+        }
         for (device, cursor) in plan.cursors { known.cursors[device] = cursor }
         if let latest = plan.latest { writer.receive(latest, wallMs: wallMs + skewMs) }
     }
@@ -159,6 +168,13 @@ struct SimDevice {
             case 4:
                 _ = try devices[d].request(
                     .emergency(seconds: 60, reason: "call", key: nil), wallMs: wall, mode: mode, id: next())
+                let at = Timestamp(epochSeconds: (wall + devices[d].skewMs) / 1000, offsetSeconds: 0)
+                try devices[d].write(
+                    .hoursLogged(
+                        HourLogRecord(
+                            id: next(), day: at.localDate, verdict: .distracting, seconds: 1800, source: "nudge", at: at
+                        )),
+                    wallMs: wall)
             case 5:
                 let name = mixNames[Int.random(in: 0..<3, using: &rng)]
                 if Bool.random(using: &rng) {
@@ -232,11 +248,14 @@ struct SimDevice {
             #expect(d.entries.count == one.entries.count, "seed \(seed) \(d.name): an entry applied twice")
             #expect(SyncLedger.balance(d.entries) == SyncLedger.balance(one.entries), "seed \(seed) \(d.name)")
             #expect(d.rounds == one.rounds, "seed \(seed) \(d.name)")
+            #expect(d.hours == one.hours, "seed \(seed) \(d.name)")
             #expect(d.mixValues == one.mixValues, "seed \(seed) \(d.name)")
             #expect(d.settingValues == one.settingValues, "seed \(seed) \(d.name)")
             #expect(SyncRecents.newest(d.plays) == SyncRecents.newest(one.plays), "seed \(seed) \(d.name)")
         }
-        #expect(one.entries.count > 20 && !one.mixes.isEmpty, "the simulation did too little to test anything")
+        #expect(
+            one.entries.count > 20 && !one.mixes.isEmpty && !one.hours.isEmpty,
+            "the simulation did too little to test anything")
         // The bank is the sum over devices.
         #expect(SyncLedger.perDevice(one.entries).values.reduce(0, +) == SyncLedger.balance(one.entries))
     }

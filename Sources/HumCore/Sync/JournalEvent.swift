@@ -17,6 +17,8 @@ public enum JournalEvent: Sendable, Equatable {
     case played(mix: [MixToken], at: Timestamp)
     /// A setting that travels set (`value`) or unset (nil); last writer wins by the hybrid clock.
     case setting(key: String, value: String?)
+    /// An hour logged by hand without a shield (`hum log 1h --productive`, a nudge's button): added once, by its id.
+    case hoursLogged(HourLogRecord)
 
     /// The name of a line's kind, as written in its `kind` field.
     public enum Kind: String, Sendable, CaseIterable {
@@ -28,6 +30,7 @@ public enum JournalEvent: Sendable, Equatable {
         case mixPlay = "mix.play"
         case settingSet = "setting.set"
         case settingUnset = "setting.unset"
+        case hoursLog = "hours.log"
     }
 
     public var kind: Kind {
@@ -47,6 +50,7 @@ public enum JournalEvent: Sendable, Equatable {
         case .mixRemoved: .mixRemove
         case .played: .mixPlay
         case .setting(_, let value): value == nil ? .settingUnset : .settingSet
+        case .hoursLogged: .hoursLog
         }
     }
 
@@ -64,6 +68,7 @@ public enum JournalEvent: Sendable, Equatable {
         case .played(let mix, let at): return .object(["mix": try .encoding(mix), "at": .string(at.rfc3339)])
         case .setting(let key, let value):
             return .object(["key": .string(key), "value": value.map { .string($0) } ?? .null])
+        case .hoursLogged(let h): return try .encoding(h)
         }
     }
 
@@ -132,6 +137,9 @@ public enum JournalEvent: Sendable, Equatable {
                     (try? SettingCatalog.normalise(key, value)) == value
                 else { return nil }
                 return .setting(key: key, value: value)
+            case .hoursLog:
+                let h = try payload.decode(HourLogRecord.self)
+                return h.validationProblem() == nil ? .hoursLogged(h) : nil
             }
         } catch {
             return nil

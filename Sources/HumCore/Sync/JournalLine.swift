@@ -24,8 +24,14 @@ public struct JournalLine: Sendable, Equatable {
     public var prev: String
     public var event: JournalEvent
     public var hash: String
+    /// The line as written, without its newline. A line read from a journal keeps a slice of the file's bytes it
+    /// was read from (one buffer for all of them, not a copy per line).
+    var storage: ArraySlice<UInt8>
     /// The line as written, without its newline.
-    public var bytes: [UInt8]
+    public var bytes: [UInt8] {
+        get { Array(storage) }
+        set { storage = newValue[...] }
+    }
 
     /// Makes the line for an event: computes its hash and its canonical bytes. Written straight into bytes in the
     /// canonical order of its members (`device`, `event`, `format`, `hash`, `hlc`, `kind`, `prev`, `seq`, `v`); the
@@ -71,11 +77,11 @@ public struct JournalLine: Sendable, Equatable {
         self.prev = prev
         self.event = event
         self.hash = hash
-        self.bytes = bytes
+        self.storage = bytes[...]
     }
 
     /// The line with its newline, as appended to the journal file.
-    public var fileBytes: [UInt8] { bytes + [0x0A] }
+    public var fileBytes: [UInt8] { storage + [0x0A] }
 
     /// Why one line cannot be read on its own (the chain is the reader's).
     public enum Problem: Error, Sendable, Equatable {
@@ -89,14 +95,25 @@ public struct JournalLine: Sendable, Equatable {
     /// Reads one line (without its newline). A line as hum writes it is read in one pass over its bytes
     /// (`readWritten`); anything else goes the general way (`readChecked`), which says what is wrong with it.
     public static func parse(_ bytes: ArraySlice<UInt8>) -> Result<JournalLine, Problem> {
-        if let line = bytes.withUnsafeBufferPointer({ readWritten($0) }) { return .success(line) }
+        if var line = bytes.withUnsafeBufferPointer({ readFields($0) }) {
+            line.storage = bytes
+            return .success(line)
+        }
         return readChecked(bytes)
     }
 
-    /// Reads a line exactly as `init` writes it, or says nil. Accepts only what `readChecked` accepts, with the same
+    /// Reads a line exactly as `init` writes it, or says nil (`readFields`), keeping a copy of its bytes.
+    static func readWritten(_ bytes: UnsafeBufferPointer<UInt8>) -> JournalLine? {
+        guard var line = readFields(bytes) else { return nil }
+        line.storage = Array(bytes)[...]
+        return line
+    }
+
+    /// Reads a line exactly as `init` writes it, or says nil; the line's bytes are left empty for the caller to set.
+    /// Accepts only what `readChecked` accepts, with the same
     /// result: the members in their canonical order and form, the hash over the line without its `hash` member, the
     /// event read and written back to the same bytes.
-    static func readWritten(_ bytes: UnsafeBufferPointer<UInt8>) -> JournalLine? {
+    static func readFields(_ bytes: UnsafeBufferPointer<UInt8>) -> JournalLine? {
         var r = CanonicalReader(bytes)
         guard r.take(#"{"device":"#), let device = r.string(), !device.isEmpty, r.take(#","event":"#),
             let event = r.skipValue(depthLimit: 63), r.take(#","format":"hum.journal""#)
@@ -120,7 +137,7 @@ public struct JournalLine: Sendable, Equatable {
         else { return nil }
         return JournalLine(
             device: device, seq: seq, time: HybridTime(physicalMs: ms, logical: c, device: device), prev: prev,
-            event: read, hash: hash, bytes: Array(bytes))
+            event: read, hash: hash, bytes: [])
     }
 
     /// Reads one line through a `JournalJSON` value, checking each rule in turn: says which one a line breaks.

@@ -144,6 +144,13 @@ public enum JournalReader {
     {
         var lines: [JournalLine] = []
         var ends: [Int] = []
+        if limit == nil {
+            // Room for every line up front (a line as hum writes it is rarely under 256 bytes): growing an array of
+            // 30,000 lines step by step copies them again and again.
+            let room = max(0, bytes.count - cursor.offset) / 256
+            lines.reserveCapacity(room)
+            ends.reserveCapacity(room)
+        }
         var at = cursor
         var start = cursor.offset
         func stop(_ kind: JournalDamage.Kind) -> JournalRead {
@@ -179,7 +186,7 @@ public enum JournalReader {
                 // of its own breaks the chain at the line after it): neither is merged.
                 if let suspect = lines.popLast() {
                     ends.removeLast()
-                    start = at.offset - suspect.bytes.count - 1
+                    start = at.offset - suspect.storage.count - 1
                     at = JournalCursor(
                         offset: start, lastSeq: suspect.seq - 1, lastHash: suspect.prev,
                         lastTime: lines.last?.time ?? (suspect.seq - 1 == cursor.lastSeq ? cursor.lastTime : nil))

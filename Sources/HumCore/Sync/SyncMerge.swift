@@ -27,6 +27,8 @@ public struct SyncKnown: Sendable, Equatable {
     public var entriesByID: [String: LedgerEntry] = [:]
     public var entriesByKey: [String: LedgerEntry] = [:]
     public var rounds: Set<String> = []
+    /// Hours logged by hand, by id.
+    public var hours: Set<String> = []
     public var contracts: [String: HybridTime] = [:]
     public var mixes: [String: HybridTime] = [:]
     public var settings: [String: HybridTime] = [:]
@@ -46,6 +48,8 @@ public struct SyncKnown: Sendable, Equatable {
 public struct SyncPlan: Sendable, Equatable {
     public var entries: [LedgerEntry] = []
     public var rounds: [RoundRecord] = []
+    /// Hours logged by hand on other devices, not here yet.
+    public var hours: [HourLogRecord] = []
     /// Contracts newer (by hybrid time) than the one held here.
     public var contracts: [(record: ContractRecord, time: HybridTime)] = []
     /// Saved mixes to set (a mix) or remove (nil), newer than the register here.
@@ -63,7 +67,8 @@ public struct SyncPlan: Sendable, Equatable {
     public var latest: HybridTime?
 
     public static func == (a: SyncPlan, b: SyncPlan) -> Bool {
-        a.entries == b.entries && a.rounds == b.rounds && a.contracts.map(\.record) == b.contracts.map(\.record)
+        a.entries == b.entries && a.rounds == b.rounds && a.hours == b.hours
+            && a.contracts.map(\.record) == b.contracts.map(\.record)
             && a.contracts.map(\.time) == b.contracts.map(\.time) && a.mixes == b.mixes && a.settings == b.settings
             && a.played == b.played && a.cursors == b.cursors && a.alreadyHere == b.alreadyHere
             && a.stopped == b.stopped && a.latest == b.latest
@@ -79,12 +84,19 @@ public struct SyncPlan: Sendable, Equatable {
 /// - Saved mixes, travelling settings and contracts: last writer wins by hybrid time (`HybridTime` order, device
 ///   breaking ties), a removal being a write like any other.
 /// - Recents: every play of every device, the newest ten by hybrid time, each mix once.
+/// - Hours logged by hand: a grow-only set by id, like rounds.
 public enum SyncMerge {
     /// `journals`: per device, what `JournalReader` read of its journal from the cursor in `known` (or from the
     /// start: lines at or before the cursor are skipped), with its damage if any.
     public static func plan(known: SyncKnown, journals: [String: JournalRead]) -> SyncPlan {
         var plan = SyncPlan()
         var known = known
+        // A cold merge adds every line's entry to the plan and to what is known here: room for all of them up front,
+        // so the dictionaries of 100,000 entries are not grown (and rehashed) step by step.
+        let incoming = journals.values.reduce(0) { $0 + $1.lines.count }
+        known.entriesByID.reserveCapacity(known.entriesByID.count + incoming)
+        known.entriesByKey.reserveCapacity(known.entriesByKey.count + incoming)
+        plan.entries.reserveCapacity(incoming)
         for device in journals.keys.sorted() {
             guard let read = journals[device] else { continue }
             var cursor = known.cursors[device] ?? .start
@@ -111,6 +123,8 @@ public enum SyncMerge {
                     }
                 case .round(let r):
                     if known.rounds.insert(r.id).inserted { plan.rounds.append(r) } else { plan.alreadyHere += 1 }
+                case .hoursLogged(let h):
+                    if known.hours.insert(h.id).inserted { plan.hours.append(h) } else { plan.alreadyHere += 1 }
                 case .contract(let c):
                     if known.contracts[c.id].map({ $0 < line.time }) ?? true {
                         known.contracts[c.id] = line.time
