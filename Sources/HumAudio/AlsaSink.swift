@@ -9,14 +9,15 @@ import Synchronization
 /// Plays interleaved stereo float through an ALSA PCM.
 ///
 /// Opened through hw_params/sw_params so it can fall back: float32 first, then s16; the rate nearest 48 kHz
-/// (alsa-lib's own resampling turned off: hum resamples with libsoxr when it loads a sound). Periods are 50 ms, and
-/// the sink keeps at most 100 ms queued (`fillFrames`, two periods) in a buffer of 150 ms (three: the PulseAudio
-/// plugin takes no fewer, and given 100 ms it cuts them to 33 ms). The engine mixes a period only once it fits
-/// under that level (`awaitRoom`): what is queued ahead of a volume change is at most 100 ms, so it is heard within
-/// that, while the player wakes 20 times a second instead of the 50 that 20 ms periods cost (measured in
-/// docs/PERFORMANCE.md). Routes through PulseAudio or PipeWire, which underrun below about 20 ms, stay fed: a period
-/// is refilled while 50 ms are still queued. An underrun plays silence (silence_size = boundary) and is recovered; a
-/// device that goes away reports `.lost` so the engine can reopen it.
+/// (alsa-lib's own resampling turned off: hum resamples with libsoxr when it loads a sound). The buffer is 100 ms,
+/// asked for in 50 ms periods (the PulseAudio plugin takes no fewer than three, so 33 ms there), and the sink keeps
+/// at most 100 ms queued (`fillFrames`). The engine mixes a period only once it fits under that level
+/// (`awaitRoom`): what is queued ahead of a volume change is at most 100 ms, so it is heard within that, with
+/// fewer wake-ups than the 20 ms periods hum used before (measured in docs/PERFORMANCE.md). A 150 ms buffer of
+/// 50 ms periods kept 100 ms full woke a third less, but left 50 ms queued when it refilled and, with the server's
+/// larger stream buffer behind it, dropped out now and then (the focus round test heard it). Routes through
+/// PulseAudio or PipeWire, which underrun below about 20 ms, stay fed. An underrun plays silence
+/// (silence_size = boundary) and is recovered; a device that goes away reports `.lost` so the engine can reopen it.
 ///
 /// The PCM is driven non-blocking: when it is full, `write` waits in poll(2) on the PCM's descriptors and on a
 /// wake-up pipe, so `interrupt()` (from any thread) ends a wait at once, and a device that takes nothing for
@@ -64,7 +65,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
     private var pacedSince: Double?
     private var pacedFrames = 0
 
-    static let bufferMicroseconds: UInt32 = 150_000
+    static let bufferMicroseconds: UInt32 = 100_000
     static let periodMicroseconds: UInt32 = 50_000
     static let fillMicroseconds = 100_000
     /// A device that takes no audio for this long is treated as lost (and reopened): before it first played,
