@@ -84,6 +84,11 @@ extension HumDatabase {
                 // The plan classified every entry against those here that share its id or key: the new ones go in
                 // as they are (a constraint of the ledger they break stops the whole merge), then the rounds and
                 // contracts as an import adds them.
+                // The entries came from other devices' journals, so they are not lines for this device's journal:
+                // with the folder unset for the inserts (inside this transaction, so never seen unset outside it),
+                // the `sync_entry` trigger does not queue each one in `sync_pending` only for it to be emptied below.
+                let dir = try db.scalarText("SELECT dir FROM sync_self WHERE id = 1")
+                if !plan.entries.isEmpty { try db.run("UPDATE sync_self SET dir = NULL WHERE id = 1") }
                 for e in plan.entries {
                     do {
                         try insert(e)
@@ -91,6 +96,9 @@ extension HumDatabase {
                         throw LedgerMerge.Conflict(
                             id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
                     }
+                }
+                if !plan.entries.isEmpty {
+                    try db.run("UPDATE sync_self SET dir = ? WHERE id = 1", [.optional(dir)])
                 }
                 outcome.entriesAdded = plan.entries.count
                 let imported = try applyImport(
