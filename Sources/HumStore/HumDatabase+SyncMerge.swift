@@ -322,13 +322,15 @@ extension HumDatabase {
         guard fstat(fd, &info) == 0 else { return nil }
         let size = Int(info.st_size)
         guard size >= offset else { return [] }
-        var bytes = [UInt8](repeating: 0, count: size - offset)
-        var at = 0
-        while at < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + at, $0.count - at, off_t(offset + at)) }
-            guard n > 0 else { break }
-            at += n
+        // Read into the array's storage as it is allocated (not zeroed first: a journal is tens of megabytes).
+        return [UInt8](unsafeUninitializedCapacity: size - offset) { buffer, count in
+            var at = 0
+            while at < buffer.count {
+                let n = pread(fd, buffer.baseAddress! + at, buffer.count - at, off_t(offset + at))
+                guard n > 0 else { break }
+                at += n
+            }
+            count = at
         }
-        return at == bytes.count ? bytes : Array(bytes[..<at])
     }
 }
