@@ -84,6 +84,11 @@ extension HumDatabase {
                 // The plan classified every entry against those here that share its id or key: the new ones go in
                 // as they are (a constraint of the ledger they break stops the whole merge), then the rounds and
                 // contracts as an import adds them.
+                // The entries came from other devices' journals, so they are not lines for this device's journal:
+                // with the folder unset for the inserts (inside this transaction, so never seen unset outside it),
+                // the `sync_entry` trigger does not queue each one in `sync_pending` only for it to be emptied below.
+                let dir = try db.scalarText("SELECT dir FROM sync_self WHERE id = 1")
+                if !plan.entries.isEmpty { try db.run("UPDATE sync_self SET dir = NULL WHERE id = 1") }
                 for e in plan.entries {
                     do {
                         try insert(e)
@@ -91,6 +96,9 @@ extension HumDatabase {
                         throw LedgerMerge.Conflict(
                             id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
                     }
+                }
+                if !plan.entries.isEmpty {
+                    try db.run("UPDATE sync_self SET dir = ? WHERE id = 1", [.optional(dir)])
                 }
                 outcome.entriesAdded = plan.entries.count
                 let imported = try applyImport(
@@ -314,13 +322,15 @@ extension HumDatabase {
         guard fstat(fd, &info) == 0 else { return nil }
         let size = Int(info.st_size)
         guard size >= offset else { return [] }
-        var bytes = [UInt8](repeating: 0, count: size - offset)
-        var at = 0
-        while at < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + at, $0.count - at, off_t(offset + at)) }
-            guard n > 0 else { break }
-            at += n
+        // Read into the array's storage as it is allocated (not zeroed first: a journal is tens of megabytes).
+        return [UInt8](unsafeUninitializedCapacity: size - offset) { buffer, count in
+            var at = 0
+            while at < buffer.count {
+                let n = pread(fd, buffer.baseAddress! + at, buffer.count - at, off_t(offset + at))
+                guard n > 0 else { break }
+                at += n
+            }
+            count = at
         }
-        return at == bytes.count ? bytes : Array(bytes[..<at])
     }
 }

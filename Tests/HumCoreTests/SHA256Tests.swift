@@ -41,4 +41,24 @@ import Testing
             if let k = known[n] { #expect(whole == k, "length \(n)") }
         }
     }
+    /// The two-part digest a journal line is checked with equals the digest of the two parts joined, for every
+    /// split of every length around the block and padding boundaries.
+    @Test func twoPartsHashAsOne() {
+        for n in [0, 1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 300] {
+            let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let whole = SHA256.hex(bytes)
+            for split in 0...n {
+                let two = bytes.withUnsafeBufferPointer { all in
+                    SHA256.hex(
+                        UnsafeBufferPointer(rebasing: all[..<split]), UnsafeBufferPointer(rebasing: all[split...]))
+                }
+                #expect(two == whole, "length \(n), split at \(split)")
+            }
+        }
+        #expect(
+            Array("ab".utf8).withUnsafeBufferPointer { ab in
+                SHA256.hex(UnsafeBufferPointer(rebasing: ab[..<1]), UnsafeBufferPointer(rebasing: ab[1...]))
+                    + Array("c".utf8).withUnsafeBufferPointer { c in SHA256.hex(ab, c) }
+            } == Self.hex("ab") + "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
 }

@@ -26,14 +26,18 @@ struct CanonicalReader {
         guard at < bytes.count, bytes[at] == 0x22 else { return nil }
         var i = at + 1
         let start = i
+        var ascii = true
         while i < bytes.count {
             let c = bytes[i]
             if c == 0x22 {
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+                // ASCII is UTF-8 as it stands: only a string with other bytes needs checking.
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                let text = ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
                 at = i + 1
                 return text
             }
             if c < 0x20 { return nil }
+            if c >= 0x80 { ascii = false }
             if c == 0x5C { return escapedString(from: start) }
             i += 1
         }

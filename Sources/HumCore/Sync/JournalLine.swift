@@ -128,10 +128,9 @@ public struct JournalLine: Sendable, Equatable {
             r.take(#","prev":"#), let prev = r.string(), prev.utf8.count == 64, r.take(#","seq":"#),
             let seq = r.integer(), seq >= 1, r.take(#","v":1}"#), r.atEnd
         else { return nil }
-        var sha = SHA256()
-        sha.update(UnsafeBufferPointer(rebasing: bytes[..<hashFrom]))
-        sha.update(UnsafeBufferPointer(rebasing: bytes[(hashStart + 65)...]))
-        let hash = SHA256.hexText(sha.finish())
+        let hash = SHA256.hex(
+            UnsafeBufferPointer(rebasing: bytes[..<hashFrom]), UnsafeBufferPointer(rebasing: bytes[(hashStart + 65)...])
+        )
         guard hash.utf8.elementsEqual(bytes[hashStart..<hashStart + 64]),
             let read = JournalEvent.readWritten(kind: kind, payload: UnsafeBufferPointer(rebasing: bytes[event]))
         else { return nil }

@@ -20,6 +20,60 @@ public struct SHA256: Sendable {
         hexText(digest(bytes))
     }
 
+    /// The digest of `a` followed by `b` as 64 lower-case hexadecimal digits: one line of a journal without its
+    /// `hash` member, hashed where it lies. Whole blocks are compressed from the caller's bytes, and the block across
+    /// the two parts and the padding go through one buffer on the stack: nothing is allocated but the result.
+    public static func hex(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> String {
+        var state = State()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
+            let block = buffer.baseAddress!
+            var filled = 0
+            func feed(_ part: UnsafeBufferPointer<UInt8>) {
+                guard let base = part.baseAddress else { return }
+                var at = 0
+                if filled > 0 {
+                    at = min(64 - filled, part.count)
+                    (block + filled).update(from: base, count: at)
+                    filled += at
+                    guard filled == 64 else { return }
+                    state.compress(block)
+                    filled = 0
+                }
+                while part.count - at >= 64 {
+                    state.compress(base + at)
+                    at += 64
+                }
+                if at < part.count {
+                    block.update(from: base + at, count: part.count - at)
+                    filled = part.count - at
+                }
+            }
+            feed(a)
+            feed(b)
+            // The padding: 0x80, zeros, and the length in bits as a big-endian 64-bit number, in one or two blocks.
+            let end = filled < 56 ? 64 : 128
+            block[filled] = 0x80
+            (block + filled + 1).update(repeating: 0, count: end - 8 - filled - 1)
+            let bits = UInt64(a.count + b.count) &* 8
+            for i in 0..<8 { block[end - 8 + i] = UInt8(truncatingIfNeeded: bits >> (56 - 8 * UInt64(i))) }
+            state.compress(block)
+            if end == 128 { state.compress(block + 64) }
+        }
+        let words = (state.a, state.b, state.c, state.d, state.e, state.f, state.g, state.h)
+        return String(unsafeUninitializedCapacity: 64) { out in
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                withUnsafeBytes(of: words) { raw in
+                    for i in 0..<8 {
+                        let word = raw.load(fromByteOffset: 4 * i, as: UInt32.self)
+                        for j in 0..<8 { out[8 * i + j] = digits[Int((word >> (28 - 4 * UInt32(j))) & 15)] }
+                    }
+                }
+            }
+            return 64
+        }
+    }
+
     public static func hexText(_ bytes: [UInt8]) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             let digits: StaticString = "0123456789abcdef"
