@@ -61,10 +61,11 @@ import Testing
             small[id] = try Self.loudness(track, smallSpeakers: true)
             lifts[id] = 20 * log10(Double(track.normalization))
         }
-        // Without the setting, small speakers lose the heartbeat, the train and the thunder behind the rest.
-        #expect(full["rain"]! - full["heartbeat"]! > 8, "\(full)")  // 10.7 LU
-        #expect(full["rain"]! - full["train"]! > 5, "\(full)")
-        #expect(full["rain"]! - full["thunder"]! > 2, "\(full)")
+        // Without the setting, small speakers lose the heartbeat and the train behind the rest (white noise, with
+        // nothing below 150 Hz worth the name, loses nothing; rain, with body since rain/2, and thunder, whose bed
+        // since thunder/2 is mostly rain and wind, lose a little).
+        #expect(full["white"]! - full["heartbeat"]! > 8, "\(full)")  // 15 LU
+        #expect(full["white"]! - full["train"]! > 5, "\(full)")  // 9 LU
         // With it, they stay together, at the library's loudness.
         let spread = small.values.max()! - small.values.min()!
         #expect(spread <= Self.toleranceLU, "\(small)")
