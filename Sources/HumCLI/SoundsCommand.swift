@@ -17,7 +17,9 @@ struct SoundsCommand: HumCommand {
         (usually ~/.local/share/hum/sounds), each named by its file name without the extension: WAV, FLAC,
         Ogg Vorbis, Opus, MP3, AIFF, CAF or W64. Files that cannot play (among them formats hum cannot decode,
         such as .m4a, .aac, .wv or .mka), or cannot be played by their name, are listed apart at the end with the
-        reason; in the JSON they carry a "problem".
+        reason; in the JSON they carry a "problem". A sound with one-shot events scattered over its loop (thunder's
+        strokes, a folder with an events/ folder, NAME~N) says how many clips it has and how many it plays an hour
+        on average ("events" in the JSON).
         """
     static let examples = [
         "hum sounds",
@@ -45,12 +47,38 @@ struct SoundsCommand: HumCommand {
         var channels: Int?
         /// Why the file cannot be played, when it cannot.
         var problem: String?
+        /// The one-shot events the mixer scatters over the sound, if it has any.
+        var events: Events? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, title, source, path
             case durationSeconds = "duration_seconds"
             case sampleRate = "sample_rate"
-            case channels, problem
+            case channels, problem, events
+        }
+    }
+
+    /// A sound's bank of events as listed: how many clips, and how many an hour on average.
+    struct Events: Codable, Equatable {
+        var clips: Int
+        var perHour: Double
+
+        enum CodingKeys: String, CodingKey {
+            case clips
+            case perHour = "per_hour"
+        }
+
+        init?(_ bank: SoundManifest.EventBank?) {
+            guard let bank else { return nil }
+            clips = bank.files.count
+            perHour = bank.perHour
+        }
+
+        /// "6 events, 36 an hour"
+        var text: String {
+            let tenths = (perHour * 10).rounded() / 10
+            let rate = tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+            return "\(clips) event\(clips == 1 ? "" : "s"), \(rate) an hour"
         }
     }
 
@@ -77,7 +105,8 @@ struct SoundsCommand: HumCommand {
                     return Listing(
                         name: sound.name, title: sound.title, source: sound.source, path: sound.path,
                         durationSeconds: (info.durationSeconds * 1000).rounded() / 1000,
-                        sampleRate: info.sampleRate, channels: info.channels, problem: nil)
+                        sampleRate: info.sampleRate, channels: info.channels, problem: nil,
+                        events: Events(sound.events))
                 } catch {
                     return Listing(
                         name: sound.name, title: sound.title, source: sound.source, path: sound.path,
@@ -121,7 +150,8 @@ struct SoundsCommand: HumCommand {
                 "\(l.name.visible.padding(nameWidth))  \(l.title.visible.padding(titleWidth))  "
                 + "\(l.source.rawValue.padding(8))  "
                 + "\(DurationText.format(seconds: seconds).padding(6))  \(l.sampleRate ?? 0) Hz  "
-                + "\(l.channels == 1 ? "mono" : "stereo")\n"
+                + "\(l.channels == 1 ? "mono" : "stereo")"
+                + (l.events.map { "    + \($0.text)" } ?? "") + "\n"
         }
         if !broken.isEmpty {
             out += "\n\(broken.count) file\(broken.count == 1 ? "" : "s") left out:\n"

@@ -135,6 +135,13 @@ import Testing
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("storm"))
         #expect((listed.stdout + listed.stderr).contains("empty"))
+        // The listing says what the folder holds: its clips and their rate.
+        let line = listed.stdout.split(separator: "\n").first { $0.hasPrefix("storm ") } ?? ""
+        #expect(line.hasSuffix("+ 2 events, 1800 an hour"), "\(listed.stdout)")
+        let asJSON = try box.hum(["sounds", "--json"])
+        let storm = (json(asJSON.stdout) as? [[String: Any]])?.first { $0["name"] as? String == "storm" }
+        let events = storm?["events"] as? [String: Any]
+        #expect(events?["clips"] as? Int == 2 && events?["per_hour"] as? Double == 1800, "\(asJSON.stdout)")
 
         func render(_ words: [String], _ seed: String, _ name: String) throws -> [Float] {
             let run = try box.hum(
