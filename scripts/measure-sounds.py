@@ -248,9 +248,12 @@ def first_repeat(mono):
     for coarse in peaks:
         if auto[coarse] < 0.05:
             continue
-        for lag in range(int(coarse) * 4 - 4, int(coarse) * 4 + 5):
-            if lag <= 0 or lag + window > x.size:
-                continue
+        # The lag at 48 kHz: the one of the nine around the coarse one whose whole-signal product is largest.
+        fine = [lag for lag in range(int(coarse) * 4 - 4, int(coarse) * 4 + 5) if 0 < lag and lag + window <= x.size]
+        if not fine:
+            continue
+        best_lag = max(fine, key=lambda lag: float(np.dot(x[:-lag], x[lag:])))
+        for lag in (best_lag,):
             product = np.concatenate(([0.0], np.cumsum(x[:-lag] * x[lag:])))
             sums = product[window:] - product[:-window]
             first = energy[window:x.size - lag + 1] - energy[:x.size - lag - window + 1]
