@@ -33,7 +33,10 @@ import Testing
         let box = Sandbox()
         let bin = box.root + "/home/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: humBinary, toPath: bin + "/hum")
+        // Copied by cp, in a process of its own: a copy written here could be inherited, still open for writing, by a
+        // child another test forks meanwhile, and then running it fails with "Text file busy" (ETXTBSY).
+        let copy = try shell("cp '\(humBinary)' '\(bin)/hum'", environment: ProcessInfo.processInfo.environment)
+        try #require(copy.code == 0, "cp: \(copy.err)")
         let home = box.root + "/home"
 
         // Nothing beside it and nothing in the data directories: none, and hum says where it looked.
