@@ -57,10 +57,10 @@ import Testing
         #expect(abs(m.integratedLUFS - -30) <= 2, "the default mix \(words) plays at \(m.integratedLUFS) LUFS")
     }
 
-    /// The repository's library with every bank of events taken out (the files linked, the manifest rewritten):
-    /// the beds alone.
-    static func bedsOnly() throws -> String {
-        let dir = Sandbox().root + "/beds"
+    /// The repository's library with every bank of events taken out (the files linked, the manifest rewritten),
+    /// in `box`: the beds alone.
+    static func bedsOnly(in box: Sandbox) throws -> String {
+        let dir = box.root + "/beds"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for file in try FileManager.default.contentsOfDirectory(atPath: builtinSoundsDirectory)
         where file != "sounds.json" {
@@ -79,7 +79,9 @@ import Testing
     @Test func everyBuiltinIsHeardAtTheReferenceLevelAtVolume100() throws {
         let manifest = try Self.manifest()
         #expect(manifest.targetLUFS == ReferenceLevel.loudnessLUFS)
-        let beds = try Self.bedsOnly()
+        let box = Sandbox()
+        defer { withExtendedLifetime(box) {} }  // its folder holds the beds until the test ends
+        let beds = try Self.bedsOnly(in: box)
         var levels: [(String, Double)] = []
         for entry in manifest.sounds {
             let m = try Self.renderedLoudness(
@@ -100,7 +102,9 @@ import Testing
         let manifest = try Self.manifest()
         let withEvents = manifest.sounds.filter { $0.events != nil }
         #expect(!withEvents.isEmpty)
-        let beds = try Self.bedsOnly()
+        let box = Sandbox()
+        defer { withExtendedLifetime(box) {} }  // its folder holds the beds until the test ends
+        let beds = try Self.bedsOnly(in: box)
         for entry in withEvents {
             let bed = try Self.renderedLoudness(["\(entry.id)=100"], seconds: 600, fade: false, seed: 1, sounds: beds)
             let heard = try Self.renderedLoudness(["\(entry.id)=100"], seconds: 600, fade: false, seed: 1)
