@@ -13,6 +13,9 @@ struct SimDevice {
     var mixes: [String: SyncRegister<Mix>] = [:]
     var settings: [String: SyncRegister<String>] = [:]
     var plays: [PlayedMix] = []
+    /// The recents as the store keeps them: the ten newest plays, each mix once, and nothing older.
+    var recents: [PlayedMix] = []
+    var contracts: [String: (record: ContractRecord, time: HybridTime)] = [:]
     var hours: [String: HourLogRecord] = [:]
     var skewMs: Int64
     /// Ids known when this device last took time, and that entry's id.
@@ -41,10 +44,19 @@ struct SimDevice {
         case .round(let r):
             rounds[r.id] = r
             known.rounds.insert(r.id)
-        case .contract: break
+        case .contract(let c):
+            if SyncMerge.contractReplaces(
+                paid: c.status.granted, time: time, herePaid: known.paidContracts.contains(c.id),
+                hereTime: known.contracts[c.id])
+            {
+                setContract(c, time)
+            }
         case .mixSaved(let name, let mix): setMix(name, SyncRegister(value: mix, time: time))
         case .mixRemoved(let name): setMix(name, SyncRegister(value: nil, time: time))
-        case .played(let mix, let at): plays.append(PlayedMix(mix: mix, at: at, time: time))
+        case .played(let mix, let at):
+            plays.append(PlayedMix(mix: mix, at: at, time: time))
+            recents = SyncRecents.newest(recents + [PlayedMix(mix: mix, at: at, time: time)])
+            known.recents = recents
         case .hoursLogged(let h):
             hours[h.id] = h
             known.hours.insert(h.id)
@@ -54,6 +66,12 @@ struct SimDevice {
                 known.settings[key] = time
             }
         }
+    }
+
+    mutating func setContract(_ c: ContractRecord, _ time: HybridTime) {
+        contracts[c.id] = (c, time)
+        known.contracts[c.id] = time
+        if c.status.granted { known.paidContracts.insert(c.id) } else { known.paidContracts.remove(c.id) }
     }
 
     mutating func setMix(_ name: String, _ r: SyncRegister<Mix>) {
@@ -80,6 +98,12 @@ struct SimDevice {
             known.settings[key] = r.time
         }
         plays += plan.played
+        // As the store: the plan's recents replace those here, its contracts replace those here.
+        if let r = plan.recents {
+            recents = r
+            known.recents = r
+        }
+        for (c, time) in plan.contracts { setContract(c, time) }
         for h in plan.hours {
             #expect(hours[h.id] == nil, "an hour merged twice")
             hours[h.id] = h
@@ -110,6 +134,7 @@ struct SimDevice {
     }
 
     var mixValues: [String: Mix] { mixes.compactMapValues(\.value) }
+    var contractValues: [String: ContractRecord] { contracts.mapValues(\.record) }
     var settingValues: [String: String] { settings.compactMapValues(\.value) }
 }
 
@@ -134,7 +159,7 @@ struct SimDevice {
         for _ in 0..<steps {
             wall += Int64.random(in: 1...600_000, using: &rng)
             let d = Int.random(in: 0..<3, using: &rng)
-            switch Int.random(in: 0..<10, using: &rng) {
+            switch Int.random(in: 0..<12, using: &rng) {
             case 0, 1:
                 let active = Int64.random(in: 60...3000, using: &rng)
                 let id = next()
@@ -189,7 +214,12 @@ struct SimDevice {
                     try devices[d].write(.mixRemoved(name: name), wallMs: wall)
                 }
             case 6:
-                let mix = [MixToken(name: mixNames[Int.random(in: 0..<3, using: &rng)], volume: 50)]
+                // Eighteen mixes: more than the recents hold, so the oldest are dropped.
+                let mix = [
+                    MixToken(
+                        name: mixNames[Int.random(in: 0..<3, using: &rng)],
+                        volume: Double(Int.random(in: 0..<6, using: &rng) * 10))
+                ]
                 try devices[d].write(
                     .played(mix: mix, at: Timestamp(epochSeconds: wall / 1000, offsetSeconds: 0)), wallMs: wall)
             case 7:
@@ -199,6 +229,57 @@ struct SimDevice {
                         key: SettingCatalog.focusLength,
                         value: try value.map { try SettingCatalog.normalise(SettingCatalog.focusLength, $0) }),
                     wallMs: wall)
+            case 8:
+                // A contract made here: written running, then its rounds end and it waits for its review.
+                let made = Timestamp(epochSeconds: (wall + devices[d].skewMs) / 1000, offsetSeconds: 0)
+                var c = ContractRecord(
+                    id: next(), goal: "write the chapter", doneWhen: ["ten pages"], firstStep: nil, watch: [],
+                    strict: false,
+                    status: .running, createdAt: made, ratioMilli: 1000, rounds: 1, focusSeconds: 1500,
+                    device: devices[d].name)
+                try devices[d].write(.contract(c), wallMs: wall)
+                c.status = .completed
+                c.endedAt = Timestamp(epochSeconds: made.epochSeconds + 1500, offsetSeconds: 0)
+                try devices[d].write(.contract(c), wallMs: wall + 1)
+            case 9:
+                // A change to a contract this device knows, made on any device: a review (the one that made it may
+                // approve it and be paid, key `contract:<id>`), or giving up one that was rejected.
+                let ids = devices[d].contracts.keys.sorted()
+                guard !ids.isEmpty else { continue }
+                var c = devices[d].contracts[ids[Int.random(in: 0..<ids.count, using: &rng)]]!.record
+                let at = Timestamp(epochSeconds: (wall + devices[d].skewMs) / 1000, offsetSeconds: 0)
+                if c.status == .completed {
+                    let approve = c.device == devices[d].name && Bool.random(using: &rng)
+                    var grant: LedgerEntry? = nil
+                    if approve {
+                        grant = try devices[d].request(
+                            .grantContract(contractID: c.id, activeSeconds: 1500, ratioMilli: 1000), wallMs: wall,
+                            mode: mode, id: next())
+                        guard grant != nil else { continue }
+                    }
+                    c.attempts += 1
+                    c.reviews.append(
+                        ContractReviewRecord(
+                            attempt: c.attempts, at: at, reviewer: devices[d].name, proof: ContractProof(), checks: [],
+                            cannotCheck: [],
+                            decision: approve
+                                ? ReviewDecision(status: .approved, confidence: 0.9, reason: "done")
+                                : ReviewDecision(
+                                    status: .needsMore, confidence: 0.4, reason: "not yet", question: "which file?")))
+                    if let grant {
+                        c.status = .approved
+                        c.rewardSeconds = grant.amount
+                        c.rewardEntryID = grant.id
+                    } else if c.attempts >= ContractRules.attempts {
+                        c.status = .rejected
+                    }
+                } else if c.status == .rejected {
+                    c.status = .abandoned
+                    c.events.append(ContractEvent(at: at, kind: "abandoned", detail: ""))
+                } else {
+                    continue
+                }
+                try devices[d].write(.contract(c), wallMs: wall)
             default:
                 // d reads another device's journal as the sync tool left it: maybe cut mid-line, maybe twice.
                 let o = (d + Int.random(in: 1...2, using: &rng)) % 3
@@ -251,13 +332,44 @@ struct SimDevice {
             #expect(d.hours == one.hours, "seed \(seed) \(d.name)")
             #expect(d.mixValues == one.mixValues, "seed \(seed) \(d.name)")
             #expect(d.settingValues == one.settingValues, "seed \(seed) \(d.name)")
-            #expect(SyncRecents.newest(d.plays) == SyncRecents.newest(one.plays), "seed \(seed) \(d.name)")
+            #expect(d.recents == SyncRecents.newest(one.plays), "seed \(seed) \(d.name)")
+            #expect(d.recents.count <= SyncRecents.count)
+            #expect(d.contractValues == one.contractValues, "seed \(seed) \(d.name)")
+            // The ledger's rules hold: a paid contract says which grant paid it, that grant is here, and it is the
+            // only grant of its key.
+            for (id, c) in d.contractValues where c.status.granted {
+                let grants = d.entries.filter { $0.key == "contract:" + id }
+                #expect(grants.map(\.id) == [c.rewardEntryID], "seed \(seed) \(d.name) contract \(id)")
+                #expect(c.validationProblem() == nil)
+            }
         }
         #expect(
             one.entries.count > 20 && !one.mixes.isEmpty && !one.hours.isEmpty,
             "the simulation did too little to test anything")
         // The bank is the sum over devices.
         #expect(SyncLedger.perDevice(one.entries).values.reduce(0, +) == SyncLedger.balance(one.entries))
+    }
+
+    /// The convergence test is tested only if its seeds, together, play more mixes than the recents hold and change
+    /// contracts on other devices than the one that made them, paid and not.
+    @Test func theConvergenceSeedsPlayAndReviewEnough() throws {
+        var manyPlays = false
+        var paid = false
+        var unpaidReviewed = false
+        var reviewedElsewhere = false
+        for seed in [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64] {
+            let devices = try Self.simulate(seed: seed, steps: 150, mode: .lenient)
+            let one = Self.singleMachine(devices)
+            manyPlays = manyPlays || Set(one.plays.map { MixSpec.format($0.mix) }).count > SyncRecents.count
+            let reviewed = one.contractValues.values.filter { !$0.reviews.isEmpty }
+            paid = paid || reviewed.contains { $0.status.granted }
+            unpaidReviewed = unpaidReviewed || reviewed.contains { !$0.status.granted }
+            reviewedElsewhere =
+                reviewedElsewhere || reviewed.contains { c in c.reviews.contains { $0.reviewer != c.device } }
+        }
+        #expect(manyPlays, "no seed plays more mixes than the recents hold")
+        #expect(paid && unpaidReviewed, "no seed pays a contract, or none reviews one without paying it")
+        #expect(reviewedElsewhere, "no seed reviews a contract on another device than the one that made it")
     }
 
     /// The documented bound: the debt is at most what the other devices spent that a device had not seen when it
@@ -376,5 +488,139 @@ struct SimDevice {
         let plan = SyncMerge.plan(known: a.known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")])
         #expect(plan.entries.isEmpty && plan.mixes.isEmpty && plan.stopped["dev-b"] != nil)
         #expect(plan.cursors["dev-b"] == nil)
+    }
+
+    static func contract(_ id: String, _ status: ContractStatus, device: String = "dev-b") -> ContractRecord {
+        var c = ContractRecord(
+            id: id, goal: "ship it", doneWhen: ["shipped"], firstStep: nil, watch: [], strict: false, status: status,
+            createdAt: Timestamp(epochSeconds: t0 / 1000, offsetSeconds: 0), ratioMilli: 1000, rounds: 1,
+            focusSeconds: 1500, device: device)
+        if status != .running { c.endedAt = Timestamp(epochSeconds: t0 / 1000 + 1500, offsetSeconds: 0) }
+        if status.granted {
+            c.attempts = 1
+            c.reviews = [
+                ContractReviewRecord(
+                    attempt: 1, at: c.endedAt!, reviewer: "local", proof: ContractProof(), checks: [], cannotCheck: [],
+                    decision: ReviewDecision(status: .approved, confidence: 1, reason: "done"))
+            ]
+            c.rewardSeconds = 500
+            c.rewardEntryID = "grant-" + id
+        }
+        return c
+    }
+
+    /// A contract changed on another device (a review) replaces the one here when it is newer by hybrid time, and
+    /// only then; the same line twice changes nothing the second time.
+    @Test func aContractChangedElsewhereReplacesTheOneHereWhenNewer() throws {
+        var b = SimDevice(name: "dev-b", skewMs: 0)
+        var reviewed = Self.contract("c1", .completed)
+        reviewed.attempts = 1
+        reviewed.reviews = [
+            ContractReviewRecord(
+                attempt: 1, at: reviewed.endedAt!, reviewer: "local", proof: ContractProof(), checks: [],
+                cannotCheck: [],
+                decision: ReviewDecision(status: .needsMore, confidence: 0.3, reason: "no", question: "?"))
+        ]
+        try b.write(.contract(Self.contract("c1", .completed)), wallMs: Self.t0)
+        try b.write(.contract(reviewed), wallMs: Self.t0 + 10)
+        let lines = JournalReader.read(b.journal, device: "dev-b").lines
+        var known = SyncKnown()
+        known.contracts["c1"] = HybridTime(physicalMs: Self.t0 + 5, logical: 0, device: "dev-a")
+        let plan = SyncMerge.plan(known: known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")])
+        #expect(plan.contracts.map(\.record) == [reviewed])
+        #expect(plan.contracts.map(\.time) == [lines[1].time])
+        // Here is newer than both: nothing replaces it.
+        known.contracts["c1"] = HybridTime(physicalMs: Self.t0 + 20, logical: 0, device: "dev-a")
+        #expect(
+            SyncMerge.plan(known: known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")]).contracts
+                .isEmpty)
+        // Merged once, its cursor says so: the same journal again plans nothing.
+        known.contracts["c1"] = lines[1].time
+        known.cursors["dev-b"] = plan.cursors["dev-b"]
+        #expect(
+            SyncMerge.plan(known: known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")]).contracts
+                .isEmpty)
+    }
+
+    /// A paid contract is final: a newer version that was not paid (a review made elsewhere before the approval
+    /// was seen) never replaces it, and a paid version replaces a newer one that was not paid.
+    @Test func aPaidContractIsNeverReplacedByOneNotPaid() throws {
+        var b = SimDevice(name: "dev-b", skewMs: 0)
+        try b.write(.contract(Self.contract("c1", .rejected)), wallMs: Self.t0 + 50)
+        try b.write(.contract(Self.contract("c2", .approved)), wallMs: Self.t0 + 60)
+        var known = SyncKnown()
+        known.contracts["c1"] = HybridTime(physicalMs: Self.t0, logical: 0, device: "dev-a")
+        known.paidContracts = ["c1"]
+        known.contracts["c2"] = HybridTime(physicalMs: Self.t0 + 99, logical: 0, device: "dev-a")
+        let plan = SyncMerge.plan(known: known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")])
+        #expect(plan.contracts.map(\.record.id) == ["c2"])
+        #expect(plan.cursors["dev-b"]?.lastSeq == 2, "a line not applied is still merged")
+        let t = HybridTime(physicalMs: 5, logical: 0, device: "a")
+        let later = HybridTime(physicalMs: 6, logical: 0, device: "a")
+        #expect(SyncMerge.contractReplaces(paid: false, time: later, herePaid: false, hereTime: t))
+        #expect(!SyncMerge.contractReplaces(paid: false, time: t, herePaid: false, hereTime: later))
+        #expect(!SyncMerge.contractReplaces(paid: false, time: later, herePaid: true, hereTime: t))
+        #expect(SyncMerge.contractReplaces(paid: true, time: t, herePaid: false, hereTime: later))
+        #expect(!SyncMerge.contractReplaces(paid: true, time: t, herePaid: true, hereTime: later))
+        #expect(SyncMerge.contractReplaces(paid: false, time: t, herePaid: false, hereTime: nil))
+    }
+
+    /// The recents after a merge: the ten newest of those here and those played elsewhere, each mix once; a play
+    /// older than all ten here changes nothing.
+    @Test func theRecentsAreTheTenNewestOfHereAndElsewhere() throws {
+        func mix(_ v: Int) -> [MixToken] { [MixToken(name: "rain", volume: Double(v))] }
+        let at = Timestamp(epochSeconds: Self.t0 / 1000, offsetSeconds: 0)
+        var known = SyncKnown()
+        known.recents = (0..<10).map {
+            PlayedMix(
+                mix: mix($0), at: at,
+                time: HybridTime(physicalMs: Self.t0 + 1000 - Int64($0), logical: 0, device: "dev-a"))
+        }
+        var b = SimDevice(name: "dev-b", skewMs: 0)
+        try b.write(.played(mix: mix(50), at: at), wallMs: Self.t0 - 5000)  // older than all ten
+        let old = SyncMerge.plan(known: known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")])
+        #expect(old.played.count == 1 && old.recents == nil)
+        try b.write(.played(mix: mix(7), at: at), wallMs: Self.t0 + 2000)  // played again: moves up
+        try b.write(.played(mix: mix(60), at: at), wallMs: Self.t0 + 3000)  // new, newest
+        let plan = SyncMerge.plan(known: known, journals: ["dev-b": JournalReader.read(b.journal, device: "dev-b")])
+        #expect(plan.recents?.map { Int($0.mix[0].volume) } == [60, 7, 0, 1, 2, 3, 4, 5, 6, 8])
+        #expect(plan.recents?[0].time.device == "dev-b")
+    }
+
+    /// A contract paid on one device and reviewed later (by hybrid time) on another that had not seen the payment:
+    /// every device keeps the paid version, with its one grant, whatever order the journals cross in.
+    @Test func aReviewMadeBeforeThePaymentWasSeenDoesNotUndoIt() throws {
+        var a = SimDevice(name: "dev-a", skewMs: 0)
+        var b = SimDevice(name: "dev-b", skewMs: 3_600_000)  // an hour ahead: its review is the newer line
+        let completed = Self.contract("c1", .completed, device: "dev-a")
+        try a.write(.contract(completed), wallMs: Self.t0)
+        b.merge(["dev-a": JournalReader.read(a.journal, device: "dev-a")], wallMs: Self.t0 + 1)
+        let grant = try #require(
+            try a.request(
+                .grantContract(contractID: "c1", activeSeconds: 1500, ratioMilli: 1000), wallMs: Self.t0 + 2,
+                mode: .lenient, id: "grant-c1"))
+        var paid = Self.contract("c1", .approved, device: "dev-a")
+        paid.rewardSeconds = grant.amount
+        try a.write(.contract(paid), wallMs: Self.t0 + 3)
+        var asked = completed
+        asked.attempts = 1
+        asked.reviews = [
+            ContractReviewRecord(
+                attempt: 1, at: completed.endedAt!, reviewer: "local", proof: ContractProof(), checks: [],
+                cannotCheck: [],
+                decision: ReviewDecision(status: .needsMore, confidence: 0.3, reason: "no", question: "?"))
+        ]
+        try b.write(.contract(asked), wallMs: Self.t0 + 4)
+        #expect(b.contracts["c1"]!.time > a.contracts["c1"]!.time, "the unpaid review is the newer line")
+        a.merge(
+            ["dev-b": JournalReader.read(b.journal, device: "dev-b", from: a.known.cursors["dev-b"] ?? .start)],
+            wallMs: Self.t0 + 5)
+        b.merge(
+            ["dev-a": JournalReader.read(a.journal, device: "dev-a", from: b.known.cursors["dev-a"]!)],
+            wallMs: Self.t0 + 5)
+        for d in [a, b] {
+            #expect(d.contracts["c1"]?.record == paid, "\(d.name)")
+            #expect(d.entries.filter { $0.key == "contract:c1" }.map(\.id) == ["grant-c1"], "\(d.name)")
+        }
     }
 }

@@ -30,9 +30,14 @@ public struct SyncKnown: Sendable, Equatable {
     /// Hours logged by hand, by id.
     public var hours: Set<String> = []
     public var contracts: [String: HybridTime] = [:]
+    /// The contracts here whose reward was granted (approved or overridden): a version that was not paid never
+    /// replaces one that was (`SyncMerge.contractReplaces`).
+    public var paidContracts: Set<String> = []
     public var mixes: [String: HybridTime] = [:]
     public var settings: [String: HybridTime] = [:]
     public var cursors: [String: JournalCursor] = [:]
+    /// The recents here, newest first: at most `SyncRecents.count` plays, each mix once.
+    public var recents: [PlayedMix] = []
 
     public init() {}
 
@@ -57,6 +62,9 @@ public struct SyncPlan: Sendable, Equatable {
     public var settings: [String: SyncRegister<String>] = [:]
     /// Mixes played on other devices (the recents are the newest of all, each mix once: `SyncRecents`).
     public var played: [PlayedMix] = []
+    /// The recents after the merge, newest first (the newest of those here and those played elsewhere, each mix
+    /// once); nil when they stay as they are.
+    public var recents: [PlayedMix]?
     /// Lines merged per device, and the cursor to keep for each.
     public var cursors: [String: JournalCursor] = [:]
     /// Lines whose ledger event is already here (by id, or by key with the same payload).
@@ -70,7 +78,8 @@ public struct SyncPlan: Sendable, Equatable {
         a.entries == b.entries && a.rounds == b.rounds && a.hours == b.hours
             && a.contracts.map(\.record) == b.contracts.map(\.record)
             && a.contracts.map(\.time) == b.contracts.map(\.time) && a.mixes == b.mixes && a.settings == b.settings
-            && a.played == b.played && a.cursors == b.cursors && a.alreadyHere == b.alreadyHere
+            && a.played == b.played && a.recents == b.recents && a.cursors == b.cursors
+            && a.alreadyHere == b.alreadyHere
             && a.stopped == b.stopped && a.latest == b.latest
     }
 }
@@ -82,7 +91,8 @@ public struct SyncPlan: Sendable, Equatable {
 ///   or key is taken by another payload stops that device's merge at that line (reported, never half-applied).
 /// - The bank is the sum of every device's entries; nothing is re-decided on merge.
 /// - Saved mixes, travelling settings and contracts: last writer wins by hybrid time (`HybridTime` order, device
-///   breaking ties), a removal being a write like any other.
+///   breaking ties), a removal being a write like any other. A contract whose reward was granted is final: a
+///   version of it that was not paid never replaces it, however new (its grant is in the ledger, never taken back).
 /// - Recents: every play of every device, the newest ten by hybrid time, each mix once.
 /// - Hours logged by hand: a grow-only set by id, like rounds.
 public enum SyncMerge {
@@ -126,8 +136,12 @@ public enum SyncMerge {
                 case .hoursLogged(let h):
                     if known.hours.insert(h.id).inserted { plan.hours.append(h) } else { plan.alreadyHere += 1 }
                 case .contract(let c):
-                    if known.contracts[c.id].map({ $0 < line.time }) ?? true {
+                    if contractReplaces(
+                        paid: c.status.granted, time: line.time, herePaid: known.paidContracts.contains(c.id),
+                        hereTime: known.contracts[c.id])
+                    {
                         known.contracts[c.id] = line.time
+                        if c.status.granted { known.paidContracts.insert(c.id) }
                         plan.contracts.removeAll { $0.record.id == c.id }
                         plan.contracts.append((c, line.time))
                     }
@@ -160,7 +174,21 @@ public enum SyncMerge {
             }
         }
         plan.entries.sort { a, b in (a.at.epochSeconds, a.id) < (b.at.epochSeconds, b.id) }
+        if !plan.played.isEmpty {
+            let recents = SyncRecents.newest(known.recents + plan.played)
+            if recents != known.recents { plan.recents = recents }
+        }
         return plan
+    }
+
+    /// Whether a version of a contract (`paid`: its reward granted; written at `time`) replaces the one here (nil:
+    /// none here). A paid version beats one that was not paid, whatever their times: its grant is in the ledger and
+    /// is never taken back, so the contract must say it was paid. Otherwise the newer by hybrid time wins. The
+    /// order (paid, time) is total, so every device keeps the same version whatever order the lines come in.
+    public static func contractReplaces(paid: Bool, time: HybridTime, herePaid: Bool, hereTime: HybridTime?) -> Bool {
+        guard let hereTime else { return true }
+        if paid != herePaid { return paid }
+        return hereTime < time
     }
 }
 
