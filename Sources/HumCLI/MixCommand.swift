@@ -116,12 +116,13 @@ struct MixCommand: HumCommand {
         func run(context: CommandContext) throws -> Int32 {
             // Completions ask for the names at every tab: without a database yet, there are none to create one for.
             if namesOnly, access(context.paths.databasePath, F_OK) != 0 { return ExitCode.success }
-            let saved = try LedgerCLI.open(context).savedMixes()
+            let db = try LedgerCLI.open(context)
+            let saved = try db.savedMixes()
             if namesOnly {
                 context.stdout.write(saved.map { $0.name + "\n" }.joined())
                 return ExitCode.success
             }
-            let recent = MixSetup.recentMixes(context.runtime)
+            let recent = MixSetup.recentMixes(context.runtime, database: db)
             if json {
                 let listings =
                     saved.map { Listing(kind: "saved", name: $0.name, mix: $0.mix, savedAt: $0.savedAt) }

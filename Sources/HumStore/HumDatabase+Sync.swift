@@ -91,8 +91,16 @@ extension HumDatabase {
                     [.text(JournalLine.genesis)])
                 try db.run("DELETE FROM sync_outbox")
                 try db.run("DELETE FROM sync_cursors WHERE device = ?", [.text(device)])
+                // A database initialised again (copied, or moved to another device id) writes again what it wrote
+                // before; the contracts and plays whose last writer was another device are in that device's journal,
+                // and written again here (newer) they would undo its later changes.
                 try db.run(
-                    "INSERT INTO sync_pending(kind, ref) SELECT 'contract', id FROM contracts ORDER BY seq")
+                    """
+                    INSERT INTO sync_pending(kind, ref) SELECT 'contract', id FROM contracts c WHERE ?1 = ''
+                        OR NOT EXISTS (SELECT 1 FROM sync_registers r WHERE r.kind = 'contract' AND r.name = c.id
+                            AND r.hlc_d != ?1)
+                    ORDER BY seq
+                    """, [.text(was)])
                 try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'entry', id FROM entries ORDER BY seq")
                 try db.run(
                     "INSERT INTO sync_pending(kind, ref) SELECT 'round', id FROM rounds WHERE status != 'running' "
@@ -100,6 +108,11 @@ extension HumDatabase {
                 try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'mix', name FROM mixes ORDER BY name")
                 try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'setting', key FROM config ORDER BY key")
                 try db.run("INSERT INTO sync_pending(kind, ref) SELECT 'hours', id FROM hour_log ORDER BY seq")
+                try db.run(
+                    """
+                    INSERT INTO sync_pending(kind, ref) SELECT 'play', mix FROM recents WHERE ?1 = '' OR hlc_d = ?1
+                    ORDER BY hlc_ms, hlc_c, hlc_d
+                    """, [.text(was)])
             }
             self.device = device
         }
@@ -145,14 +158,18 @@ extension HumDatabase {
             device: state.device, nextSeq: state.next, lastHash: state.last,
             clock: HybridTime(physicalMs: state.ms, logical: state.c, device: state.device))
         let wallMs = calendar.clock.nowEpochSeconds() &* 1000
-        // A row changed twice in one transaction is written once, as it stands at the commit.
+        // A row changed twice in one transaction is written once, as it stands at the commit. A contract's line
+        // comes after the transaction's entries: a merge that stops at its grant (a conflict) never applies a
+        // contract that says it was paid by a grant not merged.
         var done: Set<String> = []
-        for (kind, ref) in pending where done.insert(kind + "\u{0}" + ref).inserted {
+        let ordered = pending.filter { $0.kind != "contract" } + pending.filter { $0.kind == "contract" }
+        for (kind, ref) in ordered where done.insert(kind + "\u{0}" + ref).inserted {
             guard let event = try journalEvent(kind: kind, ref: ref) else { continue }
             let line = try writer.append(event, wallMs: wallMs)
             try db.run(
                 "INSERT INTO sync_outbox(seq, line) VALUES (?, ?)",
                 [.int(line.seq), .text(String(decoding: line.bytes, as: UTF8.self))])
+            if kind == "play" { try setRecentTime(ref, line.time) }
             if let register = ["mix", "setting", "contract"].contains(kind) ? kind : nil {
                 try db.run(
                     """
@@ -194,6 +211,8 @@ extension HumDatabase {
             return found.map { .mixSaved(name: ref, mix: $0) } ?? .mixRemoved(name: ref)
         case "hours":
             return try hourLog(id: ref).map { .hoursLogged($0) }
+        case "play":
+            return try playEvent(ref)
         case "setting":
             guard SyncSettings.travels(ref) else { return nil }
             let value = try db.scalarText("SELECT value FROM config WHERE key = ?", [.text(ref)])

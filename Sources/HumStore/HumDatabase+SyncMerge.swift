@@ -101,9 +101,11 @@ extension HumDatabase {
                     try db.run("UPDATE sync_self SET dir = ? WHERE id = 1", [.optional(dir)])
                 }
                 outcome.entriesAdded = plan.entries.count
-                let imported = try applyImport(
-                    entries: [], sessions: plan.rounds, contracts: plan.contracts.map(\.record))
+                let imported = try applyImport(entries: [], sessions: plan.rounds, contracts: [])
                 outcome.roundsAdded = imported.roundsAdded
+                // A contract changed elsewhere replaces the one here (the plan kept only the versions that win).
+                for (record, _) in plan.contracts { try replaceContract(record) }
+                if let recents = plan.recents { try applyRecents(recents) }
                 for h in plan.hours { try insertHourLog(h) }
                 for (name, register) in plan.mixes {
                     if let mix = register.value {
@@ -279,6 +281,8 @@ extension HumDatabase {
             default: known.contracts[name] = time
             }
         }
+        known.paidContracts = try paidContractIDs()
+        known.recents = try recentsLocked()
         // A contract here without a register (made before sync) is older than any line about it.
         try db.query("SELECT id FROM contracts") { row in
             let id = try row.text("id")

@@ -163,6 +163,9 @@ enum Schema {
         SyncSchema.migration,
         // 11 → 12 (`hour-log-ids`): an id for each hour logged by hand, so that it travels (docs/sync.md).
         HourLogIDSchema.migration,
+        // 12 → 13 (`recents`): the mixes played most recently, from the player's file into the database, so that
+        // they travel (docs/sync.md).
+        RecentsSchema.migration,
     ]
 
     static var latestVersion: Int64 { Int64(migrations.count) }

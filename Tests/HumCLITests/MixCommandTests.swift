@@ -74,8 +74,9 @@ import Testing
         #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
     }
 
-    /// `hum mix list` shows the saved mixes, then the ten played most recently (newest first, each once), from the
-    /// file that also holds the mix for the next bare `hum`; what a hand edit broke there is left out.
+    /// `hum mix list` shows the saved mixes, then the ten played most recently (newest first, each once). Without a
+    /// database they are kept in the file that also holds the mix for the next bare `hum` (what a hand edit broke
+    /// there is left out); the first command that opens a database moves them into it, where they stay.
     @Test func theTenMostRecentMixesFollowTheSavedOnes() throws {
         let s = sandbox()
         var environment = s.environment
@@ -87,7 +88,17 @@ import Testing
             MixSetup.remember([MixToken(name: "rain", volume: Double(volume))], environment: context.runtime)
         }
         MixSetup.remember([MixToken(name: "rain", volume: 5)], environment: context.runtime)  // played again: moves up
+        func volumes(_ recent: [MixSetup.RecentMix]) -> [Double] { recent.map { $0.mix[0].volume } }
+        #expect(volumes(MixSetup.recentMixes(context.runtime)) == [5, 12, 11, 10, 9, 8, 7, 6, 4, 3])
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/data/hum/hum.db"), "playing makes no database")
+        // A volume off the scale, written by hand, is not shown, nor moved into the database.
+        let path = MixSetup.lastMixPath(context.runtime)
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"volume\":12", with: "\"volume\":1200")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(volumes(MixSetup.recentMixes(context.runtime)) == [5, 11, 10, 9, 8, 7, 6, 4, 3])
         _ = run(s, "mix", "save", "night", "wind=10")
+        MixSetup.remember([MixToken(name: "rain", volume: 2)], environment: context.runtime)
         let out = run(s, "mix", "list").out
         let recent = out.split(separator: "\n").drop { $0 != "recent:" }.dropFirst().map {
             $0.split(separator: " ").last!
@@ -95,19 +106,18 @@ import Testing
         #expect(out.hasPrefix("@night  wind 10\n\nrecent:\n"), "\(out)")
         #expect(
             recent == [
-                "rain=5", "rain=12", "rain=11", "rain=10", "rain=9", "rain=8", "rain=7", "rain=6", "rain=4", "rain=3",
+                "rain=2", "rain=5", "rain=11", "rain=10", "rain=9", "rain=8", "rain=7", "rain=6", "rain=4", "rain=3",
             ])
-        #expect(MixSetup.lastMix(context.runtime) == [MixToken(name: "rain", volume: 5)])
+        #expect(MixSetup.lastMix(context.runtime) == [MixToken(name: "rain", volume: 2)])
+        #expect(MixSetup.savedState(context.runtime)?.recent == nil, "moved into the database")
         let json =
             try JSONSerialization.jsonObject(with: Data(run(s, "mix", "list", "--json").out.utf8)) as! [[String: Any]]
         #expect(json.map { $0["kind"] as? String } == ["saved"] + Array(repeating: "recent", count: 10))
         #expect((json[1]["played_at"] as? String).flatMap { Timestamp(rfc3339: $0) } != nil)
-        // A volume off the scale and a time that is not one, written by hand, are not shown.
-        let path = MixSetup.lastMixPath(context.runtime)
-        var text = try String(contentsOfFile: path, encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"volume\":12", with: "\"volume\":1200")
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(!run(s, "mix", "list").out.contains("rain=12") && run(s, "mix", "list").out.contains("rain=11"))
+        // Played again: moves up, once, and the oldest beyond ten goes.
+        MixSetup.remember([MixToken(name: "rain", volume: 8)], environment: context.runtime)
+        MixSetup.remember([MixToken(name: "rain", volume: 1)], environment: context.runtime)
+        #expect(volumes(MixSetup.recentMixes(context.runtime)) == [1, 8, 2, 5, 11, 10, 9, 7, 6, 4])
     }
 
     @Test func completingNamesCreatesNoDatabase() {

@@ -136,11 +136,15 @@ final class SyncthingInstance {
         }
         #expect(try runBinary(["pass", "1s", "--", "true"], environment: a.environment).code == 0)
         #expect(b.run("mix", "save", "night", "rain=40", "brown=25").code == 0)
+        let played = try runBinary(["play", "wind=30", "--for", "1s", "--device", "null"], environment: b.environment)
+        #expect(played.code == 0, "\(played.err)")
         let met = eventually(40) {
             a.balance == b.balance && a.entryIDs == b.entryIDs && a.roundIDs == b.roundIDs && a.mixes == b.mixes
+                && a.recents == b.recents
         }
         #expect(met, "a: \(a.run("sync", "status").out) b: \(b.run("sync", "status").out)")
         #expect(a.roundIDs.count == 2 && b.mixes == "night\n")
+        #expect(a.recents == ["wind=30"], "the mix played on b is among a's recents")
         let balance = try #require(a.balance)
         #expect(balance > 120)
 

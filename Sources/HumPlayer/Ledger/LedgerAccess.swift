@@ -19,6 +19,7 @@ public enum LedgerAccess {
         let db = try HumDatabase(path: path, calendar: environment.calendar, probe: LinuxProcessProbe())
         LedgerHook.reconcile(db, environment: environment)
         SyncHook.run(db, environment: environment)
+        MixSetup.importFileRecents(db, environment: environment)
         return db
     }
 }

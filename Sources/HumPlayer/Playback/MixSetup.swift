@@ -3,6 +3,10 @@ import HumCore
 import HumStore
 import HumSystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -192,10 +196,12 @@ public enum MixSetup {
         return entries
     }
 
-    /// `last-mix.json`: the mix for the next bare `hum`, and the last mixes played (`hum mix list`).
+    /// `last-mix.json`: the mix for the next bare `hum`, and, on a machine without a database, the last mixes played
+    /// (`hum mix list`). Once there is a database the recents live there (they travel with sync: docs/sync.md); the
+    /// file's are imported into it once.
     public struct SavedMix: Codable {
         public var mix: [MixToken]
-        /// Newest first, at most `recentCount`, each mix once.
+        /// Newest first, at most `recentCount`, each mix once; nil once they moved into the database.
         public var recent: [RecentMix]?
     }
 
@@ -209,7 +215,7 @@ public enum MixSetup {
         }
     }
 
-    public static let recentCount = 10
+    public static let recentCount = SyncRecents.count
 
     public static func lastMixPath(_ environment: PlayerEnvironment) -> String {
         environment.paths.stateDirectory + "/last-mix.json"
@@ -225,9 +231,20 @@ public enum MixSetup {
         return saved.mix
     }
 
-    /// The last mixes played, newest first; what the file holds is checked as it is read (a hand-edited entry
-    /// with a volume off the scale, an empty name or a time that is not RFC 3339 is left out).
-    public static func recentMixes(_ environment: PlayerEnvironment) -> [RecentMix] {
+    /// The last mixes played, newest first: the database's when there is one (`database`, else opened when it
+    /// exists; the file's recents imported into it once), else the file's. What the file holds is checked as it is
+    /// read (a hand-edited entry with a volume off the scale, an empty name or a time that is not RFC 3339 is left
+    /// out).
+    public static func recentMixes(_ environment: PlayerEnvironment, database: HumDatabase? = nil) -> [RecentMix] {
+        if let db = database ?? recentsDatabase(environment) {
+            importFileRecents(db, environment: environment)
+            if let plays = try? db.recents() { return plays.map { RecentMix(mix: $0.mix, playedAt: $0.at.rfc3339) } }
+        }
+        return fileRecents(environment)
+    }
+
+    /// The recents of the file, checked.
+    static func fileRecents(_ environment: PlayerEnvironment) -> [RecentMix] {
         let recent = (savedState(environment)?.recent ?? []).filter { entry in
             !entry.mix.isEmpty && entry.mix.count <= Mix.maximumTracks
                 && entry.mix.allSatisfy { !$0.name.isEmpty && Volume.range.contains($0.volume) }
@@ -236,23 +253,64 @@ public enum MixSetup {
         return Array(recent.prefix(recentCount))
     }
 
-    /// Saves the mix for next time. Failing to save is not worth stopping the music for: a warning at most.
+    /// The database when there is one (playing never creates it).
+    static func recentsDatabase(_ environment: PlayerEnvironment) -> HumDatabase? {
+        guard access(environment.paths.databasePath, F_OK) == 0 else { return nil }
+        return try? LedgerAccess.open(environment)
+    }
+
+    /// Moves the file's recents into the database, once.
+    static func importFileRecents(_ db: HumDatabase, environment: PlayerEnvironment) {
+        guard (try? db.recentsImported()) == false else { return }
+        let plays = fileRecents(environment).compactMap { entry in
+            Timestamp(rfc3339: entry.playedAt).map { (mix: entry.mix, at: $0) }
+        }
+        do {
+            try db.importRecents(plays)
+        } catch {
+            environment.warn(
+                "could not move the recent mixes into the ledger (\(errorText(error))); trying again later")
+        }
+    }
+
+    /// Saves the mix for next time, and records it as played (the database's recents, a line of the sync journal;
+    /// the file's without a database). Failing to save is not worth stopping the music for: a warning at most. Never
+    /// on the audio thread: the commands and the player's loop call it.
     public static func remember(_ mix: [MixToken], environment: PlayerEnvironment) {
+        let db = recentsDatabase(environment)
         do {
             try FileManager.default.createDirectory(
                 atPath: environment.paths.stateDirectory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
-            var recent = recentMixes(environment)
-            if !mix.isEmpty {
-                recent.removeAll { $0.mix == mix }
-                recent.insert(RecentMix(mix: mix, playedAt: environment.calendar.now().rfc3339), at: 0)
+            var recent: [RecentMix]? = nil
+            if db == nil {
+                var kept = fileRecents(environment)
+                if !mix.isEmpty {
+                    kept.removeAll { $0.mix == mix }
+                    kept.insert(RecentMix(mix: mix, playedAt: environment.calendar.now().rfc3339), at: 0)
+                }
+                recent = Array(kept.prefix(recentCount))
+            } else if let db {
+                importFileRecents(db, environment: environment)
+                // Still in the file when the import failed: kept for the next try.
+                if (try? db.recentsImported()) != true { recent = fileRecents(environment) }
             }
-            let data = try JSONEncoder().encode(SavedMix(mix: mix, recent: Array(recent.prefix(recentCount))))
+            let data = try JSONEncoder().encode(SavedMix(mix: mix, recent: recent))
             try data.write(to: URL(fileURLWithPath: lastMixPath(environment)), options: .atomic)
         } catch {
             environment.warn(
                 "could not save the mix for next time (\(lastMixPath(environment)): \(fileErrorText(error)))")
         }
+        guard let db else { return }
+        do {
+            try db.recordPlay(mix)
+        } catch {
+            environment.warn("could not add the mix to the recent ones (\(errorText(error)))")
+        }
+    }
+
+    static func errorText(_ error: any Error) -> String {
+        (error as? any UserFacingError)?.message ?? "\(error)"
     }
 
     /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
