@@ -562,6 +562,7 @@ struct SimDevice {
         #expect(!SyncMerge.contractReplaces(paid: false, time: later, herePaid: true, hereTime: t))
         #expect(SyncMerge.contractReplaces(paid: true, time: t, herePaid: false, hereTime: later))
         #expect(!SyncMerge.contractReplaces(paid: true, time: t, herePaid: true, hereTime: later))
+        #expect(!SyncMerge.contractReplaces(paid: true, time: later, herePaid: true, hereTime: t), "paid is final")
         #expect(SyncMerge.contractReplaces(paid: false, time: t, herePaid: false, hereTime: nil))
     }
 
@@ -621,6 +622,46 @@ struct SimDevice {
         for d in [a, b] {
             #expect(d.contracts["c1"]?.record == paid, "\(d.name)")
             #expect(d.entries.filter { $0.key == "contract:c1" }.map(\.id) == ["grant-c1"], "\(d.name)")
+        }
+    }
+
+    /// Two devices approving the same contract offline: neither is paid twice. Both grants have the key
+    /// `contract:<id>`: the same decision is the entry already here (counted once, each device keeping its own
+    /// approval and grant); another decision (here another amount) conflicts, and each device's merge of the other
+    /// stops at it, before the contract line that claims it (a contract's line follows its grant's).
+    @Test(arguments: [1500, 1200] as [Int64])
+    func aContractApprovedOnTwoDevicesOfflineIsPaidOnceOnEach(activeOnB: Int64) throws {
+        var a = SimDevice(name: "dev-a", skewMs: 0)
+        var b = SimDevice(name: "dev-b", skewMs: 0)
+        try a.write(.contract(Self.contract("c1", .completed, device: "dev-a")), wallMs: Self.t0)
+        b.merge(["dev-a": JournalReader.read(a.journal, device: "dev-a")], wallMs: Self.t0 + 1)
+        func approve(_ device: inout SimDevice, active: Int64) throws {
+            let grant = try #require(
+                try device.request(
+                    .grantContract(contractID: "c1", activeSeconds: active, ratioMilli: 1000), wallMs: Self.t0 + 2,
+                    mode: .lenient, id: "grant-" + device.name))
+            var paid = Self.contract("c1", .approved, device: "dev-a")
+            paid.rewardSeconds = grant.amount
+            paid.rewardEntryID = grant.id
+            try device.write(.contract(paid), wallMs: Self.t0 + 3)
+        }
+        try approve(&a, active: 1500)
+        try approve(&b, active: activeOnB)
+        let fromB = SyncMerge.plan(
+            known: a.known,
+            journals: [
+                "dev-b": JournalReader.read(b.journal, device: "dev-b", from: a.known.cursors["dev-b"] ?? .start)
+            ])
+        let fromA = SyncMerge.plan(
+            known: b.known,
+            journals: ["dev-a": JournalReader.read(a.journal, device: "dev-a", from: b.known.cursors["dev-a"]!)])
+        for (plan, other) in [(fromB, "dev-b"), (fromA, "dev-a")] {
+            #expect(plan.entries.isEmpty && plan.contracts.isEmpty, "\(other)")
+            if activeOnB == 1500 {
+                #expect(plan.stopped.isEmpty && plan.alreadyHere == 1, "\(String(describing: plan.stopped))")
+            } else {
+                #expect(plan.stopped[other]?.contains("contract:c1") == true, "\(String(describing: plan.stopped))")
+            }
         }
     }
 }

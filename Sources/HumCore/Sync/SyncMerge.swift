@@ -182,12 +182,16 @@ public enum SyncMerge {
     }
 
     /// Whether a version of a contract (`paid`: its reward granted; written at `time`) replaces the one here (nil:
-    /// none here). A paid version beats one that was not paid, whatever their times: its grant is in the ledger and
-    /// is never taken back, so the contract must say it was paid. Otherwise the newer by hybrid time wins. The
-    /// order (paid, time) is total, so every device keeps the same version whatever order the lines come in.
+    /// none here). A paid contract is final: nothing replaces it (a paid contract never changes again where it was
+    /// paid, and its grant here is the one its `rewardEntryID` names), and a paid version replaces one that was not,
+    /// whatever their times (its grant is in the ledger and is never taken back). Otherwise the newer by hybrid time
+    /// wins. Every device keeps the same version, whatever order the lines come in, unless two devices paid it
+    /// offline: then each keeps its own approval with its own grant (the same key, counted once, or a conflict that
+    /// stops the merge: docs/sync.md).
     public static func contractReplaces(paid: Bool, time: HybridTime, herePaid: Bool, hereTime: HybridTime?) -> Bool {
         guard let hereTime else { return true }
-        if paid != herePaid { return paid }
+        if herePaid { return false }
+        if paid { return true }
         return hereTime < time
     }
 }
