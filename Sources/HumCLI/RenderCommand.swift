@@ -119,6 +119,9 @@ struct RenderCommand: HumCommand {
             file.discard()
             throw HumError.usage(problem)
         }
+        // The settings the loaders read quietly (play.speakers): a value that cannot be read is said once here,
+        // as `hum play` says it, instead of rendering with the default in silence.
+        _ = try SettingsReader.read(context.runtime)
         let seed = try self.seed ?? EventSeed.session(context.runtime.variables)
         let requested = try MixSetup.resolve(
             words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)

@@ -35,4 +35,15 @@ import Testing
         let bad = try runBinary(["config", "set", "play.speakers", "tiny"], environment: s.environment)
         #expect(bad.code == 2, "\(bad.err)")
     }
+
+    /// A value the variable cannot hold is said, as `hum play` says it, and the render goes on with the default.
+    @Test func renderSaysAVariableItCannotRead() throws {
+        let s = Sandbox()
+        let out = s.root + "/out.wav"
+        let r = try runBinary(
+            ["render", "heartbeat=100", "--for", "1s", "-o", out],
+            environment: s.environment.merging(["HUM_SPEAKERS": "tiny"]) { $1 })
+        #expect(r.code == 0, "\(r.err)")
+        #expect(r.err.contains("HUM_SPEAKERS") && r.err.hasPrefix("hum: "), "\(r.err)")
+    }
 }
