@@ -211,7 +211,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses RFC 3339 (`2025-03-30T01:59:59+01:00`, `…Z`, `t`/space separator, fractional seconds dropped,
     /// leap second 60 read as 59). Returns nil for anything else; never traps.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let value = text.withUTF8({ Timestamp(rfc3339UTF8: $0) }) else { return nil }
+        self = value
+    }
+
+    /// `init?(rfc3339:)` from UTF-8 bytes, without making a string.
+    public init?(rfc3339UTF8 b: UnsafeBufferPointer<UInt8>) {
         guard b.count >= 20, b.count <= 64, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116 || b[10] == 32,
             b[13] == 58, b[16] == 58,
             let y = digits(b, 0, 4), let mo = digits(b, 5, 2), let d = digits(b, 8, 2),
@@ -278,6 +284,16 @@ func putDigits(_ value: Int, _ width: Int, at index: Int, in buffer: UnsafeMutab
         buffer[i] = 0x30 + UInt8(v % 10)
         v /= 10
     }
+}
+
+func digits(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+    guard start >= 0, start + count <= b.count else { return nil }
+    var v = 0
+    for i in start..<(start + count) {
+        guard (48...57).contains(b[i]) else { return nil }
+        v = v * 10 + Int(b[i] - 48)
+    }
+    return v
 }
 
 func digits(_ b: [UInt8], _ start: Int, _ count: Int) -> Int? {
