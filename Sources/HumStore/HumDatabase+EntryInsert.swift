@@ -11,18 +11,18 @@ extension HumDatabase {
         """
     static let entryInsertParameters: Int32 = 23
 
-    /// `INSERT INTO entries` of `rows` rows.
-    static func entryInsertSQL(rows: Int) -> String {
+    /// `INSERT INTO entries` of `rows` rows; `verb`: `INSERT` or `INSERT OR FAIL`.
+    static func entryInsertSQL(rows: Int, verb: String = "INSERT") -> String {
         let row = "(" + Array(repeating: "?", count: Int(entryInsertParameters)).joined(separator: ", ") + ")"
-        return "INSERT INTO entries(\(entryInsertColumns)) VALUES "
+        return "\(verb) INTO entries(\(entryInsertColumns)) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     static let entryInsertOne = entryInsertSQL(rows: 1)
 
     /// Rows per statement of `insertMerged`. Every statement on `entries` runs its triggers, opens a cursor per index
-    /// and a statement journal, and builds the table of its `kind IN (…)` check: 64 rows share that work (one row per
-    /// statement spent a third of a cold merge's inserts on it). 64 × 23 parameters stay far below SQLite's limit.
+    /// and builds the table of its `kind IN (…)` check: 64 rows share that work (one row per statement spent a third
+    /// of a cold merge's inserts on it). 64 × 23 parameters stay far below SQLite's limit.
     static let entryInsertBatch = 64
 
     func insert(_ e: LedgerEntry) throws {
@@ -61,18 +61,24 @@ extension HumDatabase {
         try s.bind(first + 22, e.contractID)
     }
 
-    /// Inserts entries merged from elsewhere, in their order, `entryInsertBatch` rows per statement. An entry that
-    /// breaks a constraint of the ledger here throws `LedgerMerge.Conflict` naming it, as one insert per entry
-    /// would: a batch that fails is undone by SQLite (the statement, not the transaction) and its rows are inserted
-    /// again one by one, which stops at the entry that breaks the rule.
+    /// Inserts entries merged from elsewhere, in their order, `entryInsertBatch` rows per statement, inside the
+    /// caller's transaction. An entry that breaks a constraint of the ledger here throws `LedgerMerge.Conflict` naming
+    /// it, as one insert per entry would; the caller then rolls the transaction back (a merge is all or nothing).
+    ///
+    /// The batches are `INSERT OR FAIL`: a statement that fails keeps the rows it wrote before the one that broke
+    /// the rule (the transaction is rolled back anyway), so SQLite keeps no statement journal to undo it. With
+    /// `INSERT` (`ABORT`) it copied every page each statement changed first, a tenth of a cold merge's inserts.
+    /// Which row broke the rule is told by how many the statement wrote: rows get the `seq` after the largest.
     func insertMerged(_ entries: [LedgerEntry]) throws {
         let rows = Self.entryInsertBatch
         var start = entries.startIndex
         if entries.count >= rows {
-            let batch = try db.prepare(Self.entryInsertSQL(rows: rows))
+            let batch = try db.prepare(Self.entryInsertSQL(rows: rows, verb: "INSERT OR FAIL"))
+            var last = try db.scalarInt("SELECT max(seq) FROM entries") ?? 0
             while entries.endIndex - start >= rows {
-                try insertMerged(entries[start..<start + rows], with: batch)
+                try insertMerged(entries[start..<start + rows], with: batch, after: last)
                 start += rows
+                last += Int64(rows)
             }
             batch.reset()
         }
@@ -85,12 +91,14 @@ extension HumDatabase {
         do {
             try insert(e)
         } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-            throw LedgerMerge.Conflict(id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
+            throw LedgerMerge.Conflict(id: e.id, reason: Self.brokenRule(error.sqliteMessage))
         }
     }
 
-    /// One batch of `insertMerged`, with the statement for as many rows.
-    private func insertMerged(_ chunk: ArraySlice<LedgerEntry>, with batch: Statement) throws {
+    static func brokenRule(_ message: String) -> String { "breaks a rule of the ledger here (\(message))" }
+
+    /// One batch of `insertMerged`, with the statement for as many rows; `last`: the largest `seq` before it.
+    private func insertMerged(_ chunk: ArraySlice<LedgerEntry>, with batch: Statement, after last: Int64) throws {
         sqlite3_reset(batch.pointer)  // every parameter is bound again below
         var first: Int32 = 1
         for e in chunk {
@@ -105,7 +113,8 @@ extension HumDatabase {
             code: rc, call: "sqlite3_step", sqliteMessage: message, sql: batch.sql, path: db.path,
             systemErrno: sqlite3_system_errno(db.handle))
         guard rc & 0xFF == SQLITE_CONSTRAINT else { throw error }
-        for e in chunk { try insertMerged(e) }
-        throw error  // not reached: one of the rows breaks the rule one by one too
+        let written = (try db.scalarInt("SELECT count(*) FROM entries WHERE seq > ?", [.int(last)])) ?? 0
+        guard written < chunk.count else { throw error }
+        throw LedgerMerge.Conflict(id: chunk[chunk.startIndex + Int(written)].id, reason: Self.brokenRule(message))
     }
 }
