@@ -114,9 +114,9 @@ public struct JournalLine: Sendable, Equatable {
     }
 
     /// Reads a line exactly as `init` writes it, or says nil; the line's bytes are left empty for the caller to set.
-    /// Accepts only what `readChecked` accepts, with the same
-    /// result: the members in their canonical order and form, the hash over the line without its `hash` member, the
-    /// event read and written back to the same bytes.
+    /// Accepts only what `readChecked` accepts, with the same result: the members in their canonical order and form,
+    /// the hash over the line without its `hash` member, the event only in the form `writePayload` writes
+    /// (`JournalEvent.readWritten`). `expected` and `before`: the hints of `parse`.
     static func readFields(
         _ bytes: UnsafeBufferPointer<UInt8>, device expected: String? = nil, prev before: String? = nil
     )
