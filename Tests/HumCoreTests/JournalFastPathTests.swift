@@ -259,6 +259,12 @@ import Testing
             if round % 2 == 1 { Self.rehash(&bytes) }
             let fast = bytes.withUnsafeBufferPointer { JournalLine.readWritten($0) }
             let checked = JournalLine.readChecked(bytes[...])
+            // What the reader expects (the device, the hash of the line before) changes nothing in what is read,
+            // whether the line holds it or not.
+            let original = lines[round % lines.count]
+            let plain = JournalLine.parse(bytes[...])
+            #expect(JournalLine.parse(bytes[...], device: original.device, prev: original.prev) == plain)
+            #expect(JournalLine.parse(bytes[...], device: "k3v9dew", prev: JournalLine.genesis) == plain)
             if let fast {
                 #expect(checked == .success(fast), "\(String(decoding: bytes, as: UTF8.self))")
             } else {
