@@ -3,14 +3,21 @@
 # `hum sync init`; then a fourth machine's cold merge of all three journals (the first `hum bank` after they
 # arrive) and its warm check (a `hum bank` with nothing new), against `hum bank` on the same database with sync
 # off. Release build unless HUM is given. Prints the figures that go into docs/PERFORMANCE.md ("Sync").
+# KEEP=DIR (a folder that does not exist yet): work there and keep it, with the fourth machine as it was just before
+# its cold merge in DIR/merger.before, to time that merge again on fresh copies (docs/PERFORMANCE.md, "Sync").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${HUM:-}" ]; then
     swift build -c release --product hum >/dev/null
     HUM="$PWD/.build/release/hum"
 fi
-work="$(mktemp -d /tmp/hum-bench-sync.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+    mkdir "$KEEP"
+    work="$(cd "$KEEP" && pwd)"
+else
+    work="$(mktemp -d /tmp/hum-bench-sync.XXXXXX)"
+    trap 'rm -rf "$work"' EXIT
+fi
 
 . bench/timing.sh
 
@@ -37,6 +44,7 @@ echo "== a fourth machine merges them"
 home merger
 "$HUM" sync init "$work/merger/Sync" >/dev/null
 for i in 0 1 2; do cp -r "$work/dev$i/Sync/hum-sync/v1/devices/"* "$work/merger/Sync/hum-sync/v1/devices/"; done
+if [ -n "${KEEP:-}" ]; then cp -a "$work/merger" "$work/merger.before"; fi
 start=$(date +%s%N)
 "$HUM" bank >/dev/null
 echo "cold merge (first hum bank, 100,000 lines): $(( ($(date +%s%N) - start) / 1000000 )) ms"

@@ -31,24 +31,6 @@ extension HumDatabase {
         return e
     }
 
-    func insert(_ e: LedgerEntry) throws {
-        try db.run(
-            """
-            INSERT INTO entries(id, key, kind, amount, at, at_epoch, at_offset, local_day, iso_week, device, payload, label,
-                reason, round_id, pass_id, requested, cut, cap, used, forfeit, reserve, allowance, contract_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(e.id), .optional(e.key), .text(e.kind.rawValue), .int(e.amount), .text(e.at.rfc3339),
-                .int(e.at.epochSeconds), .int(Int64(e.at.offsetSeconds)), .text(e.localDay.description),
-                .text(e.isoWeek.description), .text(e.device), .text(e.payload), .optional(e.label),
-                .optional(e.reason),
-                .optional(e.roundID), .optional(e.passID), .optional(e.requested), .optional(e.cut), .optional(e.cap),
-                .optional(e.used), .optional(e.forfeit), .optional(e.reserve), .optional(e.allowance),
-                .optional(e.contractID),
-            ])
-    }
-
     func entry(where clause: String, _ arguments: [SQLValue]) throws -> LedgerEntry? {
         var found: LedgerEntry? = nil
         try db.query("SELECT \(HumDatabase.entryColumns) FROM entries WHERE \(clause) LIMIT 1", arguments) {

@@ -89,14 +89,7 @@ extension HumDatabase {
                 // the `sync_entry` trigger does not queue each one in `sync_pending` only for it to be emptied below.
                 let dir = try db.scalarText("SELECT dir FROM sync_self WHERE id = 1")
                 if !plan.entries.isEmpty { try db.run("UPDATE sync_self SET dir = NULL WHERE id = 1") }
-                for e in plan.entries {
-                    do {
-                        try insert(e)
-                    } catch let error as SQLiteError where error.primaryCode == SQLITE_CONSTRAINT {
-                        throw LedgerMerge.Conflict(
-                            id: e.id, reason: "breaks a rule of the ledger here (\(error.sqliteMessage))")
-                    }
-                }
+                try insertMerged(plan.entries)
                 if !plan.entries.isEmpty {
                     try db.run("UPDATE sync_self SET dir = ? WHERE id = 1", [.optional(dir)])
                 }

@@ -204,6 +204,50 @@ final class Statement {
         }
     }
 
+    // One parameter at a time, by its index (from 1), without an array of values: for statements run many times
+    // over (a merge's inserts). Text is copied by SQLite (`SQLITE_TRANSIENT`), so the bytes need only live for
+    // the call.
+    func bind(_ index: Int32, _ value: Int64) throws(SQLiteError) {
+        try connection.check(sqlite3_bind_int64(pointer, index, value), "sqlite3_bind", sql: sql)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) throws(SQLiteError) {
+        guard let value else { return try bindNull(index) }
+        try bind(index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Bool?) throws(SQLiteError) {
+        guard let value else { return try bindNull(index) }
+        try bind(index, value ? 1 : 0)
+    }
+
+    func bind(_ index: Int32, _ value: String?) throws(SQLiteError) {
+        guard let value else { return try bindNull(index) }
+        var text = value
+        let rc = text.withUTF8 { utf8 in bindText(index, utf8) }
+        try connection.check(rc, "sqlite3_bind", sql: sql)
+    }
+
+    /// Binds UTF-8 bytes as text.
+    func bind(_ index: Int32, text utf8: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
+        try connection.check(bindText(index, utf8), "sqlite3_bind", sql: sql)
+    }
+
+    private func bindText(_ index: Int32, _ utf8: UnsafeBufferPointer<UInt8>) -> Int32 {
+        // SQLite binds NULL for a null pointer: an empty text gets a pointer to a byte of its own.
+        guard let base = utf8.baseAddress, !utf8.isEmpty else {
+            return sqlite3_bind_text(pointer, index, "", 0, hum_sqlite_transient())
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+            sqlite3_bind_text64(
+                pointer, index, $0, sqlite3_uint64(utf8.count), hum_sqlite_transient(), UInt8(SQLITE_UTF8))
+        }
+    }
+
+    func bindNull(_ index: Int32) throws(SQLiteError) {
+        try connection.check(sqlite3_bind_null(pointer, index), "sqlite3_bind", sql: sql)
+    }
+
     /// Steps once; true when a row is ready.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(pointer)

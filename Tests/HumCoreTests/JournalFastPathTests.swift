@@ -65,6 +65,74 @@ import Testing
         }
     }
 
+    /// An entry's payload damaged byte by byte: whatever the direct read still accepts writes back to the same bytes
+    /// (it takes only the canonical form, so the fast read of a line need not write the entry back to compare).
+    @Test func anEntryReadDirectlyWritesBackToTheSameBytes() throws {
+        var rng = SplitMix64(seed: 31)
+        let entries = Self.entries(&rng)
+        var accepted = 0
+        var refused = 0
+        for round in 0..<8000 {
+            var bytes: [UInt8] = []
+            entries[round % entries.count].writeJournalPayload(to: &bytes)
+            let at = Int(rng.next() % UInt64(bytes.count))
+            switch round % 6 {
+            case 0: bytes[at] = UInt8(truncatingIfNeeded: rng.next())
+            case 1: bytes[at] = 0x20 + UInt8(rng.next() % 0x5F)  // printable: often still JSON, even canonical
+            case 2: bytes.remove(at: at)
+            case 3: bytes.insert(bytes[at], at: at)
+            case 4:
+                if bytes[at] >= 0x61 && bytes[at] <= 0x7A {
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.replaceSubrange(
+                        at...at, with: [0x5C, 0x75, 0x30, 0x30, hex[Int(bytes[at] >> 4)], hex[Int(bytes[at] & 15)]])
+                } else {
+                    bytes.insert(0x30, at: at)
+                }
+            default: bytes.insert(0x20, at: at)
+            }
+            guard let read = bytes.withUnsafeBufferPointer({ LedgerEntry.readJournalPayload($0) }) else {
+                refused += 1
+                continue
+            }
+            accepted += 1
+            var written: [UInt8] = []
+            read.writeJournalPayload(to: &written)
+            #expect(written == bytes, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        #expect(accepted > 500)
+        #expect(refused > 3000)
+    }
+
+    /// A timestamp in any form but the one `rfc3339` writes is refused by the direct read (the checked read then
+    /// says what is wrong).
+    @Test func anEntryWithATimestampInAnotherFormIsNotReadDirectly() throws {
+        var rng = SplitMix64(seed: 37)
+        for e in Self.entries(&rng).prefix(60) {
+            var bytes: [UInt8] = []
+            e.writeJournalPayload(to: &bytes)
+            let at = Array(e.at.rfc3339.utf8)
+            let marker = Array(#""at":""#.utf8) + at
+            let from = try #require(
+                (0...(bytes.count - marker.count)).first { bytes[$0..<$0 + marker.count].elementsEqual(marker) })
+            let start = from + marker.count - at.count
+            let forms: [[UInt8]] = [
+                Array(at[..<19]) + Array(".0".utf8) + Array(at[19...]),  // a fraction
+                Array(at[..<10]) + Array("t".utf8) + Array(at[11...]),
+                Array(at[..<10]) + Array(" ".utf8) + Array(at[11...]),  // separators
+                Array(at[..<17]) + Array("60".utf8) + Array(at[19...]),  // a leap second
+                Array(at[..<19]) + Array("Z".utf8), Array(at[..<19]) + Array("-00:00".utf8),  // UTC written otherwise
+            ]
+            for form in forms {
+                #expect(form.withUnsafeBufferPointer { Timestamp(rfc3339UTF8: $0) } != nil)
+                var damaged = bytes
+                damaged.replaceSubrange(start..<start + at.count, with: form)
+                #expect(damaged.withUnsafeBufferPointer { LedgerEntry.readJournalPayload($0) } == nil)
+            }
+            #expect(bytes.withUnsafeBufferPointer { LedgerEntry.readJournalPayload($0) } == e)
+        }
+    }
+
     static func lines() throws -> [JournalLine] {
         var rng = SplitMix64(seed: 11)
         var writer = JournalWriter(device: "k3v9dev")
@@ -191,6 +259,12 @@ import Testing
             if round % 2 == 1 { Self.rehash(&bytes) }
             let fast = bytes.withUnsafeBufferPointer { JournalLine.readWritten($0) }
             let checked = JournalLine.readChecked(bytes[...])
+            // What the reader expects (the device, the hash of the line before) changes nothing in what is read,
+            // whether the line holds it or not.
+            let original = lines[round % lines.count]
+            let plain = JournalLine.parse(bytes[...])
+            #expect(JournalLine.parse(bytes[...], device: original.device, prev: original.prev) == plain)
+            #expect(JournalLine.parse(bytes[...], device: "k3v9dew", prev: JournalLine.genesis) == plain)
             if let fast {
                 #expect(checked == .success(fast), "\(String(decoding: bytes, as: UTF8.self))")
             } else {

@@ -21,6 +21,66 @@ struct CanonicalReader {
         return true
     }
 
+    /// Takes `text` written as a canonical string (`"` and its UTF-8 bytes and `"`, or its escaped form when it
+    /// holds characters to escape): exactly when `string()` would read `text` here, without making a string.
+    mutating func take(string text: String) -> Bool {
+        let matched: Bool? =
+            text.utf8.withContiguousStorageIfAvailable { utf8 in
+                // Only a string with nothing to escape is written as its bytes; any other goes the general way below.
+                guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return nil }
+                let n = utf8.count
+                guard bytes.count - at >= n + 2, bytes[at] == 0x22, bytes[at + n + 1] == 0x22 else { return false }
+                for i in 0..<n where bytes[at + 1 + i] != utf8[i] { return false }
+                at += n + 2
+                return true
+            } ?? nil
+        if let matched { return matched }
+        let start = at
+        if string() == text { return true }
+        at = start
+        return false
+    }
+
+    /// Takes the first of `members` (each `"name":`, in their canonical order) after index `last` that the bytes go
+    /// on with, and says its index: what reading the member's name as a string and finding it among the names after
+    /// `last` gives (names without characters to escape), without making a string.
+    mutating func member(of members: [[UInt8]], after last: Int) -> Int? {
+        guard last + 1 < members.count else { return nil }
+        for index in (last + 1)..<members.count {
+            let name = members[index]
+            let n = name.count
+            guard bytes.count - at >= n else { continue }
+            var same = true
+            for i in 0..<n where bytes[at + i] != name[i] {
+                same = false
+                break
+            }
+            if same {
+                at += n
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// The bytes of a string that holds no escape (and no control character), between its quotes; nil for any other
+    /// value. For values that are ASCII when canonical (a timestamp): the caller checks the bytes' form.
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        guard at < bytes.count, bytes[at] == 0x22 else { return nil }
+        var i = at + 1
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == 0x22 {
+                let text = UnsafeBufferPointer(rebasing: bytes[(at + 1)..<i])
+                at = i + 1
+                return text
+            }
+            if c < 0x20 || c == 0x5C { return nil }
+            i += 1
+        }
+        return nil
+    }
+
     /// A canonical string, its bytes checked to be UTF-8.
     mutating func string() -> String? {
         guard at < bytes.count, bytes[at] == 0x22 else { return nil }

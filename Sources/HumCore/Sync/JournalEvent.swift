@@ -83,7 +83,8 @@ public enum JournalEvent: Sendable, Equatable {
 
     /// Reads an event of `kind` from the payload bytes of a line, only when they are exactly what `writePayload`
     /// writes for it, and with the checks of `read(kind:payload:)`; nil otherwise. An entry is read directly
-    /// (`LedgerEntry.readJournalPayload`), anything else through `read(kind:payload:)`.
+    /// (`LedgerEntry.readJournalPayload`, which takes only the canonical form, so it is not written back to
+    /// compare), anything else through `read(kind:payload:)` and written back.
     static func readWritten(kind: Kind, payload bytes: UnsafeBufferPointer<UInt8>) -> JournalEvent? {
         let event: JournalEvent
         switch kind {
@@ -91,7 +92,7 @@ public enum JournalEvent: Sendable, Equatable {
             guard let e = LedgerEntry.readJournalPayload(bytes), e.validationProblem() == nil,
                 e.kind.rawValue == kind.rawValue
             else { return nil }
-            event = .entry(e)
+            return .entry(e)
         default:
             guard let value = try? JournalJSONParser.parse(bytes), let read = read(kind: kind, payload: value) else {
                 return nil

@@ -94,8 +94,12 @@ public struct JournalLine: Sendable, Equatable {
 
     /// Reads one line (without its newline). A line as hum writes it is read in one pass over its bytes
     /// (`readWritten`); anything else goes the general way (`readChecked`), which says what is wrong with it.
-    public static func parse(_ bytes: ArraySlice<UInt8>) -> Result<JournalLine, Problem> {
-        if var line = bytes.withUnsafeBufferPointer({ readFields($0) }) {
+    /// `device` and `prev`: what the reader expects the line to hold (its device's id, the hash of the line before);
+    /// a line that holds them shares those strings instead of making its own. They change nothing in what is read.
+    public static func parse(_ bytes: ArraySlice<UInt8>, device: String? = nil, prev: String? = nil) -> Result<
+        JournalLine, Problem
+    > {
+        if var line = bytes.withUnsafeBufferPointer({ readFields($0, device: device, prev: prev) }) {
             line.storage = bytes
             return .success(line)
         }
@@ -110,28 +114,49 @@ public struct JournalLine: Sendable, Equatable {
     }
 
     /// Reads a line exactly as `init` writes it, or says nil; the line's bytes are left empty for the caller to set.
-    /// Accepts only what `readChecked` accepts, with the same
-    /// result: the members in their canonical order and form, the hash over the line without its `hash` member, the
-    /// event read and written back to the same bytes.
-    static func readFields(_ bytes: UnsafeBufferPointer<UInt8>) -> JournalLine? {
+    /// Accepts only what `readChecked` accepts, with the same result: the members in their canonical order and form,
+    /// the hash over the line without its `hash` member, the event only in the form `writePayload` writes
+    /// (`JournalEvent.readWritten`). `expected` and `before`: the hints of `parse`.
+    static func readFields(
+        _ bytes: UnsafeBufferPointer<UInt8>, device expected: String? = nil, prev before: String? = nil
+    )
+        -> JournalLine?
+    {
         var r = CanonicalReader(bytes)
-        guard r.take(#"{"device":"#), let device = r.string(), !device.isEmpty, r.take(#","event":"#),
-            let event = r.skipValue(depthLimit: 63), r.take(#","format":"hum.journal""#)
+        guard r.take(#"{"device":"#) else { return nil }
+        let device: String
+        if let expected, !expected.isEmpty, r.take(string: expected) {
+            device = expected
+        } else {
+            guard let read = r.string(), !read.isEmpty else { return nil }
+            device = read
+        }
+        guard r.take(#","event":"#), let event = r.skipValue(depthLimit: 63), r.take(#","format":"hum.journal""#)
         else { return nil }
         let hashFrom = r.at
         guard r.take(#","hash":""#) else { return nil }
         let hashStart = r.at
         r.at += 64
         guard r.at < bytes.count, r.take("\""), r.take(#","hlc":{"c":"#), let c = r.integer(), c >= 0,
-            r.take(#","d":"#), r.string() == device, r.take(#","ms":"#), let ms = r.integer(), ms >= 0,
+            r.take(#","d":"#), r.take(string: device), r.take(#","ms":"#), let ms = r.integer(), ms >= 0,
             r.take(#"},"kind":"#), let kind = r.string().flatMap(JournalEvent.Kind.init(rawValue:)),
-            r.take(#","prev":"#), let prev = r.string(), prev.utf8.count == 64, r.take(#","seq":"#),
-            let seq = r.integer(), seq >= 1, r.take(#","v":1}"#), r.atEnd
+            r.take(#","prev":"#)
+        else { return nil }
+        let prev: String
+        if let before, r.take(string: before) {
+            prev = before
+        } else {
+            guard let read = r.string() else { return nil }
+            prev = read
+        }
+        guard prev.utf8.count == 64, r.take(#","seq":"#), let seq = r.integer(), seq >= 1, r.take(#","v":1}"#),
+            r.atEnd
         else { return nil }
         let hash = SHA256.hex(
             UnsafeBufferPointer(rebasing: bytes[..<hashFrom]), UnsafeBufferPointer(rebasing: bytes[(hashStart + 65)...])
         )
-        guard hash.utf8.elementsEqual(bytes[hashStart..<hashStart + 64]),
+        var check = CanonicalReader(UnsafeBufferPointer(rebasing: bytes[(hashStart - 1)..<(hashStart + 65)]))
+        guard check.take(string: hash),
             let read = JournalEvent.readWritten(kind: kind, payload: UnsafeBufferPointer(rebasing: bytes[event]))
         else { return nil }
         return JournalLine(

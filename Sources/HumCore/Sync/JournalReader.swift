@@ -162,7 +162,7 @@ public enum JournalReader {
             if let limit, lines.count >= limit { break }
             guard let end = bytes[start...].firstIndex(of: 0x0A) else { return stop(.partialLine) }
             let line: JournalLine
-            switch JournalLine.parse(bytes[start..<end]) {
+            switch JournalLine.parse(bytes[start..<end], device: device, prev: at.lastHash) {
             case .failure(let problem):
                 switch problem {
                 case .notJSON(let why): return stop(.notJSON(why))

@@ -49,8 +49,11 @@ extension LedgerEntry {
     }
 
     /// Reads an entry from a canonical journal payload: the members in UTF-8 order, each once, every one known,
-    /// none null. Nil for anything else (the caller then reads it through `Codable`, which says what is wrong). The
-    /// caller still checks the entry (`validationProblem`) and that it writes back to the same bytes.
+    /// none null, each value in its one canonical form (strings as `JSONByteWriter` escapes them, integers without
+    /// leading zeros, the timestamp as `Timestamp.rfc3339` writes it). Nil for anything else (the caller then reads
+    /// it through `Codable`, which says what is wrong). So an entry read writes back to the same bytes
+    /// (`writeJournalPayload`; `JournalFastPathTests` holds the two to each other). The caller still checks the
+    /// entry (`validationProblem`).
     static func readJournalPayload(_ bytes: UnsafeBufferPointer<UInt8>) -> LedgerEntry? {
         var r = CanonicalReader(bytes)
         guard r.take("{") else { return nil }
@@ -66,11 +69,10 @@ extension LedgerEntry {
         var last = -1
         if r.take("}") { return nil }
         repeat {
-            guard let name = r.string(), r.take(":"), let index = Self.journalKeys.firstIndex(of: name), index > last
-            else { return nil }
+            guard let index = r.member(of: Self.journalMembers, after: last) else { return nil }
             last = index
             // Each member must give a value of its type (a wrong type, or null, gives none).
-            switch name {
+            switch Self.journalKeys[index] {
             case "allowance_seconds":
                 guard let v = r.integer() else { return nil }
                 e.allowance = v
@@ -78,7 +80,10 @@ extension LedgerEntry {
                 guard let v = r.integer() else { return nil }
                 amount = v
             case "at":
-                guard let v = r.string().flatMap(Timestamp.init(rfc3339:)) else { return nil }
+                // Only the one writing `rfc3339` gives (not `Z`, fractions or another separator).
+                guard let text = r.plainString(), let v = Timestamp(rfc3339UTF8: text),
+                    v.withRFC3339({ $0.elementsEqual(text) })
+                else { return nil }
                 at = v
             case "cap_seconds":
                 guard let v = r.integer() else { return nil }
@@ -146,4 +151,7 @@ extension LedgerEntry {
         "id", "key", "kind", "label", "pass_id", "payload", "reason", "requested_seconds", "reserve_seconds",
         "round_id", "used_seconds",
     ]
+
+    /// `journalKeys` as the bytes that open each member: `"name":`.
+    static let journalMembers = journalKeys.map { Array("\"\($0)\":".utf8) }
 }

@@ -63,6 +63,23 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
         pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
     }
 
+    /// Calls `body` with the bytes of `description`, written on the stack when the year has four digits (always,
+    /// for a timestamp's date): no string is made.
+    public func withText<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard (0...9999).contains(year), (0...99).contains(month), (0...99).contains(day) else {
+            var text = description
+            return try text.withUTF8(body)
+        }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { buffer in
+            putDigits(year, 4, at: 0, in: buffer)
+            buffer[4] = 0x2D
+            putDigits(month, 2, at: 5, in: buffer)
+            buffer[7] = 0x2D
+            putDigits(day, 2, at: 8, in: buffer)
+            return try body(UnsafeBufferPointer(buffer))
+        }
+    }
+
     /// Parses exactly `YYYY-MM-DD`.
     public init?(text: String) {
         let b = Array(text.utf8)
@@ -92,6 +109,22 @@ public struct IsoWeek: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.week = week
     }
     public var description: String { pad(year, 4) + "-W" + pad(week, 2) }
+
+    /// Calls `body` with the bytes of `description`, written on the stack when the year has four digits: no string
+    /// is made.
+    public func withText<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard (0...9999).contains(year), (0...99).contains(week) else {
+            var text = description
+            return try text.withUTF8(body)
+        }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { buffer in
+            putDigits(year, 4, at: 0, in: buffer)
+            buffer[4] = 0x2D
+            buffer[5] = 0x57
+            putDigits(week, 2, at: 6, in: buffer)
+            return try body(UnsafeBufferPointer(buffer))
+        }
+    }
     public static func < (a: IsoWeek, b: IsoWeek) -> Bool { (a.year, a.week) < (b.year, b.week) }
 }
 
@@ -131,36 +164,46 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// RFC 3339 with a numeric offset, e.g. `2025-03-30T01:59:59+01:00` (UTC is written `+00:00`).
     public var rfc3339: String {
+        // Built in a fixed buffer: exports format hundreds of thousands of these.
+        String(unsafeUninitializedCapacity: Timestamp.rfc3339Count) { buffer in
+            writeRFC3339(into: buffer)
+            return Timestamp.rfc3339Count
+        }
+    }
+
+    /// The length of `rfc3339`: always 25 bytes.
+    public static let rfc3339Count = 25
+
+    /// Calls `body` with the bytes of `rfc3339`, written on the stack: for a caller that copies them (SQLite binds
+    /// them), no string is made.
+    public func withRFC3339<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.rfc3339Count) { buffer in
+            writeRFC3339(into: buffer)
+            return try body(UnsafeBufferPointer(buffer))
+        }
+    }
+
+    /// Writes `rfc3339` into the first 25 bytes of `buffer`.
+    func writeRFC3339(into buffer: UnsafeMutableBufferPointer<UInt8>) {
         let date = localDate
         let s = Int(localSecondOfDay)
         let off = Int(offsetSeconds)
         let a = abs(off)
-        // Built in a fixed buffer: exports format hundreds of thousands of these.
-        return String(unsafeUninitializedCapacity: 25) { buffer in
-            func put(_ value: Int, _ width: Int, at index: Int) {
-                var v = value
-                for i in stride(from: index + width - 1, through: index, by: -1) {
-                    buffer[i] = 0x30 + UInt8(v % 10)
-                    v /= 10
-                }
-            }
-            put(max(0, min(date.year, 9999)), 4, at: 0)
-            buffer[4] = 0x2D
-            put(date.month, 2, at: 5)
-            buffer[7] = 0x2D
-            put(date.day, 2, at: 8)
-            buffer[10] = 0x54
-            put(s / 3600, 2, at: 11)
-            buffer[13] = 0x3A
-            put(s % 3600 / 60, 2, at: 14)
-            buffer[16] = 0x3A
-            put(s % 60, 2, at: 17)
-            buffer[19] = off < 0 ? 0x2D : 0x2B
-            put(a / 3600, 2, at: 20)
-            buffer[22] = 0x3A
-            put(a % 3600 / 60, 2, at: 23)
-            return 25
-        }
+        putDigits(max(0, min(date.year, 9999)), 4, at: 0, in: buffer)
+        buffer[4] = 0x2D
+        putDigits(date.month, 2, at: 5, in: buffer)
+        buffer[7] = 0x2D
+        putDigits(date.day, 2, at: 8, in: buffer)
+        buffer[10] = 0x54
+        putDigits(s / 3600, 2, at: 11, in: buffer)
+        buffer[13] = 0x3A
+        putDigits(s % 3600 / 60, 2, at: 14, in: buffer)
+        buffer[16] = 0x3A
+        putDigits(s % 60, 2, at: 17, in: buffer)
+        buffer[19] = off < 0 ? 0x2D : 0x2B
+        putDigits(a / 3600, 2, at: 20, in: buffer)
+        buffer[22] = 0x3A
+        putDigits(a % 3600 / 60, 2, at: 23, in: buffer)
     }
 
     public var description: String { rfc3339 }
@@ -168,7 +211,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses RFC 3339 (`2025-03-30T01:59:59+01:00`, `…Z`, `t`/space separator, fractional seconds dropped,
     /// leap second 60 read as 59). Returns nil for anything else; never traps.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let value = text.withUTF8({ Timestamp(rfc3339UTF8: $0) }) else { return nil }
+        self = value
+    }
+
+    /// `init?(rfc3339:)` from UTF-8 bytes, without making a string.
+    public init?(rfc3339UTF8 b: UnsafeBufferPointer<UInt8>) {
         guard b.count >= 20, b.count <= 64, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116 || b[10] == 32,
             b[13] == 58, b[16] == 58,
             let y = digits(b, 0, 4), let mo = digits(b, 5, 2), let d = digits(b, 8, 2),
@@ -226,6 +275,25 @@ extension Timestamp: Codable {
 func pad(_ value: Int, _ width: Int) -> String {
     let s = String(value)
     return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+}
+
+/// Writes `value` (not negative, at most `width` digits) as `width` decimal digits from `index` on.
+func putDigits(_ value: Int, _ width: Int, at index: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
+    var v = value
+    for i in stride(from: index + width - 1, through: index, by: -1) {
+        buffer[i] = 0x30 + UInt8(v % 10)
+        v /= 10
+    }
+}
+
+func digits(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+    guard start >= 0, start + count <= b.count else { return nil }
+    var v = 0
+    for i in start..<(start + count) {
+        guard (48...57).contains(b[i]) else { return nil }
+        v = v * 10 + Int(b[i] - 48)
+    }
+    return v
 }
 
 func digits(_ b: [UInt8], _ start: Int, _ count: Int) -> Int? {
