@@ -9,7 +9,9 @@
 #include <poll.h>
 #include <pulse/pulseaudio.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef struct hum_pulse {
@@ -105,6 +107,24 @@ missing:
     return -1;
 }
 
+/* A memory file (memfd, close-on-exec) holding `text`, for the process's life: a client configuration of hum's
+ * own, read as /proc/self/fd/N. The descriptor, or -1. */
+static inline int hum_pulse_memory_file(const char *text) {
+    int fd = (int)syscall(SYS_memfd_create, "hum-pulse-client.conf", 1u /* MFD_CLOEXEC */);
+    if (fd < 0) return -1;
+    size_t left = strlen(text);
+    while (left > 0) {
+        ssize_t n = write(fd, text, left);
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        text += n;
+        left -= (size_t)n;
+    }
+    return fd;
+}
+
 static void hum_pulse_context_changed(pa_context *c, void *userdata) {
     hum_pulse *p = userdata;
     p->context_state = (int)p->context_get_state(c);
@@ -139,8 +159,10 @@ static void hum_pulse_wake(pa_mainloop_api *api, pa_io_event *e, int fd, pa_io_e
 }
 
 /* A main loop and a context connecting to the server (PULSE_SERVER, else the user's; never autospawned), with
- * the wake-up pipe's read end watched by the loop. 0 on a started connection; negative: a PA_ERR_ code, negated. */
-static inline int hum_pulse_connect(hum_pulse *p, const char *name, int wake_fd) {
+ * the wake-up pipe's read end watched by the loop. `config` (NULL: none) is a client configuration file the
+ * context reads in place of the user's, named through PULSE_CLIENTCONFIG only while pa_context_new reads it (and
+ * only when the user did not set that variable). 0 on a started connection; negative: a PA_ERR_ code, negated. */
+static inline int hum_pulse_connect(hum_pulse *p, const char *name, int wake_fd, const char *config) {
     p->context_state = PA_CONTEXT_UNCONNECTED;
     p->stream_state = PA_STREAM_UNCONNECTED;
     p->woken = p->started = p->underflows = p->drained = 0;
@@ -148,7 +170,9 @@ static inline int hum_pulse_connect(hum_pulse *p, const char *name, int wake_fd)
     if (!p->loop) return -PA_ERR_INTERNAL;
     pa_mainloop_api *api = p->mainloop_get_api(p->loop);
     if (wake_fd >= 0) p->wake_event = api->io_new(api, wake_fd, PA_IO_EVENT_INPUT, hum_pulse_wake, p);
+    int named = config && !getenv("PULSE_CLIENTCONFIG") && setenv("PULSE_CLIENTCONFIG", config, 1) == 0;
     p->context = p->context_new(api, name);
+    if (named) unsetenv("PULSE_CLIENTCONFIG");
     if (!p->context) return -PA_ERR_INTERNAL;
     p->context_set_state_callback(p->context, hum_pulse_context_changed, p);
     if (p->context_connect(p->context, NULL, PA_CONTEXT_NOAUTOSPAWN, NULL) < 0) return -p->context_errno(p->context);

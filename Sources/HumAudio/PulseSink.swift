@@ -44,6 +44,9 @@ public final class PulseSink: AudioSink, @unchecked Sendable {
     private let interrupted = Atomic<Bool>(false)
     private let begun = Atomic<Bool>(false)
     private var underflowsSeen: Int32 = 0
+    /// hum's own client configuration (`clientConfiguration`), made at the first open; nil when the user names
+    /// one with PULSE_CLIENTCONFIG or it could not be made.
+    private var configuration: (made: Bool, path: String?, descriptor: Int32) = (false, nil, -1)
 
     static let targetMicroseconds = 100_000
     static let requestMicroseconds = 45_000
@@ -71,6 +74,7 @@ public final class PulseSink: AudioSink, @unchecked Sendable {
     deinit {
         close()
         if let library = pulse.pointee.library { dlclose(library) }
+        if configuration.descriptor >= 0 { Glibc.close(configuration.descriptor) }
         pulse.deallocate()
         if wakeRead >= 0 { Glibc.close(wakeRead) }
         if wakeWrite >= 0 { Glibc.close(wakeWrite) }
@@ -109,7 +113,7 @@ public final class PulseSink: AudioSink, @unchecked Sendable {
     }
 
     private func connect() throws(AudioSinkError) {
-        let started = hum_pulse_connect(pulse, PulseSink.clientName, wakeRead)
+        let started = hum_pulse_connect(pulse, PulseSink.clientName, wakeRead, clientConfiguration())
         if started < 0 { throw AudioSinkError("cannot reach the sound server (\(reason(started)))") }
         let deadline = PulseSink.now() + PulseSink.connectSeconds
         try waitUntil(deadline, "the sound server did not answer") { pulse throws(AudioSinkError) in
@@ -143,6 +147,55 @@ public final class PulseSink: AudioSink, @unchecked Sendable {
         periodFrames = max(1, Int(granted.pointee.minreq) / bytesPerFrame)
         bufferFrames = Int(granted.pointee.tlength) / bytesPerFrame
         startFrames = Int(granted.pointee.prebuf) / bytesPerFrame
+    }
+
+    /// The client configuration libpulse reads for hum's connection: the user's (the file libpulse would read
+    /// itself, and the files of its `.d` folder), then `enable-shm = no`. With shared memory, the server tells the
+    /// client each time it has played a block so the client can reuse it: one more wake-up for every write (45
+    /// a second instead of 22, measured in docs/PERFORMANCE.md). Without it the 17 KB of each write go through the
+    /// socket, one copy each way, and only the server's requests wake the audio thread. A user who names a
+    /// configuration with PULSE_CLIENTCONFIG gets it unchanged.
+    private func clientConfiguration() -> String? {
+        if configuration.made { return configuration.path }
+        configuration.made = true
+        guard getenv("PULSE_CLIENTCONFIG") == nil else { return nil }
+        var text = ""
+        if let file = PulseSink.userClientConfiguration() {
+            text += ".include \(file)\n"
+            if let folder = opendir(file + ".d") {
+                var names: [String] = []
+                while let entry = readdir(folder) {
+                    let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                    }
+                    if name.hasSuffix(".conf") { names.append(name) }
+                }
+                closedir(folder)
+                for name in names.sorted() { text += ".include \(file).d/\(name)\n" }
+            }
+        }
+        text += "enable-shm = no\n"
+        let descriptor = hum_pulse_memory_file(text)
+        guard descriptor >= 0 else { return nil }
+        configuration = (true, "/proc/self/fd/\(descriptor)", descriptor)
+        return configuration.path
+    }
+
+    /// The client.conf libpulse reads when PULSE_CLIENTCONFIG is not set: the user's (in PULSE_CONFIG_PATH, else
+    /// $XDG_CONFIG_HOME/pulse, else ~/.config/pulse), else the system's; nil when there is none.
+    static func userClientConfiguration() -> String? {
+        var folders: [String] = []
+        if let path = getenv("PULSE_CONFIG_PATH") {
+            folders.append(String(cString: path))
+        } else if let config = getenv("XDG_CONFIG_HOME"), config.pointee != 0 {
+            folders.append(String(cString: config) + "/pulse")
+        } else if let home = getenv("HOME") {
+            folders.append(String(cString: home) + "/.config/pulse")
+        }
+        for file in folders.map({ $0 + "/client.conf" }) + ["/etc/pulse/client.conf"] where access(file, R_OK) == 0 {
+            return file
+        }
+        return nil
     }
 
     /// Iterates the main loop until `done` says so, the deadline passes (`timeout` is the message), or an
