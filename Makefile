@@ -3,7 +3,7 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-RUN_DEPS  := libasound2-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
+RUN_DEPS  := libasound2-dev libpulse-dev libsndfile1-dev libsoxr-dev libebur128-dev libsqlite3-dev libncurses-dev libsystemd-dev
 TEST_DEPS := pulseaudio pulseaudio-utils libasound2-plugins alsa-utils sox ffmpeg tmux zsh fish strace \
              dbus-daemon dbus-bin playerctl systemd python3-icalendar python3-dbusmock $(DIST_DEPS) lintian appstream \
              man-db bash-completion chromium chromium-driver python3-selenium nftables firefox-esr python3-websocket syncthing

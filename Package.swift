@@ -30,10 +30,14 @@ let package = Package(
         // The C library's Linux parts that the Glibc module leaves out: timerfd, signalfd, eventfd, prctl, the
         // GNU parts of posix_spawn, accept4 and SO_PEERCRED.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // PulseAudio's client library (PipeWire serves its protocol too), for a native stream to the sound server:
+        // only its headers at build time (libpulse-dev); hum loads libpulse.so.0 with dlopen when it plays, so it
+        // starts without it and plays through ALSA then. No pkgConfig, so nothing links -lpulse.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
 
         // HumCore imports no C module; it links libm only because the standard library's rounding and math need it.
         .target(name: "HumCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
+        .target(name: "HumAudio", dependencies: ["HumCore", "CALSA", "CPulse", "CSndFile", "CSoxr", "CEbur128"], swiftSettings: strict),
         .target(name: "HumStore", dependencies: ["HumCore", "CSQLite"], swiftSettings: strict),
         // The machine's clocks, time zone and /proc, behind HumCore's seams (WallClock, TimeZoneSeam, ProcessProbe);
         // the event loop; and processes: a command in a group of its own, a process tree, a command run for its

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): SECONDS of real-time playback of 8 looped tracks through ALSA `default` into a PulseAudio
-# null sink, for hum, for 8 `play … repeat` processes of sox, and for ffmpeg mixing live, one after the other in
+# Benchmark (not a test): SECONDS of real-time playback of 8 looped tracks into a PulseAudio null sink, for hum (the
+# device `default`: a native stream to the server; HUM_AUDIO=alsa plays it through ALSA's pulse plugin), for 8
+# `play … repeat` processes of sox and for ffmpeg mixing live (both through ALSA `default`), one after the other in
 # one run. Prints for each tool:
 #   - CPU time (user + system, all processes of the tool, loading included) and its share of one core;
 #   - wake-ups a second: the voluntary context switches of every thread of every process of the tool (from

@@ -82,6 +82,11 @@ struct ManpageCommand: HumCommand {
             "where the built\\-in sounds are looked for (DIR/hum/sounds) when they are not beside hum; "
                 + "/usr/local/share:/usr/share when unset"
         ),
+        (
+            "HUM_AUDIO",
+            "alsa: play the device 'default' through ALSA (its pulse plugin, or whatever it is configured to) "
+                + "instead of as a native stream to the sound server"
+        ),
         ("HUM_DITHER", "off: round 16\\-bit output instead of dithering it (as render --no-dither)"),
         (
             "HUM_SEED",

@@ -39,7 +39,9 @@ struct PlayCommand: HumCommand {
     static let master = Option("volume", .volume, help: "master volume 0–100 (default 100)")
     static let fade = Option("fade", .duration, help: "fade in at the start and out at the end (default 1s)")
     static let device = Option(
-        "device", .device, help: "ALSA PCM to play to (default: $HUM_DEVICE, else the setting play.device, 'default')")
+        "device", .device,
+        help: "ALSA PCM to play to (default: $HUM_DEVICE, else the setting play.device, 'default': "
+            + "the sound server natively when one runs, unless HUM_AUDIO=alsa)")
     static let raw = Flag(
         "raw", help: "play your own sounds at their own level (not matched to the built-in loudness)")
     static let verbose = Flag(

@@ -5,8 +5,8 @@ import HumCore
     import Glibc
 #endif
 
-/// A mix playing through ALSA: the device, the mixer and its controls, the engine thread, and which sound plays in
-/// which of the mixer's slots.
+/// A mix playing through the sound server or ALSA (`OutputSink`): the device, the mixer and its controls, the
+/// engine thread, and which sound plays in which of the mixer's slots.
 ///
 /// The sounds change while the mix plays, without a gap: `load` brings new sounds in at the device's rate on a
 /// thread of its own, then `add`, `remove` and `replace` fade them in, out, or crossfade to a new mix (sounds in
@@ -14,10 +14,10 @@ import HumCore
 /// memory is freed by `reclaim()` once the audio thread let go of it; the engine says when (through `onReleased`,
 /// else `onEngineChange`). Everything but `load`'s work runs on the owner's thread (the player's event loop).
 public final class PlaybackSession {
-    let sink: AlsaSink
+    let sink: OutputSink
     let controls: MixerControls
     let mixer: Mixer
-    let engine: PlaybackEngine<AlsaSink>
+    let engine: PlaybackEngine<OutputSink>
     let fadeFrames: Int
     /// How the session's sounds are matched to the library's loudness (nil: `--raw`).
     private let matching: LoudnessMatching?
@@ -77,7 +77,9 @@ public final class PlaybackSession {
     ) throws(PlayerError) {
         let entries = try MixSetup.checkHeaders(entries, environment: environment)
         let seed = try EventSeed.session(environment.variables)
-        sink = AlsaSink(device: device, dither: OutputDither.enabled(environment: environment.variables))
+        sink = OutputSink(
+            device: device, dither: OutputDither.enabled(environment: environment.variables),
+            native: OutputSink.wantsServer(device: device, environment: environment.variables))
         do throws(AudioSinkError) {
             try sink.open()
         } catch {
@@ -309,9 +311,9 @@ public final class PlaybackSession {
     }
 }
 
-extension AlsaSink {
+extension OutputSink {
     /// The write that lost the device, for the message that says so.
-    static func describeWrite(_ code: Int32) -> String {
-        "snd_pcm_writei: " + String(cString: strerror(-code))
+    func describeLoss(_ code: Int32) -> String {
+        (route == .soundServer ? "the sound server's stream: " : "snd_pcm_writei: ") + String(cString: strerror(-code))
     }
 }

@@ -61,7 +61,7 @@ protocol PlayerAudio: AnyObject {
 }
 
 /// The engine's state, as the player reads it.
-typealias PlayerAudioState = PlaybackEngine<AlsaSink>.State
+typealias PlayerAudioState = PlaybackEngine<OutputSink>.State
 
 /// What the player gives the factory that opens its audio.
 struct PlayerAudioSetup {
@@ -97,17 +97,12 @@ extension PlaybackSession: PlayerAudio {
     var device: String { sink.device }
     var lostReason: String? {
         let code = engine.lostErrorCode
-        return code == 0 ? nil : AlsaSink.describeWrite(code)
+        return code == 0 ? nil : sink.describeLoss(code)
     }
 
     var description: [String] {
-        let period = Double(sink.periodFrames) / Double(max(sink.sampleRate, 1)) * 1000
-        let buffer = Double(sink.bufferFrames) / Double(max(sink.sampleRate, 1)) * 1000
-        let fill = Double(sink.fillFrames) / Double(max(sink.sampleRate, 1)) * 1000
-        return [
-            "\"\(sink.device)\" at \(sink.sampleRate) Hz, \(sink.format.rawValue), periods of "
-                + "\(Int(period.rounded())) ms in a \(Int(buffer.rounded())) ms buffer kept at most "
-                + "\(Int(fill.rounded())) ms full",
+        [
+            sink.description,
             "the engine thread runs at \(engine.scheduling.description)",
         ]
     }
