@@ -70,7 +70,7 @@ enum BirdRecipes {
             clip, RoomReverb(sampleRate: sr, size: 4, decay: 1.8, damping: 0.5, wet: 0.35, seed: 40 + UInt64(index)))
         if clip.count > ctx.frames { clip.removeLast(clip.count - ctx.frames) }
         let fade = Int(0.4 * sr)
-        for i in 0..<fade { clip[clip.count - fade + i] *= Float(1 - Double(i + 1) / Double(fade)) }
+        for i in 0..<fade { clip[clip.count - fade + i] *= Float(SynthMath.pow(1 - Double(i + 1) / Double(fade), 2)) }
         return [clip]
     }
 

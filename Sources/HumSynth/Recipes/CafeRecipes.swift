@@ -250,7 +250,7 @@ enum CafeRecipes {
             RoomReverb(sampleRate: sr, size: 2, decay: 0.9, damping: 0.5, wet: 0.45, seed: 50 + UInt64(index)))
         if clip.count > ctx.frames { clip.removeLast(clip.count - ctx.frames) }
         let fade = Int(0.3 * sr)
-        for i in 0..<fade { clip[clip.count - fade + i] *= Float(1 - Double(i + 1) / Double(fade)) }
+        for i in 0..<fade { clip[clip.count - fade + i] *= Float(SynthMath.pow(1 - Double(i + 1) / Double(fade), 2)) }
         return [clip]
     }
 
@@ -264,7 +264,7 @@ enum CafeRecipes {
             + "women 175-235 Hz, falling over the phrase, lifted on stresses) with breath (-26 dB, > 2 kHz) through "
             + "3 formant resonators set by a random vowel per syllable (0.12-0.3 s), sibilants 2.5-9 kHz and bursts "
             + "(-15 dB); distant clatter (3 cups, plates and spoons a second, smeared by the room); a café's echo "
-            + "(1 s); air handling 60-250 Hz and a faint hiss above 2 kHz (-36 dB); events: 10 close sounds (cups set down, "
+            + "(1 s); air handling 80-220 Hz and a faint hiss above 2 kHz (-36 dB); events: 10 close sounds (cups set down, "
             + "spoons stirring and dropped, a door, a chair scraped back, the grinder), 90 an hour",
         events: closeSounds
     ) { ctx in
@@ -330,8 +330,8 @@ enum CafeRecipes {
             var out = Loop.filtered(
                 room[c], RoomReverb(sampleRate: sr, size: 2.5, decay: 1, damping: 0.45, wet: 0.7, seed: 30 + UInt64(c)))
             let air = Loop.filtered(
-                airs[c], FilterChain([Biquad.lowPass(250, sampleRate: sr), Biquad.highPass(60, sampleRate: sr)]))
-            Loop.mix(Loop.normalizedRMS(air), gain: Float(voicesRMS * 1.6), into: &out)
+                airs[c], FilterChain([Biquad.lowPass(220, sampleRate: sr), Biquad.highPass(80, sampleRate: sr)]))
+            Loop.mix(Loop.normalizedRMS(air), gain: Float(voicesRMS * 2), into: &out)
             let hiss = Loop.filtered(hisses[c], Biquad.highPass(2_000, sampleRate: sr))
             Loop.mix(Loop.normalizedRMS(hiss), gain: Float(voicesRMS * 0.015), into: &out)
             return out

@@ -154,7 +154,9 @@ enum CityRecipes {
                 FilterChain([Biquad.highPass(20, sampleRate: sr), Biquad.highPass(20, sampleRate: sr)]))
             if clip.count > ctx.frames { clip.removeLast(clip.count - ctx.frames) }
             let fade = Int(0.3 * sr)
-            for i in 0..<fade { clip[clip.count - fade + i] *= Float(1 - Double(i + 1) / Double(fade)) }
+            for i in 0..<fade {
+                clip[clip.count - fade + i] *= Float(SynthMath.pow(1 - Double(i + 1) / Double(fade), 2))
+            }
             return clip
         }
     }
@@ -166,7 +168,7 @@ enum CityRecipes {
         seconds: 60, channels: 2, seed: 0x4349_5459_02,
         recipe:
             "city/2: bed of traffic roar (pink noise, humps at 80 and 900 Hz, > 1.5 kHz falling 9 dB an octave), a "
-            + "tyre hiss floor 2-12 kHz (-16 dB), 20 cars a minute 60-200 m off and footsteps on the pavement (a "
+            + "tyre hiss floor 2-10 kHz peaking at 4 kHz (-6 dB), 20 cars a minute 60-200 m off and footsteps on the pavement (a "
             + "walker every 12 s, heel and sole 1.8-2.2 steps a second), street echo 1.2 s; events: 8 close passes "
             + "(5 cars, a van, a motorbike, a car pulling away) at 7-18 m, engine firing with speed and louder "
             + "behind, tyre noise ∝ v³ louder ahead, heard at τ + r(τ)/c = t (Doppler, delay), 1/r, air "
@@ -220,15 +222,16 @@ enum CityRecipes {
             common: ctx.pinkNoise(), left: ctx.pinkNoise(), right: ctx.pinkNoise(), correlation: 0.1)
         let density = Loop.exponentialMap(ctx.wander(perMinute: 1...3), low: 0.9, high: 1.1)
         let roarShape = FilterChain([
-            Biquad.highPass(35, sampleRate: sr), Biquad.peak(80, q: 1, gainDB: 9, sampleRate: sr),
-            Biquad.peak(900, q: 0.8, gainDB: 6, sampleRate: sr), Biquad.lowPass(1_500, q: 0.5, sampleRate: sr),
+            Biquad.highPass(35, sampleRate: sr), Biquad.peak(80, q: 1, gainDB: 10, sampleRate: sr),
+            Biquad.peak(900, q: 0.8, gainDB: 3, sampleRate: sr), Biquad.lowPass(1_500, q: 0.5, sampleRate: sr),
         ])
         let hissShape = FilterChain([
-            Biquad.highPass(2_000, sampleRate: sr), Biquad.lowPass(12_000, q: 0.5, sampleRate: sr),
+            Biquad.highPass(2_000, sampleRate: sr), Biquad.peak(4_000, q: 1, gainDB: 6, sampleRate: sr),
+            Biquad.lowPass(10_000, q: 0.5, sampleRate: sr),
         ])
         return (0..<2).map { c in
             var out = Loop.modulated(Loop.normalizedRMS(Loop.filtered(roars[c], roarShape)), by: density)
-            Loop.mix(Loop.normalizedRMS(Loop.filtered(hisses[c], hissShape)), gain: 0.16, into: &out)
+            Loop.mix(Loop.normalizedRMS(Loop.filtered(hisses[c], hissShape)), gain: 0.5, into: &out)
             Loop.mix(street[c], gain: Float(0.5 / farRMS), into: &out)
             Loop.mix(steps[c], gain: Float(0.12 / stepsRMS), into: &out)
             return Loop.filtered(
