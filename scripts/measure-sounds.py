@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures sound files the same way, whoever made them: hum's built-ins and reference recordings alike.
 
-Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] [--peaks] [--repeat] FILE...
+Usage: scripts/measure-sounds.py [--json OUT] [--bands OUT] [--pairs N] [--peaks] [--repeat] [--texture] FILE...
        scripts/measure-sounds.py --library [--minutes M] [--json OUT] [SOUND...]
 
 Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and measured:
@@ -24,6 +24,13 @@ Each file is decoded by ffmpeg to 48 kHz float (any format ffmpeg reads) and mea
              prominence, at least 1.5 s apart (a wave, a gust, a roll of thunder, a passing car)
 --peaks also prints how many peaks of the 1 ms envelope above 2 kHz (at least 5 ms apart) stand 6, 10, 15, 20,
 25 and 30 dB over its median, a second: the size distribution of crackles, drops and splashes.
+--texture also prints four figures of how a texture is made (the ones the sound review used for café, city and
+birds): "lm/min", band landmarks a minute (episodes of 300 ms or more where an octave band from 125 Hz to 8 kHz,
+not 40 dB or more under the loudest, stands 15 dB or more over its own median, in 50 ms frames: a clink, a steam
+wand, a near song, a horn); "flat", the mean spectral flatness of 43 ms frames over 1-8 kHz (0 for a pure tone,
+about 0.56 for white noise; buzzing vowels read near 0, a room of voices 0.07-0.18); "tonal", the share of those
+frames whose strongest 1-8 kHz bin stands 25 dB over the band's median; "env2-8k", the standard deviation of the
+10 ms level above 2-8 kHz in dB (low for a continuous floor, high for highs that come and go).
 --repeat (and --library) also prints "repeat": the longest stretch from the start before any 10 s of the file
 comes back identical (normalised correlation of the two 10 s windows 0.99 or more, at any lag from 0.5 s), in
 seconds, or "none" if no 10 s window repeats within the file; and the lag of that repeat. A loop of L seconds
@@ -193,6 +200,35 @@ def events(mono):
     return len(merged) / seconds, swells.size / seconds * 60
 
 
+def texture(mono):
+    """Band landmarks a minute, 1-8 kHz flatness and tonal share, 2-8 kHz envelope spread (see the help)."""
+    seconds = mono.size / RATE
+    frame = int(0.05 * RATE)
+    envs = []
+    for fc in (125, 250, 500, 1000, 2000, 4000, 8000):
+        sos = signal.butter(4, [fc / 2 ** 0.5, min(fc * 2 ** 0.5, RATE / 2 * 0.95)], "bandpass", fs=RATE,
+                            output="sos")
+        envs.append(envelope_db(signal.sosfilt(sos, mono), frame))
+    medians = [float(np.median(e)) for e in envs]
+    landmarks = 0
+    for e, m in zip(envs, medians):
+        if m < max(medians) - 40:
+            continue
+        above = np.concatenate([[False], e - m >= 15, [False]])
+        edges = np.flatnonzero(above[1:] != above[:-1])
+        landmarks += int(np.sum(edges[1::2] - edges[::2] >= 6))
+    n = 2048
+    frames = mono[: mono.size // n * n].reshape(-1, n) * np.hanning(n)
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2 + 1e-20
+    f = np.fft.rfftfreq(n, 1 / RATE)
+    band = power[:, (f >= 1000) & (f <= 8000)]
+    flat = np.exp(np.mean(np.log(band), axis=1)) / np.mean(band, axis=1)
+    tonal = np.max(band, axis=1) / np.median(band, axis=1) >= 10 ** 2.5
+    hf = signal.sosfilt(signal.butter(4, [2000, 8000], "bandpass", fs=RATE, output="sos"), mono)
+    env = envelope_db(hf, RATE // 100)
+    return landmarks / seconds * 60, float(np.mean(flat)), float(np.mean(tonal)), float(np.std(env))
+
+
 def spectral_slope(levels):
     """dB per octave of the power spectral density, from the 1/3-octave band levels from 100 Hz to 12.5 kHz
     (floored bands left out): a band's power grows 3.01 dB an octave with its width, so that is taken off."""
@@ -267,7 +303,7 @@ def first_repeat(mono):
     return best if best else (None, None)
 
 
-def measure(path, repeat=False):
+def measure(path, repeat=False, textured=False):
     channels = decode(path)
     lufs, _ = integrated(list(channels))
     mono = channels.mean(axis=0)
@@ -297,6 +333,10 @@ def measure(path, repeat=False):
         "bands": [round(float(b), 2) for b in levels],
         "high_peaks_per_s": high_peaks(mono),
     }
+    if textured:
+        lm, flat, tonal, spread = texture(mono)
+        result.update({"landmarks_per_min": round(lm, 1), "flatness_1_8k": round(flat, 3),
+                       "tonal_share": round(tonal, 2), "envelope_std_2_8k_db": round(spread, 1)})
     if repeat:
         end, lag = first_repeat(mono)
         result["first_repeat_s"] = None if end is None else round(end, 1)
@@ -326,7 +366,7 @@ def library_files(names, minutes, folder):
 def main(argv):
     json_out = bands_out = None
     pairs = 0
-    show_peaks = repeat = library = False
+    show_peaks = repeat = library = textured = False
     minutes = 30
     files = []
     i = 0
@@ -336,6 +376,9 @@ def main(argv):
             i += 2
         elif argv[i] == "--peaks":
             show_peaks = True
+            i += 1
+        elif argv[i] == "--texture":
+            textured = True
             i += 1
         elif argv[i] == "--repeat":
             repeat = True
@@ -360,7 +403,7 @@ def main(argv):
         return 2
     with tempfile.TemporaryDirectory(prefix="measure-sounds.") as folder:
         named = library_files(files, minutes, folder) if library else [(path, path) for path in files]
-        rows = report(named, show_peaks, repeat)
+        rows = report(named, show_peaks, repeat, textured)
     if pairs:
         found = []
         for a in range(len(rows)):
@@ -379,14 +422,15 @@ def main(argv):
     return 0
 
 
-def report(named, show_peaks, repeat):
+def report(named, show_peaks, repeat, textured=False):
     """Measures each (name, path) and prints its row as it goes; returns the rows."""
     rows = []
     print(f"{'file':42} {'s':>5} {'ch':>2} {'LUFS':>7} {'dBTP':>6} {'DC':>6} {'centroid':>8} {'rolloff':>7} "
           f"{'kurt1k':>6} {'LRA':>5} {'slope':>6} {'c>12k':>5} {'ev/s':>6} {'sw/min':>6}"
+          + (f" {'lm/min':>6} {'flat':>5} {'tonal':>5} {'env2-8k':>7}" if textured else "")
           + (f" {'repeat':>8}" if repeat else ""))
     for name, path in named:
-        m = measure(path, repeat)
+        m = measure(path, repeat, textured)
         m["file"] = name
         rows.append(m)
         label = name if len(name) <= 42 else "…" + name[-41:]
@@ -396,7 +440,9 @@ def report(named, show_peaks, repeat):
         print(f"{label:42} {m['seconds']:5.0f} {m['channels']:2d} {m['lufs']:7.2f} {m['dbtp']:6.1f} {m['dc']:6.0f} "
               f"{m['centroid']:8d} {m['rolloff']:7d} {m['kurt1k']:6.1f} {m['lra']:5.1f} "
               f"{m['slope_db_per_octave']:6.1f} {m['correlation_above_12k']:5.2f} {m['events_per_s']:6.2f} "
-              f"{m['swells_per_min']:6.1f}" + again
+              f"{m['swells_per_min']:6.1f}"
+              + (f" {m['landmarks_per_min']:6.1f} {m['flatness_1_8k']:5.3f} {m['tonal_share']:5.2f} "
+                 f"{m['envelope_std_2_8k_db']:7.1f}" if textured else "") + again
               + (f"   peaks/s >6..30 dB: {m['high_peaks_per_s']}" if show_peaks else ""), flush=True)
     return rows
 
