@@ -10,16 +10,18 @@ extension Mixer.Voice {
         -> (steps: Int, least: Int, choices: Int)?
     {
         let t = table.pointee
-        let steps = max(1, Int((Double(frames) / t.step).rounded()))
+        // (Rounded by hand: `rounded()` reaches for its rounding rule's metadata, which the audio thread may not.)
+        let steps = max(1, Int(Double(frames) / t.step + 0.5))
         let step = Double(frames) / Double(steps)
-        let least = max(1, Int((Double(t.marginFrames) / step).rounded(.up)))
+        let ratio = Double(t.marginFrames) / step
+        let least = max(1, Double(Int(ratio)) < ratio ? Int(ratio) + 1 : Int(ratio))
         let choices = steps - 2 * least + 1
         return choices >= 1 ? (steps, least, choices) : nil
     }
 
     /// The frame (from the loop's start, not wrapped) where grid step `index` begins.
     @inline(__always)
-    func gridFrame(_ index: Int) -> Int { Int((Double(index) * Double(frames) / Double(gridSteps)).rounded()) }
+    func gridFrame(_ index: Int) -> Int { Int(Double(index) * Double(frames) / Double(gridSteps) + 0.5) }
 
     /// The generator of a sound's bed entering the mix: a stream of its own beside its events' (same seed and
     /// name, stirred with a different constant), so segments never move an event.
