@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compares built-in beds played in random segments (their manifest's `segments`) with the same beds looping round
-and round, each rendered alone at 100 with `--seed 1`.
+and round, each rendered alone at 100 with `--seed 1` and no fade.
 
 Usage: HUM_BIN=.build/debug/hum scripts/compare-beds.py [--minutes N] [NAME...]
 
@@ -45,8 +45,8 @@ def plain_library(folder, sounds):
 
 def render(hum, name, minutes, out, library):
     env = dict(os.environ, HUM_SOUNDS_DIR=library)
-    subprocess.run([hum, "render", f"{name}=100", "--for", f"{minutes}m", "--seed", "1", "-o", out], env=env,
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([hum, "render", f"{name}=100", "--for", f"{minutes}m", "--seed", "1", "--fade", "0", "-o", out],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
     return ms.decode(out)
 
 
