@@ -36,7 +36,7 @@ public enum EventLoader {
             name: sound.name, clips: clips, clipGains: gains, perHour: events.perHour,
             minimumGapSeconds: events.minGapSeconds, gainDB: events.gainDBMin...max(events.gainDBMin, events.gainDBMax),
             pan: events.panMin...max(events.panMin, events.panMax), sampleRate: outputRate)
-        return Mixer.Track(loop: bed.loop, normalization: bed.normalization, events: bank)
+        return Mixer.Track(loop: bed.loop, normalization: bed.normalization, events: bank, segments: bed.segments)
     }
 
     /// One clip at the output rate, as 16-bit.

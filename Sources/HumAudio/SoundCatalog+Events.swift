@@ -27,8 +27,10 @@ extension SoundCatalog {
             panMin: -0.5, panMax: 0.5)
     }
 
-    /// `sound.json` in a user folder: any of the manifest's event fields; the others keep their defaults.
+    /// `sound.json` in a user folder: any of the manifest's event fields (the others keep their defaults), and
+    /// the bed's `segments` as the manifest gives them.
     struct FolderSettings: Decodable {
+        var segments: SoundManifest.Segments?
         var perHour: Double?
         var minGapSeconds: Double?
         var gainDBMin: Double?
@@ -37,6 +39,7 @@ extension SoundCatalog {
         var panMax: Double?
 
         enum CodingKeys: String, CodingKey {
+            case segments
             case perHour = "per_hour"
             case minGapSeconds = "min_gap_seconds"
             case gainDBMin = "gain_db_min"
@@ -99,28 +102,32 @@ extension SoundCatalog {
             return .failure(
                 .init(reason: "holds no bed.EXT and no audio files in events/; see 'man hum' or docs/sounds.md"))
         }
+        var settings: FolderSettings? = nil
+        let settingsPath = directory + "/sound.json"
+        if FileManager.default.fileExists(atPath: settingsPath) {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: settingsPath))
+                settings = try JSONDecoder().decode(FolderSettings.self, from: data)
+            } catch {
+                return .failure(.init(reason: "sound.json cannot be read: \(fileErrorText(error))"))
+            }
+        }
         var bank: SoundManifest.EventBank? = nil
         if !events.isEmpty {
-            var made = SoundCatalog.userEvents(files: events)
-            let settingsPath = directory + "/sound.json"
-            if FileManager.default.fileExists(atPath: settingsPath) {
-                do {
-                    let data = try Data(contentsOf: URL(fileURLWithPath: settingsPath))
-                    let settings = try JSONDecoder().decode(FolderSettings.self, from: data)
-                    switch settings.applied(to: made) {
-                    case .success(let b): made = b
-                    case .failure(let problem): return .failure(problem)
-                    }
-                } catch {
-                    return .failure(.init(reason: "sound.json cannot be read: \(fileErrorText(error))"))
+            bank = SoundCatalog.userEvents(files: events)
+            if let settings, let made = bank {
+                switch settings.applied(to: made) {
+                case .success(let b): bank = b
+                case .failure(let problem): return .failure(problem)
                 }
             }
-            bank = made
         }
+        if let problem = settings?.segments?.problem { return .failure(.init(reason: "sound.json: " + problem)) }
         return .success(
             SoundReference(
                 name: name, title: name, path: bed.map { directory + "/" + $0 } ?? events[0], source: .user,
-                loop: nil, loudnessLUFS: nil, events: bank, bedless: bed == nil))
+                loop: nil, loudnessLUFS: nil, events: bank, segments: bed == nil ? nil : settings?.segments,
+                bedless: bed == nil))
     }
 
     /// `NAME~N`: the sound's events (or its file, when it has none) as one-shots alone, about N an hour.
@@ -133,6 +140,7 @@ extension SoundCatalog {
         bank.perHour = perHour
         alone.events = bank
         alone.bedless = true
+        alone.segments = nil
         return alone
     }
 }

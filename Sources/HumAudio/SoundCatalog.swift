@@ -28,6 +28,8 @@ public struct SoundReference: Sendable, Equatable {
     public var loudnessLUFS: Double?
     /// One-shot events scattered over the sound (their files as paths), if it has any.
     public var events: SoundManifest.EventBank? = nil
+    /// How the bed plays in segments taken at random from its loop (nil: round and round).
+    public var segments: SoundManifest.Segments? = nil
     /// Events alone: `path` is not played as a bed (`NAME~N`, or a user folder without `bed.*`).
     public var bedless = false
 
@@ -129,7 +131,7 @@ public struct SoundCatalog: Sendable {
             if let files = events?.files { events?.files = files.map { dir + "/" + $0 } }
             return SoundReference(
                 name: $0.id, title: $0.title, path: dir + "/" + $0.file, source: .builtin,
-                loop: $0.loop, loudnessLUFS: $0.loudnessLUFS, events: events)
+                loop: $0.loop, loudnessLUFS: $0.loudnessLUFS, events: events, segments: $0.segments)
         }
     }
 

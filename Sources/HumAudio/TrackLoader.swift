@@ -59,17 +59,25 @@ public enum TrackLoader {
             SampleMemory.discard(storage, from: 0, to: (first + start) * channels)  // the head now lives in the seam
             let loop = LoopBuffer(
                 storage: storage, startFrame: first + start, frames: end - start, channels: channels)
-            return track(loop, normalization: normalization, speakers: speakers, rate: outputRate)
+            return track(loop, normalization: normalization, speakers: speakers, rate: outputRate, sound: sound)
         }
         let loop = try resampledLoop(&decoded, plan: plan, outputRate: outputRate, path: sound.path)
-        return track(loop, normalization: normalization, speakers: speakers, rate: outputRate)
+        return track(loop, normalization: normalization, speakers: speakers, rate: outputRate, sound: sound)
     }
 
-    /// The track of a loop made for `speakers` (small: high-passed and lifted, see `SmallSpeakerLift`).
-    static func track(_ loop: LoopBuffer, normalization: Float, speakers: SpeakerSize, rate: Int) -> Mixer.Track {
-        guard speakers == .small else { return Mixer.Track(loop: loop, normalization: normalization) }
+    /// The track of a loop made for `speakers` (small: high-passed and lifted, see `SmallSpeakerLift`), played in
+    /// segments when the sound has them and its loop is long enough for them.
+    static func track(
+        _ loop: LoopBuffer, normalization: Float, speakers: SpeakerSize, rate: Int, sound: SoundReference
+    ) -> Mixer.Track {
+        let segments = sound.segments.map { $0.bed(name: sound.name, sampleRate: rate) }
+        let fitting = segments?.fits(frames: loop.frames) == true ? segments : nil
+        guard speakers == .small else {
+            return Mixer.Track(loop: loop, normalization: normalization, segments: fitting)
+        }
         return Mixer.Track(
-            loop: loop, normalization: normalization * SmallSpeakerLift.apply(to: loop, sampleRate: rate))
+            loop: loop, normalization: normalization * SmallSpeakerLift.apply(to: loop, sampleRate: rate),
+            segments: fitting)
     }
 
     /// Frames to keep free before a sound of `frames` frames decoded for resampling in place: what the loop grows

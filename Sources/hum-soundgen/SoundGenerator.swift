@@ -30,7 +30,8 @@ enum SoundGenerator {
 
         Renders hum's built-in sounds from their recipes and seeds, matches their loudness, encodes them as Ogg Vorbis
         at 48 kHz and writes DIR/sounds.json (DIR defaults to Sounds). A sound with one-shot events also gets its
-        clips, DIR/events/ID/NN.ogg.
+        clips, DIR/events/ID/NN.ogg. Each sound keeps the `segments` (how its bed is played in random segments) that
+        DIR/sounds.json gave it before: they are set by hand.
 
           --out DIR   where to write (created if missing)
           --only ID   render only this sound and its events (repeat for more); the others keep their manifest
@@ -102,9 +103,14 @@ enum SoundGenerator {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let manifestPath = directory + "/sounds.json"
         var existing: [String: SoundManifest.Entry] = [:]
-        if !only.isEmpty, let data = FileManager.default.contents(atPath: manifestPath) {
-            let old = try JSONDecoder().decode(SoundManifest.self, from: data)
-            for e in old.sounds { existing[e.id] = e }
+        // The manifest there before: the sounds not rendered again keep their entries (`--only`), and every sound
+        // keeps its `segments`, which are set by hand, not made by a recipe.
+        if let data = FileManager.default.contents(atPath: manifestPath) {
+            let old =
+                only.isEmpty
+                ? try? JSONDecoder().decode(SoundManifest.self, from: data)
+                : try JSONDecoder().decode(SoundManifest.self, from: data)
+            for e in old?.sounds ?? [] { existing[e.id] = e }
         }
         var entries: [SoundManifest.Entry] = []
         let started = Date()
@@ -148,7 +154,8 @@ enum SoundGenerator {
                     channels: result.channels, loudnessLUFS: rounded(m.integratedLUFS),
                     truePeakDBTP: rounded(m.truePeakDBTP),
                     loop: .precut, license: license, recipe: recipe.recipe, seed: recipe.seed,
-                    events: try recipe.events.map { try writeEvents($0, of: recipe, into: directory) }))
+                    events: try recipe.events.map { try writeEvents($0, of: recipe, into: directory) },
+                    segments: existing[recipe.id]?.segments))
         }
         // A borrowed bank's clips may be written after the sound that borrows them: all must be there now.
         for e in entries {

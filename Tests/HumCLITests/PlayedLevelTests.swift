@@ -58,8 +58,9 @@ import Testing
     }
 
     /// The repository's library with every bank of events taken out (the files linked, the manifest rewritten),
-    /// in `box`: the beds alone.
-    static func bedsOnly(in box: Sandbox) throws -> String {
+    /// in `box`: the beds alone; looping unless `segments` (one loop's length of random segments is a random part
+    /// of the loop, so a loop's loudness is measured on the loop).
+    static func bedsOnly(in box: Sandbox, segments: Bool = false) throws -> String {
         let dir = box.root + "/beds"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for file in try FileManager.default.contentsOfDirectory(atPath: builtinSoundsDirectory)
@@ -68,7 +69,10 @@ import Testing
                 atPath: dir + "/" + file, withDestinationPath: builtinSoundsDirectory + "/" + file)
         }
         var manifest = try manifest()
-        for i in manifest.sounds.indices { manifest.sounds[i].events = nil }
+        for i in manifest.sounds.indices {
+            manifest.sounds[i].events = nil
+            if !segments { manifest.sounds[i].segments = nil }
+        }
         try JSONEncoder().encode(manifest).write(to: URL(fileURLWithPath: dir + "/sounds.json"))
         return dir
     }
@@ -104,7 +108,7 @@ import Testing
         #expect(!withEvents.isEmpty)
         let box = Sandbox()
         defer { withExtendedLifetime(box) {} }  // its folder holds the beds until the test ends
-        let beds = try Self.bedsOnly(in: box)
+        let beds = try Self.bedsOnly(in: box, segments: true)  // the same segments as with events, by the seed
         for entry in withEvents {
             let bed = try Self.renderedLoudness(["\(entry.id)=100"], seconds: 600, fade: false, seed: 1, sounds: beds)
             let heard = try Self.renderedLoudness(["\(entry.id)=100"], seconds: 600, fade: false, seed: 1)

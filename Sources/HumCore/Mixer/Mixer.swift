@@ -19,10 +19,16 @@ public final class Mixer: @unchecked Sendable {
         public var loop: LoopBuffer
         public var normalization: Float
         public var events: SoundEvents?
-        public init(loop: LoopBuffer, normalization: Float = 1, events: SoundEvents? = nil) {
+        /// How the loop is played in segments taken at random, so it never comes round the same way (nil: round
+        /// and round).
+        public var segments: BedSegments?
+        public init(
+            loop: LoopBuffer, normalization: Float = 1, events: SoundEvents? = nil, segments: BedSegments? = nil
+        ) {
             self.loop = loop
             self.normalization = normalization
             self.events = events
+            self.segments = segments
         }
     }
 
@@ -40,6 +46,18 @@ public final class Mixer: @unchecked Sendable {
         /// The epoch of the last slot command applied, and of the `leave` under way.
         var command: UInt32 = 0
         var leaving: UInt32 = 0
+        /// Played in segments (`BedSegments`; nil: round and round): the draws, the frames of this segment left
+        /// before its crossfade, and in a crossfade (`crossfaded` ≥ 0 frames into it) where the next one reads.
+        var segments: UnsafePointer<BedSegments.Table>? = nil
+        var random = SplitMix64(seed: 0)
+        var untilJoin = 0
+        var crossfaded = -1
+        var incoming = 0
+        var jumpLeast = 0
+        var jumpChoices = 1
+        /// The loop's grid steps (its frames, without a grid), and the step the next crossfade starts on.
+        var gridSteps = 1
+        var joinStep = 0
     }
 
     /// The largest block processed at once; bigger requests are split.
@@ -127,6 +145,7 @@ public final class Mixer: @unchecked Sendable {
                     channels: track.loop.channels, position: 0,
                     normalization: track.normalization,
                     ramp: GainRamp(gain: gain, rampFrames: rampFrames)))
+            voices[i].startSegments(track.segments.map { UnsafePointer($0.table) }, seed: eventSeed)
             events.enter(
                 slot: i, table: track.events.map { UnsafePointer($0.table) },
                 gain: controls.targetGain(track: i).gain)
@@ -297,6 +316,8 @@ public final class Mixer: @unchecked Sendable {
                     samples: samples, frames: sound.frames, channels: sound.channels, position: 0,
                     normalization: sound.normalization, ramp: GainRamp(gain: gain, rampFrames: rampFrames),
                     active: true, fade: .entering(frames: command.fadeFrames), command: command.epoch)
+                voices[s].startSegments(
+                    live._withUnsafeGuaranteedRef { $0.segmentTable(slot: s) }, seed: events.seed)
                 voiceCount = max(voiceCount, s + 1)
             case .leave:
                 if voices[s].active {
@@ -318,6 +339,7 @@ public final class Mixer: @unchecked Sendable {
         voices[s].samples = UnsafePointer(nothing)
         voices[s].frames = 1
         voices[s].position = 0
+        voices[s].segments = nil
         events.letGo(slot: s)
         let epoch = voices[s].leaving  // read outside the closure, which then captures nothing of self
         live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: epoch) }
@@ -341,6 +363,12 @@ public final class Mixer: @unchecked Sendable {
                 t += 1
                 continue
             }
+            if voices[t].segments != nil {
+                Voice.mixSegmented(&voices[t], into: out, frames: n, gains: voiceGains)
+                if voices[t].fade.isGone { letGo(slot: t) }
+                t += 1
+                continue
+            }
             if voices[t].fade.isMoving {
                 Voice.mixFading(&voices[t], into: out, frames: n, gains: voiceGains)
                 if voices[t].fade.isGone { letGo(slot: t) }
@@ -361,7 +389,7 @@ public final class Mixer: @unchecked Sendable {
                 let v = voices[next]
                 if !v.active {
                     // An empty slot: nothing to add, nothing to keep time for.
-                } else if v.ramp.current == 0, !v.ramp.isRamping, !v.fade.isMoving {
+                } else if v.segments == nil, v.ramp.current == 0, !v.ramp.isRamping, !v.fade.isMoving {
                     voices[next].mix(into: out, frames: n)
                 } else if v.channels == channels, v.isSteady(frames: n) {
                     switch count {

@@ -40,6 +40,7 @@ public final class MixerControls: @unchecked Sendable {
     private let loopFrames: UnsafeMutablePointer<Atomic<Int>>
     private let loopFormats: UnsafeMutablePointer<Atomic<UInt64>>
     private let eventTables: UnsafeMutablePointer<Atomic<UInt>>
+    private let segmentTables: UnsafeMutablePointer<Atomic<UInt>>
     private let released: UnsafeMutablePointer<Atomic<UInt32>>
     private let publishedEpoch = Atomic<UInt32>(0)
     private let releaseCount = Atomic<UInt32>(0)
@@ -55,6 +56,7 @@ public final class MixerControls: @unchecked Sendable {
         loopFrames = .allocate(capacity: slotCount)
         loopFormats = .allocate(capacity: slotCount)
         eventTables = .allocate(capacity: slotCount)
+        segmentTables = .allocate(capacity: slotCount)
         released = .allocate(capacity: slotCount)
         for i in 0..<slotCount {
             let volume = i < volumes.count ? MixerControls.clamp(volumes[i]) : 0
@@ -64,6 +66,7 @@ public final class MixerControls: @unchecked Sendable {
             (loopFrames + i).initialize(to: Atomic(0))
             (loopFormats + i).initialize(to: Atomic(0))
             (eventTables + i).initialize(to: Atomic(0))
+            (segmentTables + i).initialize(to: Atomic(0))
             (released + i).initialize(to: Atomic(0))
         }
         self.master.store(UInt64(MixerControls.clamp(master).bitPattern), ordering: .relaxed)
@@ -73,6 +76,7 @@ public final class MixerControls: @unchecked Sendable {
         for pointer in [gains, commands, loopFormats] { pointer.deinitialize(count: slotCount).deallocate() }
         loopAddresses.deinitialize(count: slotCount).deallocate()
         eventTables.deinitialize(count: slotCount).deallocate()
+        segmentTables.deinitialize(count: slotCount).deallocate()
         loopFrames.deinitialize(count: slotCount).deallocate()
         released.deinitialize(count: slotCount).deallocate()
     }
@@ -256,9 +260,10 @@ public final class MixerControls: @unchecked Sendable {
     /// the slot (a free slot), before the `enter` command that makes it read it.
     func describe(
         slot: Int, samples: UnsafePointer<Int16>, frames: Int, channels: Int, normalization: Float,
-        events: UnsafePointer<SoundEvents.Table>? = nil
+        events: UnsafePointer<SoundEvents.Table>? = nil, segments: UnsafePointer<BedSegments.Table>? = nil
     ) {
         eventTables[slot].store(UInt(bitPattern: events), ordering: .relaxed)
+        segmentTables[slot].store(UInt(bitPattern: segments), ordering: .relaxed)
         loopAddresses[slot].store(UInt(bitPattern: samples), ordering: .relaxed)
         loopFrames[slot].store(frames, ordering: .relaxed)
         loopFormats[slot].store(UInt64(channels) << 32 | UInt64(normalization.bitPattern), ordering: .relaxed)
@@ -305,6 +310,12 @@ public final class MixerControls: @unchecked Sendable {
     @inline(__always)
     func eventTable(slot: Int) -> UnsafePointer<SoundEvents.Table>? {
         UnsafePointer(bitPattern: eventTables[slot].load(ordering: .relaxed))
+    }
+
+    /// How the sound described in a slot plays in segments (nil: round and round).
+    @inline(__always)
+    func segmentTable(slot: Int) -> UnsafePointer<BedSegments.Table>? {
+        UnsafePointer(bitPattern: segmentTables[slot].load(ordering: .relaxed))
     }
 
     /// The audio thread let go of a slot's sound at the end of the `leave` of `epoch`.

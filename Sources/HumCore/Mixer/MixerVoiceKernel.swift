@@ -3,7 +3,7 @@ extension Mixer.Voice {
     /// A voice whose next `n` frames play at one gain, not silent, without wrapping around its loop.
     @inline(__always)
     func isSteady(frames n: Int) -> Bool {
-        ramp.current != 0 && !ramp.isRamping && position + n <= frames && !fade.isMoving
+        ramp.current != 0 && !ramp.isRamping && position + n <= frames && !fade.isMoving && segments == nil
     }
 
     /// Adds a voice that is entering or leaving the mix: its volume ramp times its fade, frame by frame (the

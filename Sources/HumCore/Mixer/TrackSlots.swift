@@ -123,7 +123,8 @@ public final class TrackSlots: @unchecked Sendable {
         table[slot] = Slot(state: .playing, track: added.track)
         controls.describe(
             slot: slot, samples: UnsafePointer(loop.samples), frames: loop.frames, channels: loop.channels,
-            normalization: added.track.normalization, events: added.track.events.map { UnsafePointer($0.table) })
+            normalization: added.track.normalization, events: added.track.events.map { UnsafePointer($0.table) },
+            segments: added.track.segments.map { UnsafePointer($0.table) })
         controls.setVolume(added.volume, muted: added.muted, track: slot)
         controls.command(slot: slot, .init(epoch: epoch, kind: .enter, fadeFrames: fadeFrames))
     }

@@ -49,12 +49,15 @@ public struct SoundManifest: Codable, Sendable, Equatable {
         public var seed: UInt64
         /// One-shot events scattered over the looping bed in `file`, if the sound has any.
         public var events: EventBank?
+        /// How the bed plays in segments taken at random from its loop, so it never comes round the same way
+        /// (nil: it loops round and round).
+        public var segments: Segments?
 
         public init(
             id: String, title: String, category: String, description: String, file: String,
             durationSeconds: Double, sampleRate: Int, channels: Int, loudnessLUFS: Double,
             truePeakDBTP: Double, loop: LoopMode, license: String, recipe: String, seed: UInt64,
-            events: EventBank? = nil
+            events: EventBank? = nil, segments: Segments? = nil
         ) {
             self.id = id
             self.title = title
@@ -71,6 +74,7 @@ public struct SoundManifest: Codable, Sendable, Equatable {
             self.recipe = recipe
             self.seed = seed
             self.events = events
+            self.segments = segments
         }
 
         enum CodingKeys: String, CodingKey {
@@ -80,7 +84,7 @@ public struct SoundManifest: Codable, Sendable, Equatable {
             case channels
             case loudnessLUFS = "loudness_lufs"
             case truePeakDBTP = "true_peak_dbtp"
-            case loop, license, recipe, seed, events
+            case loop, license, recipe, seed, events, segments
         }
     }
 
@@ -123,6 +127,72 @@ public struct SoundManifest: Codable, Sendable, Equatable {
             case gainDBMax = "gain_db_max"
             case panMin = "pan_min"
             case panMax = "pan_max"
+        }
+    }
+
+    /// A bed played as a chain of segments of its loop, each from a random place, joined by equal-power crossfades
+    /// (see `BedSegments`): with every segment shorter than 10 s, no 10 s of it ever comes back the same. For a
+    /// steady texture any place will do; a rhythmic bed gives its beat (`gridSeconds`), so that segments are whole
+    /// beats and each crossfade starts `gridOffsetSeconds` into one, between two strokes.
+    public struct Segments: Codable, Sendable, Equatable {
+        /// Each segment's length, from one crossfade's start to the next's, is drawn between these, in seconds.
+        public var minSeconds: Double
+        public var maxSeconds: Double
+        /// The length of each crossfade, in seconds.
+        public var crossfadeSeconds: Double
+        /// The beat of a rhythmic bed, in seconds (nil: none); its loop should hold a whole number of beats.
+        public var gridSeconds: Double?
+        /// Where in a beat a crossfade starts, in seconds from the beat (the loop's first frame is on one).
+        public var gridOffsetSeconds: Double?
+
+        public init(
+            minSeconds: Double, maxSeconds: Double, crossfadeSeconds: Double, gridSeconds: Double? = nil,
+            gridOffsetSeconds: Double? = nil
+        ) {
+            self.minSeconds = minSeconds
+            self.maxSeconds = maxSeconds
+            self.crossfadeSeconds = crossfadeSeconds
+            self.gridSeconds = gridSeconds
+            self.gridOffsetSeconds = gridOffsetSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case minSeconds = "min_seconds"
+            case maxSeconds = "max_seconds"
+            case crossfadeSeconds = "crossfade_seconds"
+            case gridSeconds = "grid_seconds"
+            case gridOffsetSeconds = "grid_offset_seconds"
+        }
+
+        /// Why these settings cannot be used, for people (nil: they can).
+        public var problem: String? {
+            let values = [minSeconds, maxSeconds, crossfadeSeconds, gridSeconds ?? 1, gridOffsetSeconds ?? 0]
+            guard values.allSatisfy({ $0.isFinite }) else { return "segments: every length must be a number" }
+            guard crossfadeSeconds >= BedSegments.shortestCrossfadeSeconds, crossfadeSeconds <= 10 else {
+                return "segments: crossfade_seconds must be from 0.01 to 10"
+            }
+            guard minSeconds > crossfadeSeconds, maxSeconds >= minSeconds, maxSeconds <= 3600 else {
+                return "segments: need crossfade_seconds < min_seconds <= max_seconds <= 3600"
+            }
+            if let gridSeconds {
+                guard gridSeconds > 0, gridSeconds <= maxSeconds else {
+                    return "segments: grid_seconds must be above 0 and at most max_seconds"
+                }
+            }
+            if let gridOffsetSeconds {
+                guard gridOffsetSeconds >= 0, gridOffsetSeconds < (gridSeconds ?? 0) else {
+                    return "segments: grid_offset_seconds must be from 0 to below grid_seconds"
+                }
+            }
+            return nil
+        }
+
+        /// The mixer's plan for a sound named `name` at `sampleRate`.
+        public func bed(name: String, sampleRate: Int) -> BedSegments {
+            BedSegments(
+                name: name, segmentSeconds: minSeconds...max(minSeconds, maxSeconds),
+                crossfadeSeconds: crossfadeSeconds, gridSeconds: gridSeconds,
+                gridOffsetSeconds: gridOffsetSeconds ?? 0, sampleRate: sampleRate)
         }
     }
 }
