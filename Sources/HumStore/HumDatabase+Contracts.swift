@@ -97,6 +97,11 @@ extension HumDatabase {
                 .text(try Self.json(c.proof)),
             ])
         let seq = try contractSeq(c.id)
+        try insertContractRows(c, seq: seq)
+    }
+
+    /// A contract's own rows (its criteria, watched paths, reviews and events), under its `seq`.
+    func insertContractRows(_ c: ContractRecord, seq: Int64) throws {
         for (i, text) in c.doneWhen.enumerated() {
             try db.run(
                 "INSERT INTO contract_criteria(contract_seq, position, text) VALUES (?, ?, ?)",

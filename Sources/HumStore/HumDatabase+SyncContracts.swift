@@ -43,18 +43,7 @@ extension HumDatabase {
         for table in ["contract_criteria", "contract_watch", "contract_reviews", "contract_events"] {
             try db.run("DELETE FROM \(table) WHERE contract_seq = ?", [.int(seq)])
         }
-        for (i, text) in c.doneWhen.enumerated() {
-            try db.run(
-                "INSERT INTO contract_criteria(contract_seq, position, text) VALUES (?, ?, ?)",
-                [.int(seq), .int(Int64(i)), .text(text)])
-        }
-        for (i, path) in c.watch.enumerated() {
-            try db.run(
-                "INSERT INTO contract_watch(contract_seq, position, path) VALUES (?, ?, ?)",
-                [.int(seq), .int(Int64(i)), .text(path)])
-        }
-        for review in c.reviews { try insertReview(review, seq: seq) }
-        for event in c.events { try insertEvent(event, seq: seq) }
+        try insertContractRows(c, seq: seq)
     }
 
     /// The contracts here whose reward was granted: final for a merge.
