@@ -14,11 +14,18 @@
 #        80x24: the one-line screen of `hum play`, and the full screen (`hum ui`) attached to a player (`hum daemon`),
 #        without and with focus rounds counting down. Prints the CPU of the screen's process and the player's, and
 #        the wake-ups of each one's event loop (its main thread's voluntary context switches over the run).
+#        bench/playback.sh --loaded [SECONDS]: hum alone plays the 8 tracks for SECONDS (default 600) beside two
+#        `yes > /dev/null`; prints the underruns hum counted (its `--verbose` end line), its CPU and peak RSS, and
+#        `uptime` before and after (bench/loaded.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --screens ]; then
     shift
     exec bench/screens.sh "$@"
+fi
+if [ "${1:-}" = --loaded ]; then
+    shift
+    exec bench/loaded.sh "$@"
 fi
 seconds=${1:-60}
 [ "$seconds" -ge 10 ] || { echo "bench/playback.sh: SECONDS is at least 10" >&2; exit 2; }

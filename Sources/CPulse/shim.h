@@ -140,9 +140,12 @@ static void hum_pulse_started(pa_stream *s, void *userdata) {
     ((hum_pulse *)userdata)->started = 1;
 }
 
+/* The server ran out of the stream's data and plays silence. Counted only once the stream has started: waiting
+ * for the first prebuf is not running dry (PulseAudio does not report it; this holds whatever the server does). */
 static void hum_pulse_underflow(pa_stream *s, void *userdata) {
     (void)s;
-    ((hum_pulse *)userdata)->underflows += 1;
+    hum_pulse *p = userdata;
+    if (p->started) p->underflows += 1;
 }
 
 static void hum_pulse_drained(pa_stream *s, int success, void *userdata) {

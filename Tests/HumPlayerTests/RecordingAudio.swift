@@ -57,6 +57,7 @@ final class RecordingAudio: PlayerAudio {
     var engineState: PlayerAudioState = .playing
     let device = "recording"
     var lostReason: String? { nil }
+    var underruns = 0
     var description: [String] { ["a test's recording audio at \(sampleRate) Hz"] }
     private let onEngineChange: @Sendable () -> Void
 

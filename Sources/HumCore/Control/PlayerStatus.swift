@@ -71,6 +71,9 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
     public var subscribers: Int?
     /// The shields as the player's guard holds them, oldest first; absent from older players.
     public var shields: [ShieldLine]?
+    /// How many times the audio device ran dry since the player opened it (the audio thread was late and the
+    /// device played silence); absent from a player without sound and from older players.
+    public var underruns: Int?
 
     public init(
         pid: Int32, session: String, state: State, mix: Mix, focus: Focus? = nil, elapsedSeconds: Int64 = 0,
@@ -90,7 +93,7 @@ public struct PlayerStatus: Equatable, Sendable, Codable {
         case pid, session, state, mix, focus, note
         case elapsedSeconds = "elapsed_seconds"
         case endsInSeconds = "ends_in_seconds"
-        case subscribers, shields
+        case subscribers, shields, underruns
     }
 }
 

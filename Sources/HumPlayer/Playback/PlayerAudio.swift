@@ -24,6 +24,9 @@ protocol PlayerAudio: AnyObject {
     var lostReason: String? { get }
     /// Lines for `--verbose`: the device, its rate and periods, how the engine thread runs.
     var description: [String] { get }
+    /// How many times the device ran dry and was restarted (an underrun: the audio thread was late), counted by the
+    /// audio thread since the audio opened.
+    var underruns: Int { get }
     /// Ends the engine at once (a second Ctrl-C, a lost device).
     func abort()
     /// Waits for the engine to end, up to `timeout` seconds.
@@ -95,6 +98,7 @@ extension PlaybackSession: PlayerAudio {
     var hasStarted: Bool { engine.hasStarted }
     var engineState: PlayerAudioState { engine.state }
     var device: String { sink.device }
+    var underruns: Int { engine.underruns }
     var lostReason: String? {
         let code = engine.lostErrorCode
         return code == 0 ? nil : sink.describeLoss(code)

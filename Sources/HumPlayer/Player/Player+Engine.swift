@@ -53,3 +53,14 @@ extension Player {
         }
     }
 }
+
+extension Player {
+    /// `--verbose`, as the player ends: how many times the audio device ran dry while it ran (`hum: audio: 0
+    /// underruns in 10:00`), the figure the goal of a player that never skips is read from (docs/PERFORMANCE.md).
+    func sayUnderruns() {
+        guard verboseAudio, let audio else { return }
+        let count = audio.underruns
+        let ran = DurationText.clock(seconds: Int64((loop.monotonicSeconds - started).rounded()))
+        environment.stderr.write("hum: audio: \(count) underrun\(count == 1 ? "" : "s") in \(ran)\n")
+    }
+}

@@ -70,6 +70,8 @@ public final class Player {
     /// What the presence watches, until `--verbose` has said it.
     var presenceWatching: String?
     var verbosePresence = false
+    /// `--verbose` was asked for (`describeAudio`): the end says how the audio went too (Player+Engine.swift).
+    var verboseAudio = false
     private(set) var state: PlayerStatus.State = .playing
     /// The audio device's trouble, while it lasts ("waiting for the audio device").
     var deviceNote: String?
@@ -86,7 +88,7 @@ public final class Player {
     /// Called once, when the mix reaches the device (at once for the timer alone): `--detach` and systemd wait
     /// for it.
     public var onReady: (() -> Void)?
-    private let started: Double
+    let started: Double
     private var stopRequests = 0
     private var engineWatch: (any LoopNotifier)?
     var reportedLost = false
@@ -334,6 +336,7 @@ public final class Player {
             endsInSeconds: left, note: note)
         status.subscribers = server?.subscriberCount
         status.shields = shieldGuard?.lines
+        status.underruns = audio?.underruns
         return status
     }
 
@@ -357,6 +360,7 @@ public final class Player {
     /// `--verbose`: how the audio runs, on stderr.
     public func describeAudio() {
         verbosePresence = true
+        verboseAudio = true
         sayPresenceProblem()
         guard let audio else {
             environment.stderr.write("hum: audio: none (the timer alone)\n")
@@ -466,6 +470,7 @@ public final class Player {
         server?.close()
         server = nil
         audio?.waitForEnd(timeout: 1)
+        sayUnderruns()
         return ExitCode.success
     }
 }
