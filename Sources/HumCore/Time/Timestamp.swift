@@ -297,13 +297,7 @@ func digits(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int?
 }
 
 func digits(_ b: [UInt8], _ start: Int, _ count: Int) -> Int? {
-    guard start >= 0, start + count <= b.count else { return nil }
-    var v = 0
-    for i in start..<(start + count) {
-        guard (48...57).contains(b[i]) else { return nil }
-        v = v * 10 + Int(b[i] - 48)
-    }
-    return v
+    b.withUnsafeBufferPointer { digits($0, start, count) }
 }
 
 @inline(__always) func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
