@@ -35,6 +35,10 @@ extension SyncMachine {
         try play(a, "wind=30")
         #expect(a.run("sync", "init", a.folder).code == 0)
         #expect(b.run("sync", "init", b.folder).code == 0)
+        // The hybrid clock reads the wall clock in whole seconds: two machines' plays in one second are ordered by
+        // their device ids (the same order everywhere, but not the order of the test). a's sync init wrote its
+        // imported play just now, so b plays in a later second.
+        Thread.sleep(forTimeInterval: 1.1)
         try play(b, "rain=40", "brown=25")
         try play(a, "brown=60")
         exchange([a, b])
