@@ -126,18 +126,19 @@ import Testing
             decoding: try encoder.encode(StatusDocument(StatusReport(player: nil, bankSeconds: 5))), as: UTF8.self)
         #expect(
             idle
-                == #"{"state":"idle","pid":null,"session":null,"phase":null,"round":null,"rounds":null,"remaining_seconds":null,"planned_seconds":null,"deadline":null,"paused":false,"waiting":false,"percent":null,"goal":null,"tags":[],"mix":null,"master":null,"elapsed_seconds":null,"ends_in_seconds":null,"note":null,"bank_seconds":5,"shields":null}"#
+                == #"{"state":"idle","pid":null,"session":null,"phase":null,"round":null,"rounds":null,"remaining_seconds":null,"planned_seconds":null,"deadline":null,"paused":false,"waiting":false,"percent":null,"goal":null,"tags":[],"mix":null,"master":null,"elapsed_seconds":null,"ends_in_seconds":null,"note":null,"bank_seconds":5,"shields":null,"underruns":null}"#
         )
+        var playing = Self.player(focus: Self.focus())
+        playing.underruns = 3
         let busy = String(
-            decoding: try encoder.encode(
-                StatusDocument(StatusReport(player: Self.player(focus: Self.focus()), bankSeconds: nil))),
+            decoding: try encoder.encode(StatusDocument(StatusReport(player: playing, bankSeconds: nil))),
             as: UTF8.self)
         #expect(busy.contains(#""state":"playing","pid":4242,"session":"abc","phase":"focus","round":2,"rounds":4"#))
         #expect(
             busy.contains(#""remaining_seconds":724,"planned_seconds":1500,"deadline":"2025-11-30T19:12:00+01:00""#))
         #expect(
             busy.contains(
-                #""master":100,"elapsed_seconds":100,"ends_in_seconds":null,"note":null,"bank_seconds":null,"shields":null}"#
+                #""master":100,"elapsed_seconds":100,"ends_in_seconds":null,"note":null,"bank_seconds":null,"shields":null,"underruns":3}"#
             ))
     }
 

@@ -7,6 +7,7 @@ public struct StatusDocument: Encodable, Sendable {
 
     enum Keys: String, CodingKey {
         case state, pid, session, phase, round, rounds, paused, waiting, percent, goal, tags, mix, master, note, shields
+        case underruns
         case remainingSeconds = "remaining_seconds"
         case plannedSeconds = "planned_seconds"
         case deadline
@@ -40,6 +41,7 @@ public struct StatusDocument: Encodable, Sendable {
         try c.encode(player?.note, forKey: .note)
         try c.encode(report.bankSeconds, forKey: .bankSeconds)
         try c.encode(player?.shields, forKey: .shields)
+        try c.encode(player?.underruns, forKey: .underruns)
     }
 }
 
