@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds dist/hum_VERSION-1_ARCH.deb from a built hum with dpkg-deb, files where Debian puts them. Its Depends
 # are computed by dpkg-shlibdeps from the libraries the binary links (with the versions their symbols need, from
-# the distribution's own shlibs and symbols files), not written by hand.
+# the distribution's own shlibs and symbols files), not written by hand. It Recommends libpulse0, which hum loads
+# at run time (dlopen, so dpkg-shlibdeps cannot see it) to play as a native stream to the sound server; without
+# it hum plays through ALSA.
 #   HUM_BIN        the binary to package (default .build/release/hum, what `make release` builds)
 #   DIST_DIR       where the package goes (default dist)
 #   DEB_MAINTAINER the Maintainer field (default: the project's address)
@@ -113,6 +115,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
 Depends: $depends
+Recommends: libpulse0
 Section: sound
 Priority: optional
 Description: calm focus companion for the terminal

@@ -195,6 +195,8 @@ import Testing
         ] {
             #expect(depends.contains(library), "Depends: \(depends)")
         }
+        // Loaded at run time (a native stream to the sound server), so dpkg-shlibdeps does not see it.
+        #expect(try field("Recommends") == "libpulse0")
 
         // The debug binary's RUNPATH to the toolchain is the one error a release binary cannot have
         // (scripts/check-static-swift.sh refuses to package one without HUM_ALLOW_DYNAMIC_SWIFT).
