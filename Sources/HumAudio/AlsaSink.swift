@@ -259,7 +259,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
 
     public func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult {
         guard let pcm else { return .lost(code: -EBADFD) }
-        var recovered = false
+        var recovered = 0
         var recoveries = 0
         var offset = 0
         while offset < count {
@@ -305,13 +305,13 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
                 // that fails again at once is lost, not retried in a loop).
                 recoveries += 1
                 if snd_pcm_recover(pcm, code, 1) == 0 {
-                    recovered = recovered || code != -EINTR
+                    if code != -EINTR { recovered += 1 }
                     continue
                 }
             }
             return .lost(code: code)
         }
-        return recovered ? .recovered : .written
+        return recovered > 0 ? .recovered(underruns: recovered) : .written
     }
 
     private enum Wait {

@@ -33,6 +33,9 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     public let sink: Sink
     private let stateValue = Atomic<UInt8>(State.idle.rawValue)
     private let underrunCount = Atomic<Int>(0)
+    /// When the first `keptUnderrunTimes` underruns happened, in seconds since the engine thread started: each
+    /// written by the engine thread before it counts that underrun, so a reader may read as many as it counted.
+    private let underrunTimes: UnsafeMutablePointer<Double>
     private let lostCode = Atomic<Int32>(0)
     private let reopenCount = Atomic<Int>(0)
     private let abortFlag = Atomic<Bool>(false)
@@ -61,9 +64,14 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
         self.mixer = mixer
         self.sink = sink
         buffer = .allocate(capacity: 2 * PlaybackEngine.maximumPeriod)
+        underrunTimes = .allocate(capacity: PlaybackEngine.keptUnderrunTimes)
+        underrunTimes.initialize(repeating: 0, count: PlaybackEngine.keptUnderrunTimes)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        underrunTimes.deallocate()
+    }
 
     /// The most frames mixed for one write (a device's period, mixed in blocks of `Mixer.maximumBlock`): 170 ms at
     /// 48 kHz, past any period hum asks a device for.
@@ -76,6 +84,13 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     public var hasStarted: Bool { wroteFirst.load(ordering: .acquiring) }
     /// Underruns recovered so far.
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    /// How many underrun times the engine keeps (`underrunSeconds`).
+    public static var keptUnderrunTimes: Int { 64 }
+    /// When the first underruns happened (at most `keptUnderrunTimes`), in seconds since the engine started.
+    public var underrunSeconds: [Double] {
+        let count = min(underrunCount.load(ordering: .acquiring), PlaybackEngine.keptUnderrunTimes)
+        return Array(UnsafeBufferPointer(start: underrunTimes, count: count))
+    }
     /// The error code of the write that lost the device (negative errno), while lost.
     public var lostErrorCode: Int32 { lostCode.load(ordering: .relaxed) }
     /// How many times the device was reopened after being lost.
@@ -113,6 +128,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
         let released = onRelease
         var releases = mixer.releases
         let scheduling = SchedulingRequest.applyToCurrentThread()
+        let began = PlaybackEngine.now()
         granted.withLock { $0 = scheduling }
         scheduled.signal()
         defer {
@@ -164,7 +180,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
             if n > 0 {
                 switch sink.write(buffer, count: n) {
                 case .written: break
-                case .recovered: underrunCount.add(1, ordering: .relaxed)
+                case .recovered(let underruns): counted(underruns, since: began)
                 case .interrupted: continue  // aborted: the loop ends
                 case .lost(let code):
                     lose(code, changed)
@@ -181,6 +197,23 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
             }
         }
         sink.close()
+    }
+
+    /// Counts underruns the sink reported, noting when (on the engine thread: no allocation, no lock).
+    private func counted(_ underruns: Int, since began: Double) {
+        let at = PlaybackEngine.now() - began
+        for _ in 0..<max(underruns, 0) {
+            let index = underrunCount.load(ordering: .relaxed)
+            if index < PlaybackEngine.keptUnderrunTimes { underrunTimes[index] = at }
+            underrunCount.store(index + 1, ordering: .releasing)
+        }
+    }
+
+    /// Monotonic seconds.
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The device went away: said before closing it, since closing a stream on a sound server that hangs can hang

@@ -240,7 +240,8 @@ public final class PulseSink: AudioSink, @unchecked Sendable {
     }
 
     /// Queues the frames and sends them at once (one iteration that does not wait). Underruns the server reported
-    /// since the last write come back as `.recovered`: the server plays silence and restarts the stream itself.
+    /// since the last write come back as `.recovered`, each of them counted (the server sends one underflow each
+    /// time the stream runs dry, plays silence, and restarts the stream itself once data is back).
     public func write(_ frames: UnsafePointer<Float>, count: Int) -> AudioSinkWriteResult {
         guard pulse.pointee.stream != nil else { return .lost(code: -EBADFD) }
         if interrupted.load(ordering: .relaxed) { return .interrupted }
@@ -249,9 +250,10 @@ public final class PulseSink: AudioSink, @unchecked Sendable {
         if hum_pulse_iterate(pulse, 0) < 0 { return .lost(code: -EIO) }
         if pulse.pointee.started != 0 { begun.store(true, ordering: .releasing) }
         if let code = failure() { return .lost(code: code) }
-        if pulse.pointee.underflows != underflowsSeen {
-            underflowsSeen = pulse.pointee.underflows
-            return .recovered
+        let underflows = pulse.pointee.underflows
+        if underflows != underflowsSeen {
+            defer { underflowsSeen = underflows }
+            return .recovered(underruns: Int(underflows &- underflowsSeen))
         }
         return .written
     }

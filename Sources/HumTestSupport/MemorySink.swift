@@ -8,9 +8,9 @@ public final class MemorySink: AudioSink, @unchecked Sendable {
     public private(set) var samples: [Float] = []
     public private(set) var opens = 0
     public private(set) var finished = false
-    /// Write numbers (counted from 0) that report `.lost`, and that report `.recovered`.
+    /// Write numbers (counted from 0) that report `.lost`; and that report `.recovered`, with how many underruns.
     public var loseOnWrites: Set<Int> = []
-    public var underrunOnWrites: Set<Int> = []
+    public var underrunOnWrites: [Int: Int] = [:]
     /// Opens (counted from 0) that fail, to simulate a device that is not back yet.
     public var failOpens: Set<Int> = []
     private var writes = 0
@@ -30,7 +30,7 @@ public final class MemorySink: AudioSink, @unchecked Sendable {
         defer { writes += 1 }
         if loseOnWrites.contains(writes) { return .lost(code: -19) }
         samples.append(contentsOf: UnsafeBufferPointer(start: frames, count: count * 2))
-        return underrunOnWrites.contains(writes) ? .recovered : .written
+        return underrunOnWrites[writes].map { .recovered(underruns: $0) } ?? .written
     }
 
     public func finish() { finished = true }

@@ -25,14 +25,16 @@ import Testing
 
     @Test func recoversUnderrunsAndReopensALostDevice() {
         let sink = MemorySink(periodFrames: 960)
-        sink.underrunOnWrites = [1, 3]
+        sink.underrunOnWrites = [1: 1, 3: 2]  // two underruns reported by one write count as two
         sink.loseOnWrites = [5]
         sink.failOpens = [0, 1]  // the device takes two attempts to come back
         let engine = PlaybackEngine(mixer: mixer(endFrame: 20 * 960), sink: sink)
         engine.reopenInterval = 0.01
         engine.start()
         #expect(engine.wait(timeout: 10))
-        #expect(engine.underruns == 2)
+        #expect(engine.underruns == 3)
+        #expect(engine.underrunSeconds.count == 3)
+        #expect(engine.underrunSeconds.allSatisfy { $0 >= 0 && $0 < 10 })
         #expect(engine.reopens == 1)
         #expect(sink.opens == 3)
         // The period lost with the device is gone; everything else arrived, in order.

@@ -40,6 +40,8 @@ import Testing
         let said = underruns(in: hum.stderr)
         #expect((said ?? 0) >= 1, "\(hum.stderr)")
         #expect(said == nil || after == nil || said! >= after!)
+        // When: the stop came about a second in, well within the first four seconds.
+        #expect(hum.stderr.contains(" (at 00:0"), "\(hum.stderr)")
     }
 
     /// A player left alone plays without an underrun, and says so.

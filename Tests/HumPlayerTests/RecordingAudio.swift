@@ -58,6 +58,7 @@ final class RecordingAudio: PlayerAudio {
     let device = "recording"
     var lostReason: String? { nil }
     var underruns = 0
+    var underrunSeconds: [Double] = []
     var description: [String] { ["a test's recording audio at \(sampleRate) Hz"] }
     private let onEngineChange: @Sendable () -> Void
 

@@ -37,8 +37,9 @@ extension AudioSink {
 
 public enum AudioSinkWriteResult: Equatable, Sendable {
     case written
-    /// The device had run dry (or was suspended); it was recovered and the frames were written.
-    case recovered
+    /// The device had run dry `underruns` times (or was suspended) since the last write; it was recovered and the
+    /// frames were written. A sound server reports each time its stream ran dry, however close together.
+    case recovered(underruns: Int)
     /// The device went away; `code` is the negative errno of the failed call (−ETIMEDOUT: it took nothing for
     /// seconds).
     case lost(code: Int32)

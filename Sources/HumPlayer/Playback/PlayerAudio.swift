@@ -27,6 +27,9 @@ protocol PlayerAudio: AnyObject {
     /// How many times the device ran dry and was restarted (an underrun: the audio thread was late), counted by the
     /// audio thread since the audio opened.
     var underruns: Int { get }
+    /// When the first of them happened (up to `PlaybackEngine.keptUnderrunTimes`), in seconds since the audio
+    /// started playing.
+    var underrunSeconds: [Double] { get }
     /// Ends the engine at once (a second Ctrl-C, a lost device).
     func abort()
     /// Waits for the engine to end, up to `timeout` seconds.
@@ -99,6 +102,7 @@ extension PlaybackSession: PlayerAudio {
     var engineState: PlayerAudioState { engine.state }
     var device: String { sink.device }
     var underruns: Int { engine.underruns }
+    var underrunSeconds: [Double] { engine.underrunSeconds }
     var lostReason: String? {
         let code = engine.lostErrorCode
         return code == 0 ? nil : sink.describeLoss(code)

@@ -55,12 +55,23 @@ extension Player {
 }
 
 extension Player {
-    /// `--verbose`, as the player ends: how many times the audio device ran dry while it ran (`hum: audio: 0
-    /// underruns in 10:00`), the figure the goal of a player that never skips is read from (docs/PERFORMANCE.md).
+    /// `--verbose`, as the player ends: how many times the audio device ran dry while it ran, and when, counted
+    /// from the start of the audio (`hum: audio: 0 underruns in 10:00`, `hum: audio: 2 underruns in 10:00 (at
+    /// 01:02, 04:30)`), the figure the goal of a player that never skips is read from (docs/PERFORMANCE.md).
     func sayUnderruns() {
         guard verboseAudio, let audio else { return }
         let count = audio.underruns
         let ran = DurationText.clock(seconds: Int64((loop.monotonicSeconds - started).rounded()))
-        environment.stderr.write("hum: audio: \(count) underrun\(count == 1 ? "" : "s") in \(ran)\n")
+        environment.stderr.write(
+            "hum: audio: \(count) underrun\(count == 1 ? "" : "s") in \(ran)"
+                + Player.underrunTimes(audio.underrunSeconds, of: count) + "\n")
+    }
+
+    /// ` (at 01:02, 04:30)`, or ` (the first 64 at …)` when the engine kept fewer times than it counted; empty
+    /// without underruns.
+    static func underrunTimes(_ seconds: [Double], of count: Int) -> String {
+        guard !seconds.isEmpty else { return "" }
+        let times = seconds.map { DurationText.clock(seconds: Int64($0.rounded(.down))) }.joined(separator: ", ")
+        return seconds.count < count ? " (the first \(seconds.count) at \(times))" : " (at \(times))"
     }
 }
