@@ -15,8 +15,9 @@
 #        without and with focus rounds counting down. Prints the CPU of the screen's process and the player's, and
 #        the wake-ups of each one's event loop (its main thread's voluntary context switches over the run).
 #        bench/playback.sh --loaded [SECONDS]: hum alone plays the 8 tracks for SECONDS (default 600) beside two
-#        `yes > /dev/null`; prints the underruns hum counted (its `--verbose` end line), its CPU and peak RSS, and
-#        `uptime` before and after (bench/loaded.sh).
+#        `yes > /dev/null` (HUM_LOADED_IO=1: and a file-system load); prints the underruns hum counted and when (its
+#        `--verbose` end line), its CPU and peak RSS, `uptime` before and after, and the CPU time a hypervisor took
+#        from the machine (steal) over the run and around each underrun (bench/loaded.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --screens ]; then

@@ -6,7 +6,10 @@ start_null_sink() {
     mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
     HUM_PULSE_STARTED=0
     if ! pactl info >/dev/null 2>&1; then
-        pulseaudio -n --daemonize=yes --exit-idle-time=-1 --system=no --disallow-exit \
+        # As a desktop runs it: its I/O threads (the null sink's) at real-time priority, the rest at nice -11
+        # (granted as root; a desktop's server gets the same from rtkit).
+        pulseaudio -n --daemonize=yes --exit-idle-time=-1 --system=no --disallow-exit --realtime=yes \
+            --high-priority=yes \
             --load="module-null-sink sink_name=testsink format=float32le rate=48000 channels=2" \
             --load="module-native-protocol-unix" 2>/dev/null || true
         for _ in $(seq 50); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
