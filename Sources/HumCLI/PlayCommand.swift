@@ -47,7 +47,7 @@ struct PlayCommand: HumCommand {
     static let verbose = Flag(
         "verbose", short: "v",
         help: "say on stderr how the audio runs (device, rate, format, the engine's priority) and, at the end, "
-            + "how many underruns")
+            + "how many underruns and when")
     static let detach = Flag(
         "detach", help: "play in the background (its messages in $XDG_STATE_HOME/hum/player.log) and return")
     static let arguments: [any Declared] = [sounds, duration, master, fade, device, raw, verbose, detach]
