@@ -34,7 +34,8 @@ frames whose strongest 1-8 kHz bin stands 25 dB over the band's median; "env2-8k
 --repeat (and --library) also prints "repeat": the longest stretch from the start before any 10 s of the file
 comes back identical (normalised correlation of the two 10 s windows 0.99 or more, at any lag from 0.5 s), in
 seconds, or "none" if no 10 s window repeats within the file; and the lag of that repeat. A loop of L seconds
-played on its own reads about L + 10.
+played on its own reads about L + 10. The lags tried are the 24 strongest peaks of the autocorrelation, and up to
+4000 more screened on quarter-second blocks at 12 kHz (a rhythmic sound peaks at every beat, all about as high).
 --library renders each built-in sound (all of them, or the SOUNDs named) alone for M minutes (30 unless given)
 with `hum render --seed 1` (the hum binary from $HUM_BIN, else `hum` on PATH) and measures each render with
 --repeat, so events scheduled at random count as they are heard.
@@ -253,6 +254,39 @@ def high_correlation(channels):
 REPEAT_WINDOW = 10.0  # seconds
 REPEAT_LIKENESS = 0.99
 REPEAT_CANDIDATES = 24
+# A rhythmic sound (a clock, a heart, a train) has an autocorrelation peak at every beat, all about as high: the
+# strongest 24 say nothing of where a stretch came back. So up to this many more peaks are screened, cheaply, first.
+REPEAT_SCREENED = 4000
+REPEAT_SCREEN_LIKENESS = 0.95
+
+
+def screened(small, lags, auto, window):
+    """The lags (at the decimated rate) under which some window of nearly `window` samples of `small` comes back
+    with a normalised correlation of REPEAT_SCREEN_LIKENESS or more: computed on quarter-second blocks (a window of
+    39 blocks lies inside any 10 s one), so thousands of lags take a minute."""
+    block = int(0.25 * RATE / 4)
+    count = max(1, window // block - 1)
+    x = small.astype(np.float64)
+    squares = np.concatenate(([0.0], np.cumsum(x * x)))
+    kept = []
+    for lag in lags:
+        if auto[lag] < 0.05:
+            continue
+        blocks = (x.size - lag) // block
+        if blocks < count:
+            continue
+        product = (x[:blocks * block] * x[lag:lag + blocks * block]).reshape(blocks, block).sum(1)
+        edges = np.arange(blocks + 1) * block
+        first = np.diff(squares[edges])
+        second = np.diff(squares[edges + lag])
+        sums = np.concatenate(([0.0], np.cumsum(product)))
+        a = np.concatenate(([0.0], np.cumsum(first)))
+        b = np.concatenate(([0.0], np.cumsum(second)))
+        p = sums[count:] - sums[:-count]
+        e = (a[count:] - a[:-count]) * (b[count:] - b[:-count])
+        if np.max(p / np.sqrt(np.maximum(e, 1e-30))) >= REPEAT_SCREEN_LIKENESS:
+            kept.append(lag)
+    return np.array(kept, dtype=int)
 
 
 def first_repeat(mono):
@@ -277,7 +311,9 @@ def first_repeat(mono):
     if hi <= lo:
         return None, None
     peaks, _ = signal.find_peaks(auto[lo:hi], distance=max(1, int(0.25 * RATE / 4)))
-    peaks = peaks[np.argsort(auto[lo:hi][peaks])[::-1][:REPEAT_CANDIDATES]] + lo
+    ranked = peaks[np.argsort(auto[lo:hi][peaks])[::-1]] + lo
+    peaks = np.concatenate((ranked[:REPEAT_CANDIDATES],
+                            screened(small, ranked[REPEAT_CANDIDATES:REPEAT_SCREENED], auto, window // 4)))
     x = mono.astype(np.float64)
     energy = np.concatenate(([0.0], np.cumsum(x * x)))
     best = None
@@ -364,6 +400,9 @@ def library_files(names, minutes, folder):
 
 
 def main(argv):
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return 0
     json_out = bands_out = None
     pairs = 0
     show_peaks = repeat = library = textured = False

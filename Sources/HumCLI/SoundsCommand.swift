@@ -19,7 +19,9 @@ struct SoundsCommand: HumCommand {
         such as .m4a, .aac, .wv or .mka), or cannot be played by their name, are listed apart at the end with the
         reason; in the JSON they carry a "problem". A sound with one-shot events scattered over its loop (thunder's
         strokes, a folder with an events/ folder, NAME~N) says how many clips it has and how many it plays an hour
-        on average ("events" in the JSON).
+        on average ("events" in the JSON). A bed played in random segments, so that it never comes round the same
+        way, has "segments" in the JSON: their lengths and crossfade in seconds, and a rhythmic bed's beat
+        ("grid_seconds", "grid_offset_seconds", or the list of its "beats") and "jitter_seconds".
         """
     static let examples = [
         "hum sounds",
@@ -49,12 +51,14 @@ struct SoundsCommand: HumCommand {
         var problem: String?
         /// The one-shot events the mixer scatters over the sound, if it has any.
         var events: Events? = nil
+        /// How its bed plays in random segments, as the manifest or its `sound.json` gives them (nil: it loops).
+        var segments: SoundManifest.Segments? = nil
 
         enum CodingKeys: String, CodingKey {
             case name, title, source, path
             case durationSeconds = "duration_seconds"
             case sampleRate = "sample_rate"
-            case channels, problem, events
+            case channels, problem, events, segments
         }
     }
 
@@ -106,7 +110,7 @@ struct SoundsCommand: HumCommand {
                         name: sound.name, title: sound.title, source: sound.source, path: sound.path,
                         durationSeconds: (info.durationSeconds * 1000).rounded() / 1000,
                         sampleRate: info.sampleRate, channels: info.channels, problem: nil,
-                        events: Events(sound.events))
+                        events: Events(sound.events), segments: sound.bedless ? nil : sound.segments)
                 } catch {
                     return Listing(
                         name: sound.name, title: sound.title, source: sound.source, path: sound.path,

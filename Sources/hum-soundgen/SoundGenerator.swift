@@ -31,7 +31,8 @@ enum SoundGenerator {
         Renders hum's built-in sounds from their recipes and seeds, matches their loudness, encodes them as Ogg Vorbis
         at 48 kHz and writes DIR/sounds.json (DIR defaults to Sounds). A sound with one-shot events also gets its
         clips, DIR/events/ID/NN.ogg. Each sound keeps the `segments` (how its bed is played in random segments) that
-        DIR/sounds.json gave it before: they are set by hand.
+        DIR/sounds.json gave it before: they are set by hand, but for the beats of a sound whose beat is not even
+        (the heartbeat's), which its recipe writes.
 
           --out DIR   where to write (created if missing)
           --only ID   render only this sound and its events (repeat for more); the others keep their manifest
@@ -104,7 +105,7 @@ enum SoundGenerator {
         let manifestPath = directory + "/sounds.json"
         var existing: [String: SoundManifest.Entry] = [:]
         // The manifest there before: the sounds not rendered again keep their entries (`--only`), and every sound
-        // keeps its `segments`, which are set by hand, not made by a recipe.
+        // keeps its `segments`, which are set by hand, not made by a recipe (but for a recipe's uneven beats).
         if let data = FileManager.default.contents(atPath: manifestPath) {
             let old =
                 only.isEmpty
@@ -155,7 +156,7 @@ enum SoundGenerator {
                     truePeakDBTP: rounded(m.truePeakDBTP),
                     loop: .precut, license: license, recipe: recipe.recipe, seed: recipe.seed,
                     events: try recipe.events.map { try writeEvents($0, of: recipe, into: directory) },
-                    segments: existing[recipe.id]?.segments))
+                    segments: segments(existing[recipe.id]?.segments, of: recipe)))
         }
         // A borrowed bank's clips may be written after the sound that borrows them: all must be there now.
         for e in entries {
@@ -176,6 +177,13 @@ enum SoundGenerator {
     }
 
     static func rounded(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+
+    /// A sound's segments as set by hand, with the beats its recipe knows (a heart's, whose rate breathes).
+    static func segments(_ set: SoundManifest.Segments?, of recipe: SoundRecipe) -> SoundManifest.Segments? {
+        guard var s = set else { return nil }
+        if let beats = recipe.beats(sampleRate: sampleRate) { s.beats = beats }
+        return s
+    }
 
     static func size(_ path: String) -> Int {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0

@@ -61,8 +61,43 @@ import Testing
         let surf = (json(listed.stdout) as? [[String: Any]])?.first { $0["name"] as? String == "surf" }
         let problem = surf?["problem"] as? String ?? ""
         #expect(problem.contains("min_seconds"), "\(listed.stdout)")
-        // And it does not play (as any folder `hum sounds` lists with a problem).
+        // And it does not play (as any folder `hum sounds` lists with a problem), saying why in one line.
+        let folder = "\(box.root)/data/hum/sounds/surf"
+        let said =
+            "hum: the sound \"surf\" (\(folder)) cannot play: sound.json: segments: need crossfade_seconds < "
+            + "min_seconds <= max_seconds <= 3600; correct \(folder)/sound.json (see docs/sounds.md) or remove it\n"
         let run = try box.hum(["render", "surf", "--for", "2s", "-o", box.path("x.wav")])
-        #expect(run.status != 0)
+        #expect(run.status == 1)
+        #expect(run.stderr == said)
+        let play = try box.hum(["play", "surf", "--for", "1s", "--device", "file:FILE=\(box.path("p.raw")),FORMAT=raw"])
+        #expect(play.status == 1)
+        #expect(play.stderr == said)
+    }
+
+    /// `hum sounds --json` gives each sound's segments: the built-in clock's grid and jitter, the heart's beats,
+    /// a folder's from its sound.json.
+    @Test func theListingGivesEachSoundsSegments() throws {
+        let box = Sandbox()
+        _ = try Self.folder(box, settings: Self.segments)
+        let listed = try box.hum(["sounds", "--json"], environment: ["HUM_SOUNDS_DIR": builtinSoundsDirectory])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let sounds = try #require(json(listed.stdout) as? [[String: Any]])
+        func segments(_ name: String) -> [String: Any]? {
+            sounds.first { $0["name"] as? String == name }?["segments"] as? [String: Any]
+        }
+        let surf = try #require(segments("surf"))
+        #expect(surf["min_seconds"] as? Double == 2 && surf["crossfade_seconds"] as? Double == 0.5)
+        let manifest = try JSONDecoder().decode(
+            SoundManifest.self, from: Data(contentsOf: URL(fileURLWithPath: builtinSoundsDirectory + "/sounds.json")))
+        let builtins = manifest.sounds.filter { $0.segments != nil }
+        #expect(builtins.count == manifest.sounds.count, "every built-in bed plays in segments")
+        for entry in builtins {
+            let listedSegments = try #require(segments(entry.id), "\(entry.id)")
+            let data = try JSONSerialization.data(withJSONObject: listedSegments)
+            #expect(try JSONDecoder().decode(SoundManifest.Segments.self, from: data) == entry.segments, "\(entry.id)")
+        }
+        #expect((segments("heartbeat")?["beats"] as? [Double])?.count == 55)
+        #expect(segments("clock")?["jitter_seconds"] as? Double == 0.006)
+        #expect(segments("rain")?["beats"] == nil)
     }
 }

@@ -92,6 +92,15 @@ import Testing
         let play = try runBinary(
             ["render", dir + "/song.m4a", "--duration", "0.2s", "-o", s.root + "/out.wav"], environment: s.environment)
         #expect(play.code == 1, "\(play.err)")
+        // By its name, it says what the listing says, not "unknown sound".
+        let named = try runBinary(
+            ["render", "song", "--duration", "0.2s", "-o", s.root + "/out.wav"], environment: s.environment)
+        #expect(named.code == 1)
+        #expect(
+            named.err
+                == "hum: the sound \"song\" (\(dir)/song.m4a) cannot play: is MP4 audio (AAC or ALAC), which hum "
+                + "cannot play; "
+                + "convert it to FLAC, Ogg Vorbis, Opus or MP3 (e.g. ffmpeg -i 'song.m4a' 'song.flac')\n")
     }
 
     @Test func aNameWithAnEqualsSignPlaysByThatName() throws {

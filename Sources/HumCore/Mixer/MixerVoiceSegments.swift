@@ -11,7 +11,15 @@ extension Mixer.Voice {
     {
         let t = table.pointee
         // (Rounded by hand: `rounded()` reaches for its rounding rule's metadata, which the audio thread may not.)
-        let steps = max(1, Int(Double(frames) / t.step + 0.5))
+        var steps = max(1, Int(Double(frames) / t.step + 0.5))
+        if let beats = t.beats {
+            // The beats are the steps: all in the loop, with room round the wrap for a crossfade after the last.
+            let last = beats[t.beatCount - 1]
+            guard last < frames, frames - last + beats[0] > t.phase + t.jitterFrames + t.crossfadeFrames else {
+                return nil
+            }
+            steps = t.beatCount
+        }
         let step = Double(frames) / Double(steps)
         let ratio = Double(t.marginFrames) / step
         let least = max(1, Double(Int(ratio)) < ratio ? Int(ratio) + 1 : Int(ratio))
@@ -19,9 +27,13 @@ extension Mixer.Voice {
         return choices >= 1 ? (steps, least, choices) : nil
     }
 
-    /// The frame (from the loop's start, not wrapped) where grid step `index` begins.
+    /// The frame (from the loop's start, not wrapped) where grid step `index` begins: with beats, the beat
+    /// `index` counts to, round the loop as often as it takes.
     @inline(__always)
-    func gridFrame(_ index: Int) -> Int { Int(Double(index) * Double(frames) / Double(gridSteps) + 0.5) }
+    func gridFrame(_ index: Int) -> Int {
+        if let beats = segments?.pointee.beats { return beats[index % gridSteps] + index / gridSteps * frames }
+        return Int(Double(index) * Double(frames) / Double(gridSteps) + 0.5)
+    }
 
     /// The generator of a sound's bed entering the mix: a stream of its own beside its events' (same seed and
     /// name, stirred with a different constant), so segments never move an event.
@@ -125,9 +137,14 @@ extension Mixer.Voice {
                 if voice.untilJoin == 0 {
                     // A join: the next segment starts somewhere else along the loop, at least the margin away, on
                     // the grid (`joinStep` now says where it starts).
-                    let jump = voice.jumpLeast + Int(voice.random.next() % UInt64(voice.jumpChoices))
+                    // With jitter, it lands up to `jitterFrames` off its place, drawn from the high half of the same
+                    // number (so the draws stay one a join).
+                    let draw = voice.random.next()
+                    let jump = voice.jumpLeast + Int(draw % UInt64(voice.jumpChoices))
+                    let jitter = table.pointee.jitterFrames
+                    let off = jitter > 0 ? Int((draw >> 32) % UInt64(2 * jitter + 1)) - jitter : 0
                     voice.joinStep = (voice.joinStep + jump) % voice.gridSteps
-                    voice.incoming = (voice.gridFrame(voice.joinStep) + phase) % voice.frames
+                    voice.incoming = (voice.gridFrame(voice.joinStep) + phase + off + voice.frames) % voice.frames
                     voice.crossfaded = 0
                 }
             } else {

@@ -100,6 +100,9 @@ public enum MixSetup {
         var entries: [MixEntry] = []
         for (token, word) in tokens {
             guard let sound = catalog.resolve(token.name) else {
+                if let broken = catalog.userFolder.unnamed.first(where: { $0.name == token.name }) {
+                    throw .failure(unplayable(broken))
+                }
                 let names = catalog.all.map(\.name)
                 let hint = Suggest.closest(to: token.name, in: names).map { "did you mean \"\($0)\"? " } ?? ""
                 let listing =
@@ -116,6 +119,16 @@ public enum MixSetup {
             entries.append(MixEntry(token: token, sound: sound))
         }
         return entries
+    }
+
+    /// Why a user sound that is there cannot play, and what to do: a folder with a bad `sound.json`, a file of a
+    /// format hum cannot decode, or one whose name another sound has (`SoundCatalog.userFolder`).
+    static func unplayable(_ sound: SoundCatalog.UnnamedUserSound) -> String {
+        let fix =
+            sound.reason.hasPrefix("sound.json")
+            ? "; correct \((sound.path + "/sound.json").visible) (see docs/sounds.md) or remove it"
+            : sound.reason.contains(";") ? "" : "; see 'hum sounds'"
+        return "the sound \(sound.name.quoted) (\(sound.path.visible)) cannot play: \(sound.reason)\(fix)"
     }
 
     /// The mix to play when the command line names none: the setting play.mix when set (it was chosen; the last mix

@@ -79,6 +79,22 @@ enum PulseRecipes {
     /// tricuspid valves closing) a low thump of 40-250 Hz over about 100 ms, the second ("dub", the aortic and
     /// pulmonary valves) a third of a second later, shorter and a little higher; the blood's soft whoosh after
     /// each beat. The rate breathes: a little faster on the in-breath, slower on the out-breath.
+    /// Where the heartbeat's lubs fall in a loop of `frames` frames, in frames: 55 a minute, evenly spread, nudged
+    /// by a breathing curve with a whole number of breaths per loop (so the rate breathes ±3 %).
+    static func heartbeatOnsets(frames n: Int, sampleRate: Double) -> [Int] {
+        let seconds = Double(n) / sampleRate
+        let beats = max(1, Int((seconds * 55 / 60).rounded()))
+        let breaths = max(1, Int((seconds / 5).rounded()))
+        let spacing = Double(n) / Double(beats)
+        return (0..<beats).map { b in
+            let phase = Double(b) / Double(beats)
+            let nudge =
+                0.03 * spacing * SynthMath.sinCycles(Double(breaths) * phase) * Double(beats)
+                / (2 * SynthMath.pi * Double(breaths))
+            return Int(Double(b) * spacing + nudge)
+        }
+    }
+
     static let heartbeat = SoundRecipe(
         id: "heartbeat", title: "Slow heartbeat", category: "body",
         description: "A calm heart at rest, about 55 beats a minute: a soft, muffled lub-dub to settle into.",
@@ -86,22 +102,14 @@ enum PulseRecipes {
         recipe:
             "heartbeat/1: 55 beats a minute (±3% with a 5 s breath), lub: 40-260 Hz modes over 90 ms, dub 0.31 s "
             + "later: 55-330 Hz over 60 ms at -3 dB, 12 ms soft onsets; a whoosh (noise < 250 Hz) after each lub; "
-            + "low-passed at 400 Hz, a faint body noise 40 dB down; peaks held 18 dB over the loudness"
+            + "low-passed at 400 Hz, a faint body noise 40 dB down; peaks held 18 dB over the loudness",
+        beats: PulseRecipes.heartbeatOnsets(frames:sampleRate:)
     ) { ctx in
         let sr = ctx.sampleRate
         let n = ctx.frames
-        let beats = max(1, Int((ctx.seconds * 55 / 60).rounded()))
-        // Beat times: evenly spread, nudged by a breathing curve with a whole number of breaths per loop.
-        let breaths = max(1, Int((ctx.seconds / 5).rounded()))
         var out = [Float](repeating: 0, count: n)
         var whoosh = [Float](repeating: 0, count: n)
-        let spacing = Double(n) / Double(beats)
-        for b in 0..<beats {
-            let phase = Double(b) / Double(beats)
-            let nudge =
-                0.03 * spacing * SynthMath.sinCycles(Double(breaths) * phase) * Double(beats)
-                / (2 * SynthMath.pi * Double(breaths))
-            let at = Int(Double(b) * spacing + nudge)
+        for at in heartbeatOnsets(frames: n, sampleRate: sr) {
             let lub = struck(
                 [
                     (ctx.rng.uniform(38...44), 0.045, 1), (ctx.rng.uniform(65...75), 0.03, 0.8),

@@ -17,13 +17,17 @@ public struct SoundRecipe: Sendable {
     public var recipe: String
     /// One-shot events the mixer scatters over this loop (its bed), if any.
     public var events: EventRecipe?
+    /// Where the beats of a bed whose beat is not even fall in a loop of so many frames at a sample rate, in
+    /// frames (nil: no such beat): written to the manifest as its segments' `beats`, so that joins fall between them.
+    let beatFrames: (@Sendable (Int, Double) -> [Int])?
     let renderer: @Sendable (inout RenderContext) -> [[Float]]
 
     public init(
         id: String, title: String, category: String, description: String, seconds: Int, channels: Int,
-        seed: UInt64, recipe: String, events: EventRecipe? = nil,
+        seed: UInt64, recipe: String, events: EventRecipe? = nil, beats: (@Sendable (Int, Double) -> [Int])? = nil,
         render: @escaping @Sendable (inout RenderContext) -> [[Float]]
     ) {
+        self.beatFrames = beats
         self.id = id
         self.title = title
         self.category = category
@@ -34,6 +38,16 @@ public struct SoundRecipe: Sendable {
         self.recipe = recipe
         self.events = events
         self.renderer = render
+    }
+
+    /// The beats of the library's loop in seconds from its start (to 0.1 ms), or nil when the sound has no uneven
+    /// beat.
+    public func beats(sampleRate: Int = 48_000) -> [Double]? {
+        beatFrames.map { f in
+            f(seconds * sampleRate, Double(sampleRate)).map {
+                (Double($0) / Double(sampleRate) * 10_000).rounded() / 10_000
+            }
+        }
     }
 
     /// Renders a loop of `frames` frames (the library's length unless asked otherwise, e.g. a short one for a test):
