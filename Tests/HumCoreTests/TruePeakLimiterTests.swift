@@ -91,4 +91,100 @@ import Testing
         #expect(truePeak <= TruePeakLimiter.threshold * 1.02)
         #expect(truePeak > TruePeakLimiter.threshold * 0.9)
     }
+    /// Runs `input` (interleaved stereo) through a limiter that skips what it can and one that measures every
+    /// point over all 32 taps (`skipsWork` off), in blocks of `block` frames; the two outputs and final gains.
+    static func skippingAndExact(_ input: [Float], block: Int) -> (fast: [Float], exact: [Float], gains: [Float]) {
+        var fast = TruePeakLimiter(sampleRate: 48000, maximumBlock: 2048)
+        var exact = TruePeakLimiter(sampleRate: 48000, maximumBlock: 2048)
+        exact.skipsWork = false
+        defer {
+            fast.deallocate()
+            exact.deallocate()
+        }
+        var a = [Float](repeating: 0, count: input.count)
+        var b = a
+        var done = 0
+        while done < input.count / 2 {
+            let n = min(block, input.count / 2 - done)
+            input.withUnsafeBufferPointer {
+                fast.input.update(from: $0.baseAddress! + 2 * done, count: 2 * n)
+                exact.input.update(from: $0.baseAddress! + 2 * done, count: 2 * n)
+            }
+            a.withUnsafeMutableBufferPointer { fast.process(into: $0.baseAddress! + 2 * done, frames: n) }
+            b.withUnsafeMutableBufferPointer { exact.process(into: $0.baseAddress! + 2 * done, frames: n) }
+            done += n
+        }
+        return (a, b, [fast.gain, exact.gain])
+    }
+
+    /// The windows that come nearest what the limiter skips without interpolating: for a point of phase p, its 32
+    /// samples given the signs of p's taps (so the point is their sum of |tap| · |sample|, the most it can be),
+    /// the 24 outer ones at level M and the 8 central ones at level b, b swept so the point goes from 3 % under
+    /// the threshold to 3 % over it in steps of 0.1 %; and the same with all 32 at one level, swept around the
+    /// quiet level (threshold / 2.353). Each window stands alone in silence. Where a point is over, the limiter
+    /// must limit exactly as if it had computed every point: a bound that let one through would show here.
+    @Test func skippingNeverLetsAPointOverTheThresholdThrough() {
+        let t = Double(TruePeakLimiter.threshold)
+        var input = [Float]()
+        func window(_ phase: Int, central b: Double, outer m: Double, right: Bool) {
+            let taps = TruePeakLimiter.taps[phase]
+            input += [Float](repeating: 0, count: 2 * 97)  // from the last window's reach
+            for k in 0..<32 {
+                let level = TruePeakLimiter.centralTaps.contains(k) ? b : m
+                let v = Float(taps[k] < 0 ? -level : level)
+                input += right ? [0.1 * v, v] : [v, -0.5 * v]
+            }
+        }
+        for phase in 0..<3 {
+            let taps = TruePeakLimiter.taps[phase].map { Double(abs($0)) }
+            let central = TruePeakLimiter.centralTaps.reduce(0.0) { $0 + taps[$1] }
+            let outer = taps.reduce(0, +) - central
+            for m in [0.2, 0.35, 0.5, 0.7] {
+                for step in -30...30 {
+                    let point = t * (1 + Double(step) / 1000)
+                    window(phase, central: (point - outer * m) / central, outer: m, right: step % 2 == 0)
+                }
+            }
+            for step in -30...30 {
+                let level = t * (1 + Double(step) / 1000) / taps.reduce(0, +)
+                window(phase, central: level, outer: level, right: step % 2 != 0)
+            }
+        }
+        input += [Float](repeating: 0, count: 2 * 200)
+        for block in [1000, 3, 64] {
+            let (fast, exact, gains) = Self.skippingAndExact(input, block: block)
+            let differing = fast.indices.first { fast[$0] != exact[$0] }
+            #expect(differing == nil, "block \(block): first differs at \(differing ?? -1)")
+            #expect(gains[0] == gains[1])
+            #expect(exact.map(abs).max()! < input.map(abs).max()!, "the windows over the threshold were limited")
+        }
+    }
+
+    /// Tones at a quarter of the rate phased so their samples miss their crests (0.707 of the true peak), and
+    /// alternating signs (a tone at half the rate), at levels swept across the threshold and across the quiet
+    /// level in steps of 0.2 %, 2000 frames each: limited exactly as if every point were computed.
+    @Test func tonesBetweenSamplesAtTheEdgeAreLimitedAsIfEveryPointWereComputed() {
+        let t = Double(TruePeakLimiter.threshold)
+        let quiet = t / Double(TruePeakLimiter.interpolationBound)
+        var input = [Float]()
+        for peak in [t, quiet] {
+            for step in -15...15 {
+                let level = peak * (1 + Double(step) / 500)
+                for i in 0..<2000 {
+                    let quarter = Float(level * sinApprox(2 * Double.pi * Double(i) / 4 + Double.pi / 4))
+                    input += [quarter, step % 2 == 0 ? -quarter : 0.3 * quarter]
+                }
+                for i in 0..<2000 {
+                    let v = Float(i % 2 == 0 ? level : -level)
+                    input += [0.5 * v, v]
+                }
+            }
+        }
+        for block in [1000, 7] {
+            let (fast, exact, gains) = Self.skippingAndExact(input, block: block)
+            let differing = fast.indices.first { fast[$0] != exact[$0] }
+            #expect(differing == nil, "block \(block): first differs at \(differing ?? -1)")
+            #expect(gains[0] == gains[1])
+        }
+    }
 }

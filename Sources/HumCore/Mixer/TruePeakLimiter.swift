@@ -63,6 +63,13 @@ public struct TruePeakLimiter {
     static let interpolatorLag = 15
     /// Frames either side of a peak whose gain must already be down (the interpolator's reach, and then some).
     static let margin = 16
+    /// Frames of a run: the unit of the quiet test (`measure`).
+    static let runFrames = 64
+    /// The eight taps nearest the point (x[u−3] … x[u+4]), which carry 84–87 % of each phase's sum of |tap|: their
+    /// sum, with a bound on the others, shows most points under the threshold without computing all 32.
+    static let centralTaps = 12..<20
+    /// What the bound on a point keeps under the threshold, for the rounding of the float sums (under 1e-5).
+    static let boundMargin: Float = 1e-4
 
     /// Look-ahead frames (2 ms): the length of the moving average, so of every gain ramp.
     public let lookahead: Int
@@ -70,7 +77,8 @@ public struct TruePeakLimiter {
     public let delay: Int
     /// The gain applied to the last frame out (1 at rest).
     public private(set) var gain: Float = 1
-    /// Whether quiet blocks skip the frame-by-frame work (off only in tests that compare the two).
+    /// Whether quiet blocks and runs skip the frame-by-frame work, and points shown under the threshold by a bound
+    /// are not computed (off only in tests that compare the two).
     var skipsWork = true
 
     private let maximumBlock: Int
@@ -80,6 +88,10 @@ public struct TruePeakLimiter {
     private let line: UnsafeMutablePointer<Float>
     /// The peak measured for each frame of a block.
     private let peaks: UnsafeMutablePointer<Float>
+    /// The three phases' sums for four frames (`interpolateFour`): 24 floats.
+    private let points: UnsafeMutablePointer<Float>
+    /// For each phase, the sum of |tap| outside `centralTaps` (rounded up): what those taps can add to a point.
+    private let outerGains: UnsafeMutablePointer<Float>
     private let coefficients: UnsafeMutablePointer<Float>  // 3 × tapsPerPhase
     /// Monotonic queue of (frame, needed gain) for the sliding minimum: needed gains below 1 only, increasing.
     private let queueFrames: UnsafeMutablePointer<Int>
@@ -105,6 +117,16 @@ public struct TruePeakLimiter {
         line.initialize(repeating: 0, count: 2 * (delay + maximumBlock))
         peaks = .allocate(capacity: maximumBlock)
         peaks.initialize(repeating: 0, count: maximumBlock)
+        points = .allocate(capacity: 24)
+        points.initialize(repeating: 0, count: 24)
+        outerGains = .allocate(capacity: 3)
+        for p in 0..<3 {
+            var outer = 0.0
+            for k in 0..<TruePeakLimiter.tapsPerPhase where !TruePeakLimiter.centralTaps.contains(k) {
+                outer += Double(abs(TruePeakLimiter.taps[p][k]))
+            }
+            (outerGains + p).initialize(to: Float(outer * (1 + 1e-6)))
+        }
         let width = TruePeakLimiter.tapsPerPhase
         coefficients = .allocate(capacity: 3 * width)
         for p in 0..<3 {
@@ -123,6 +145,8 @@ public struct TruePeakLimiter {
     public func deallocate() {
         line.deallocate()
         peaks.deallocate()
+        points.deallocate()
+        outerGains.deallocate()
         coefficients.deallocate()
         queueFrames.deallocate()
         queueGains.deallocate()
@@ -214,46 +238,158 @@ public struct TruePeakLimiter {
 
     /// Measures the peak of each point the block's input makes measurable (frame `measured + i` for each i: its
     /// sample and the three in-between points after it), into `peaks`; returns the largest (NaN counts as over).
-    /// In runs of 64 frames: a run whose samples under the interpolator's taps are all too small to reach the
-    /// threshold between them (|x| · 2.35 under it) is not interpolated (its peaks are set to 0: nothing needed).
+    ///
+    /// A point at or under the threshold needs nothing, so its peak may be written as 0 instead: what the limiter
+    /// does is the same. In runs of 64 frames, with M the largest |sample| under the run's taps:
+    /// - M · 2.35 (the interpolator's largest gain) at most the threshold: no point can reach it, the run's peaks
+    ///   are 0;
+    /// - else, M under the threshold: four frames at a time, the points' sums over their eight central taps only
+    ///   (`centralTaps`); the other 24 taps add at most `outerGain[p]` · M to a point of phase p, so where every
+    ///   central sum is at most threshold − outerGain · M − `boundMargin`, no point reaches the threshold (the
+    ///   margin covers the float sums' rounding: under 1e-5), and the four peaks are 0;
+    /// - else, and for those four frames that fail the bound, every point is computed over all 32 taps, as
+    ///   `measureOne` does (the same floats, bit for bit).
     private func measure(frames n: Int) -> Float {
         // Frame u = measured + i lies at line frame delay + i − lead; its taps start lag frames before it.
         let first = delay - TruePeakLimiter.interpolatorLead - TruePeakLimiter.interpolatorLag
-        let quiet = TruePeakLimiter.threshold / TruePeakLimiter.interpolationBound
+        let t = TruePeakLimiter.threshold
+        let quiet = t / TruePeakLimiter.interpolationBound
         let c = coefficients
         let width = TruePeakLimiter.tapsPerPhase
+        let scratch = UnsafeMutableRawPointer(points)
         var largest: Float = 0
         var start = 0
         while start < n {
-            let end = min(n, start + 64)
-            if TruePeakLimiter.allWithin(line + 2 * (first + start), count: 2 * (end - start + width - 1), limit: quiet)
-            {
+            let end = min(n, start + TruePeakLimiter.runFrames)
+            // NaN when skipping is off: every comparison with it fails, so every point is computed.
+            let m =
+                skipsWork
+                ? TruePeakLimiter.largestMagnitude(line + 2 * (first + start), count: 2 * (end - start + width - 1))
+                : .nan
+            if m <= quiet {
                 (peaks + start).update(repeating: 0, count: end - start)
                 start = end
                 continue
             }
-            for i in start..<end {
+            let bounded = m <= t - TruePeakLimiter.boundMargin
+            let ceiling = t - TruePeakLimiter.boundMargin
+            let limit1 = ceiling - outerGains[0] * m
+            let limit2 = ceiling - outerGains[1] * m
+            let limit3 = ceiling - outerGains[2] * m
+            var i = start
+            while i + 4 <= end {
                 let x = line + 2 * (first + i)
-                var peak: Float = 0
-                for ch in 0..<2 {
-                    var p1: Float = 0
-                    var p2: Float = 0
-                    var p3: Float = 0
-                    for k in 0..<width {
-                        let v = x[2 * k + ch]
-                        p1 += c[k] * v
-                        p2 += c[width + k] * v
-                        p3 += c[2 * width + k] * v
+                if bounded {
+                    TruePeakLimiter.interpolateFour(
+                        x, coefficients: c, taps: TruePeakLimiter.centralTaps, into: scratch)
+                    if TruePeakLimiter.allWithin(points, limit1, limit2, limit3) {
+                        (peaks + i).update(repeating: 0, count: 4)
+                        i += 4
+                        continue
                     }
-                    let sample = abs(x[2 * TruePeakLimiter.interpolatorLag + ch])
-                    peak = max(max(peak, sample), max(abs(p1), max(abs(p2), abs(p3))))
                 }
-                peaks[i] = peak
+                TruePeakLimiter.interpolateFour(x, coefficients: c, taps: 0..<width, into: scratch)
+                TruePeakLimiter.peaksOfFour(x, points: points, into: peaks + i)
+                i += 4
+            }
+            while i < end {
+                peaks[i] = TruePeakLimiter.measureOne(line + 2 * (first + i), coefficients: c)
+                i += 1
+            }
+            for i in start..<end {
+                let peak = peaks[i]
                 largest = largest.isNaN || peak.isNaN ? .nan : max(largest, peak)
             }
             start = end
         }
         return largest.isNaN ? .infinity : largest
+    }
+
+    /// The peak of one frame's point (its sample and the three in-between points after it, both channels) from the
+    /// interpolator's window starting at `x` (frame u − lag, interleaved stereo).
+    @inline(__always)
+    static func measureOne(_ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>) -> Float {
+        let width = TruePeakLimiter.tapsPerPhase
+        var peak: Float = 0
+        for ch in 0..<2 {
+            var p1: Float = 0
+            var p2: Float = 0
+            var p3: Float = 0
+            for k in 0..<width {
+                let v = x[2 * k + ch]
+                p1 += c[k] * v
+                p2 += c[width + k] * v
+                p3 += c[2 * width + k] * v
+            }
+            let sample = abs(x[2 * TruePeakLimiter.interpolatorLag + ch])
+            peak = max(max(peak, sample), max(abs(p1), max(abs(p2), abs(p3))))
+        }
+        return peak
+    }
+
+    /// The sums of the three phases over `taps` for four frames at once (their windows starting at `x`), into
+    /// `points`: eight floats per phase, the four frames' left and right as they lie in the line. Each lane adds
+    /// the same products in the same order as `measureOne` does: over all taps, the same floats, bit for bit.
+    @inline(__always)
+    static func interpolateFour(
+        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>, taps: Range<Int>,
+        into points: UnsafeMutableRawPointer
+    ) {
+        let width = TruePeakLimiter.tapsPerPhase
+        let raw = UnsafeRawPointer(x)
+        var p1 = SIMD8<Float>()
+        var p2 = SIMD8<Float>()
+        var p3 = SIMD8<Float>()
+        for k in taps {
+            let v = raw.loadUnaligned(fromByteOffset: 8 * k, as: SIMD8<Float>.self)
+            p1 = p1 + c[k] * v
+            p2 = p2 + c[width + k] * v
+            p3 = p3 + c[2 * width + k] * v
+        }
+        points.storeBytes(of: p1, toByteOffset: 0, as: SIMD8<Float>.self)
+        points.storeBytes(of: p2, toByteOffset: 32, as: SIMD8<Float>.self)
+        points.storeBytes(of: p3, toByteOffset: 64, as: SIMD8<Float>.self)
+    }
+
+    /// The peaks of four frames from their points (`interpolateFour` over all taps) and samples, as `measureOne`
+    /// takes them, NaN and all.
+    @inline(__always)
+    static func peaksOfFour(
+        _ x: UnsafeMutablePointer<Float>, points: UnsafeMutablePointer<Float>, into peaks: UnsafeMutablePointer<Float>
+    ) {
+        let samples = x + 2 * TruePeakLimiter.interpolatorLag
+        for j in 0..<4 {
+            var peak: Float = 0
+            for ch in 0..<2 {
+                let l = 2 * j + ch
+                peak = max(
+                    max(peak, abs(samples[l])), max(abs(points[l]), max(abs(points[8 + l]), abs(points[16 + l]))))
+            }
+            peaks[j] = peak
+        }
+    }
+
+    /// True when every |point| of each phase (eight floats each) is at most that phase's limit (false for a NaN).
+    @inline(__always)
+    static func allWithin(_ points: UnsafeMutablePointer<Float>, _ limit1: Float, _ limit2: Float, _ limit3: Float)
+        -> Bool
+    {
+        var over: UInt8 = 0
+        for l in 0..<8 {
+            over |= abs(points[l]) <= limit1 ? 0 : 1
+            over |= abs(points[8 + l]) <= limit2 ? 0 : 1
+            over |= abs(points[16 + l]) <= limit3 ? 0 : 1
+        }
+        return over == 0
+    }
+
+    /// The largest |sample| of `buffer` (NaN if one is NaN): the magnitudes' bit patterns, which order as the
+    /// magnitudes do (a NaN's above infinity's), so the loop is an integer maximum that vectorizes.
+    @inline(never)
+    static func largestMagnitude(_ buffer: UnsafeMutablePointer<Float>, count: Int) -> Float {
+        var m: Int32 = 0
+        for i in 0..<count { m = max(m, Int32(bitPattern: buffer[i].bitPattern & 0x7fff_ffff)) }
+        return Float(bitPattern: UInt32(bitPattern: m))
     }
 
     /// True when every |sample| is at most `limit` (false for a NaN). Kept out of line so it stays a vector loop.
