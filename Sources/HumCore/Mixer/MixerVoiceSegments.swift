@@ -44,6 +44,18 @@ extension Mixer.Voice {
         // The first segment starts at the loop's start, with no crossfade.
         joinStep = segmentSteps(table)
         untilJoin = table.pointee.phase + gridFrame(joinStep)
+        drawNextJump(table, afterSteps: 0)
+    }
+
+    /// Draws the jump of the next join now, one join ahead of it, and says where that join will read from
+    /// (`nextIncoming`), so the pages there can be made resident before the crossfade reaches them (`LoopReadAhead`).
+    /// The draws are the same, in the same order, as drawing each at its join: nothing else draws from the voice's
+    /// generator between a segment's length and the jump after it. `afterSteps`: the steps still to add to
+    /// `joinStep` before that join (the length of the segment being crossfaded into).
+    @inline(__always)
+    mutating func drawNextJump(_ table: UnsafePointer<BedSegments.Table>, afterSteps: Int) {
+        nextJump = jumpLeast + Int(random.next() % UInt64(jumpChoices))
+        nextIncoming = (gridFrame((joinStep + afterSteps + nextJump) % gridSteps) + table.pointee.phase) % frames
     }
 
     /// A segment's length in grid steps (frames, without a grid).
@@ -125,10 +137,13 @@ extension Mixer.Voice {
                 if voice.untilJoin == 0 {
                     // A join: the next segment starts somewhere else along the loop, at least the margin away, on
                     // the grid (`joinStep` now says where it starts).
-                    let jump = voice.jumpLeast + Int(voice.random.next() % UInt64(voice.jumpChoices))
-                    voice.joinStep = (voice.joinStep + jump) % voice.gridSteps
+                    // The jump was drawn one join ahead; the next segment's length and the jump after it are
+                    // drawn now, in the order a draw at each join took them.
+                    voice.joinStep = (voice.joinStep + voice.nextJump) % voice.gridSteps
                     voice.incoming = (voice.gridFrame(voice.joinStep) + phase) % voice.frames
                     voice.crossfaded = 0
+                    voice.comingSteps = voice.segmentSteps(table)
+                    voice.drawNextJump(table, afterSteps: voice.comingSteps)
                 }
             } else {
                 let count = min(
@@ -165,7 +180,7 @@ extension Mixer.Voice {
                     voice.position = voice.incoming
                     voice.crossfaded = -1
                     let start = voice.joinStep
-                    voice.joinStep = start + voice.segmentSteps(table)
+                    voice.joinStep = start + voice.comingSteps
                     voice.untilJoin = voice.gridFrame(voice.joinStep) - voice.gridFrame(start) - crossfade
                 }
             }
