@@ -11,14 +11,15 @@ public enum EventLoader {
     /// small speakers each clip is high-passed and lifted as a bed is (`SmallSpeakerLift`).
     static func load(
         _ sound: SoundReference, events: SoundManifest.EventBank, outputRate: Int, matching: LoudnessMatching?,
-        speakers: SpeakerSize = .full
+        speakers: SpeakerSize = .full, cache: LoopCache? = nil
     ) throws(AudioFileError) -> Mixer.Track {
         var bedSound = sound
         bedSound.events = nil
         let bed =
             sound.bedless
             ? Mixer.Track(loop: LoopBuffer(interleaved: [0], channels: 1), normalization: 0)
-            : try TrackLoader.load(bedSound, outputRate: outputRate, matching: matching, speakers: speakers)
+            : try TrackLoader.load(
+                bedSound, outputRate: outputRate, matching: matching, speakers: speakers, cache: cache)
         var clips: [LoopBuffer] = []
         var gains: [Float] = []
         for path in events.files {

@@ -22,6 +22,9 @@ import Synchronization
 /// every half second; playback resumes where it stopped. `abort()` ends a write, a drain or that wait at once.
 ///
 /// The thread asks for real-time scheduling before its loop, and falls back quietly; `scheduling` says what it got.
+///
+/// Beside it, while it runs, a `LoopPager` keeps resident the pages of loops mapped from the cache that the voices
+/// will read in the next seconds, so this thread never waits for one.
 public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     // @unchecked: the mixer and sink are used only by the engine thread once it runs; shared state is atomic.
 
@@ -58,6 +61,8 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     /// moved), so the owner can free them (`TrackSlots.reclaim()`). Set before `start`; cheap and wait-free too.
     public var onRelease: (@Sendable () -> Void)?
     private let wroteFirst = Atomic<Bool>(false)
+    /// Keeps what the voices read soon resident (for loops mapped from the cache; it sleeps while there are none).
+    public let pager: LoopPager
 
     /// - Parameter sink: already opened (so its format is known before the mixer was built).
     public init(mixer: Mixer, sink: Sink) {
@@ -66,6 +71,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
         buffer = .allocate(capacity: 2 * PlaybackEngine.maximumPeriod)
         underrunTimes = .allocate(capacity: PlaybackEngine.keptUnderrunTimes)
         underrunTimes.initialize(repeating: 0, count: PlaybackEngine.keptUnderrunTimes)
+        pager = LoopPager(controls: mixer.controls, sampleRate: mixer.sampleRate)
     }
 
     deinit {
@@ -101,6 +107,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
     /// Starts the engine thread, and returns once it has asked for its scheduling (see `scheduling`).
     public func start() {
         stateValue.store(State.playing.rawValue, ordering: .releasing)
+        pager.start()
         // The thread asks the kernel for its scheduling itself, in `run`.
         NamedThread.start("hum-audio") { [self] in run() }
         scheduled.wait()
@@ -132,6 +139,7 @@ public final class PlaybackEngine<Sink: AudioSink>: @unchecked Sendable {
         granted.withLock { $0 = scheduling }
         scheduled.signal()
         defer {
+            pager.stop()
             stateValue.store(State.finished.rawValue, ordering: .releasing)
             done.signal()
             changed?()

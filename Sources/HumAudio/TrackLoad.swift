@@ -29,14 +29,15 @@ public final class TrackLoad: Sendable {
     /// Starts loading at once.
     public init(
         _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
-        whenDone: @escaping @Sendable () -> Void
+        cache: LoopCache? = nil, whenDone: @escaping @Sendable () -> Void
     ) {
         self.sounds = sounds
         NamedThread.start("hum-load") { [self] in
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)  // this thread only, on Linux
             let results = sounds.map { sound in
                 Result { () throws(AudioFileError) in
-                    try TrackLoader.load(sound, outputRate: outputRate, matching: matching, speakers: speakers)
+                    try TrackLoader.load(
+                        sound, outputRate: outputRate, matching: matching, speakers: speakers, cache: cache)
                 }
             }
             outcome.withLock { $0 = results }

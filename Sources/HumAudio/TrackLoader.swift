@@ -26,13 +26,35 @@ public enum TrackLoader {
     /// decoded into. At the output rate the seam is written over the tail and the loop starts at frame C; at
     /// another rate the resampler streams the loop (body, then seam) and writes its output over the start of the
     /// same memory, behind what it still has to read.
+    ///
+    /// With a `cache`, a loop built before for the same file and settings is mapped from it instead of built, and a
+    /// loop built now is stored there and played mapped from its file (`LoopCache`; events are not cached).
     public static func load(
-        _ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full
+        _ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
+        cache: LoopCache? = nil
     ) throws(AudioFileError) -> Mixer.Track {
         if let events = sound.events {
             return try EventLoader.load(
-                sound, events: events, outputRate: outputRate, matching: matching, speakers: speakers)
+                sound, events: events, outputRate: outputRate, matching: matching, speakers: speakers, cache: cache)
         }
+        guard let cache, let key = cache.key(sound, outputRate: outputRate, matching: matching, speakers: speakers)
+        else { return try build(sound, outputRate: outputRate, matching: matching, speakers: speakers) }
+        if let hit = cache.open(key: key, outputRate: outputRate) {
+            return segmented(hit.loop, normalization: hit.normalization, rate: outputRate, sound: sound)
+        }
+        var built = try build(sound, outputRate: outputRate, matching: matching, speakers: speakers)
+        if let mapped = cache.store(
+            built.loop, normalization: built.normalization, key: key, outputRate: outputRate)
+        {
+            built.loop = mapped  // the loop in memory is freed as this returns
+        }
+        return built
+    }
+
+    /// Builds a bed's track from its file (no cache).
+    static func build(_ sound: SoundReference, outputRate: Int, matching: LoudnessMatching?, speakers: SpeakerSize)
+        throws(AudioFileError) -> Mixer.Track
+    {
         var decoded = try AudioFileReader.decodeRegion(path: sound.path) { rate, frames in
             rate == outputRate ? 0 : roomToResample(frames: frames, from: rate, to: outputRate)
         }
@@ -70,14 +92,19 @@ public enum TrackLoader {
     static func track(
         _ loop: LoopBuffer, normalization: Float, speakers: SpeakerSize, rate: Int, sound: SoundReference
     ) -> Mixer.Track {
+        guard speakers == .small else {
+            return segmented(loop, normalization: normalization, rate: rate, sound: sound)
+        }
+        return segmented(
+            loop, normalization: normalization * SmallSpeakerLift.apply(to: loop, sampleRate: rate), rate: rate,
+            sound: sound)
+    }
+
+    /// The track of a finished loop, played in segments when the sound has them and its loop is long enough.
+    static func segmented(_ loop: LoopBuffer, normalization: Float, rate: Int, sound: SoundReference) -> Mixer.Track {
         let segments = sound.segments.map { $0.bed(name: sound.name, sampleRate: rate) }
         let fitting = segments?.fits(frames: loop.frames) == true ? segments : nil
-        guard speakers == .small else {
-            return Mixer.Track(loop: loop, normalization: normalization, segments: fitting)
-        }
-        return Mixer.Track(
-            loop: loop, normalization: normalization * SmallSpeakerLift.apply(to: loop, sampleRate: rate),
-            segments: fitting)
+        return Mixer.Track(loop: loop, normalization: normalization, segments: fitting)
     }
 
     /// Frames to keep free before a sound of `frames` frames decoded for resampling in place: what the loop grows
@@ -166,18 +193,31 @@ public enum TrackLoader {
             channels: channels)
     }
 
-    /// Loads several sounds at once on all cores; each result is a track or the reason it cannot play.
+    /// Loads several sounds; each result is a track or the reason it cannot play. Without a cache, at once on all
+    /// cores. With one, one after the other: a loop found in the cache costs nothing, and one built is stored and
+    /// its memory freed before the next is built, so a first play's peak memory is one loop being built beside the
+    /// mapped ones, not one per core (about 6 MB less for the 8 tracks of bench/playback.sh on 2 cores), for a
+    /// first load that takes longer only once.
     public static func loadAll(
-        _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full
+        _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
+        cache: LoopCache? = nil
     ) -> [Result<Mixer.Track, AudioFileError>] {
         let results = ResultSlots<Result<Mixer.Track, AudioFileError>>(count: sounds.count)
-        DispatchQueue.concurrentPerform(iterations: sounds.count) { i in
+        let work: @Sendable (Int) -> Void = { i in
             do throws(AudioFileError) {
                 results.set(
-                    i, .success(try load(sounds[i], outputRate: outputRate, matching: matching, speakers: speakers)))
+                    i,
+                    .success(
+                        try load(
+                            sounds[i], outputRate: outputRate, matching: matching, speakers: speakers, cache: cache)))
             } catch {
                 results.set(i, .failure(error))
             }
+        }
+        if cache != nil {
+            for i in sounds.indices { work(i) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: sounds.count, execute: work)
         }
         return results.values
     }

@@ -127,7 +127,9 @@ struct RenderCommand: HumCommand {
             words: words, catalog: MixSetup.catalog(context.runtime), environment: context.runtime)
         let entries = requested.entries
         let master = self.master ?? requested.master ?? 100
-        let (tracks, playing) = try MixSetup.loadTracks(entries, rate: rate, raw: raw, environment: context.runtime)
+        // Through the loop cache as play goes: the same loops, and a render of sounds played before decodes nothing.
+        let (tracks, playing) = try MixSetup.loadTracks(
+            entries, rate: rate, raw: raw, environment: context.runtime, cache: MixSetup.loopCache(context.runtime))
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
         let mixer = Mixer(

@@ -58,6 +58,13 @@ public final class Mixer: @unchecked Sendable {
         /// The loop's grid steps (its frames, without a grid), and the step the next crossfade starts on.
         var gridSteps = 1
         var joinStep = 0
+        /// Drawn one join ahead: the jump of the next join, the frame that join will read from, and (from a join
+        /// until its crossfade ends) the length in steps of the segment being crossfaded into.
+        var nextJump = 0
+        /// How far off its grid place the next join lands (jitter), drawn with `nextJump`.
+        var nextOffset = 0
+        var nextIncoming = 0
+        var comingSteps = 0
     }
 
     /// The largest block processed at once; bigger requests are split.
@@ -220,7 +227,27 @@ public final class Mixer: @unchecked Sendable {
         output += Int64(done)
         let (rendered, gain, isFinished) = (output, fade.gain, finished)
         live._withUnsafeGuaranteedRef { $0.report(frames: rendered, fade: gain, finished: isFinished) }
+        publishReadings()
         return done
+    }
+
+    /// Says where each playing voice reads next (`LoopReading`), for whoever keeps those pages resident.
+    @inline(__always)
+    private func publishReadings() {
+        for t in 0..<voiceCount where voices[t].active {
+            let v = voices[t]
+            var next = -1
+            var shortest = -1
+            if let table = v.segments {
+                next = v.nextIncoming
+                shortest = max(1, v.gridFrame(table.pointee.shortestSteps) - 1)
+            }
+            live._withUnsafeGuaranteedRef {
+                $0.publishReading(
+                    slot: t, position: v.position, incoming: v.crossfaded >= 0 ? v.incoming : -1,
+                    nextIncoming: next, shortestSegment: shortest)
+            }
+        }
     }
 
     /// Mixes up to `frames` frames (at most `maximumBlock`) into `out`, before the limiter; fewer when the mix
@@ -341,6 +368,7 @@ public final class Mixer: @unchecked Sendable {
         voices[s].position = 0
         voices[s].segments = nil
         events.letGo(slot: s)
+        live._withUnsafeGuaranteedRef { $0.publishNotReading(slot: s) }
         let epoch = voices[s].leaving  // read outside the closure, which then captures nothing of self
         live._withUnsafeGuaranteedRef { $0.release(slot: s, epoch: epoch) }
         while voiceCount > 0, !voices[voiceCount - 1].active { voiceCount -= 1 }

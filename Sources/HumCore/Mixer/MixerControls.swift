@@ -42,6 +42,9 @@ public final class MixerControls: @unchecked Sendable {
     private let eventTables: UnsafeMutablePointer<Atomic<UInt>>
     private let segmentTables: UnsafeMutablePointer<Atomic<UInt>>
     private let released: UnsafeMutablePointer<Atomic<UInt32>>
+    /// Written by the audio thread after each block, per slot: where its voice reads (see `LoopReading`).
+    let reading: UnsafeMutablePointer<Atomic<UInt64>>
+    let nextReading: UnsafeMutablePointer<Atomic<UInt64>>
     private let publishedEpoch = Atomic<UInt32>(0)
     private let releaseCount = Atomic<UInt32>(0)
 
@@ -58,6 +61,8 @@ public final class MixerControls: @unchecked Sendable {
         eventTables = .allocate(capacity: slotCount)
         segmentTables = .allocate(capacity: slotCount)
         released = .allocate(capacity: slotCount)
+        reading = .allocate(capacity: slotCount)
+        nextReading = .allocate(capacity: slotCount)
         for i in 0..<slotCount {
             let volume = i < volumes.count ? MixerControls.clamp(volumes[i]) : 0
             (gains + i).initialize(to: Atomic(UInt64(volume.bitPattern)))
@@ -68,6 +73,8 @@ public final class MixerControls: @unchecked Sendable {
             (eventTables + i).initialize(to: Atomic(0))
             (segmentTables + i).initialize(to: Atomic(0))
             (released + i).initialize(to: Atomic(0))
+            (reading + i).initialize(to: Atomic(MixerControls.notReading))
+            (nextReading + i).initialize(to: Atomic(MixerControls.notReading))
         }
         self.master.store(UInt64(MixerControls.clamp(master).bitPattern), ordering: .relaxed)
     }
@@ -79,6 +86,8 @@ public final class MixerControls: @unchecked Sendable {
         segmentTables.deinitialize(count: slotCount).deallocate()
         loopFrames.deinitialize(count: slotCount).deallocate()
         released.deinitialize(count: slotCount).deallocate()
+        reading.deinitialize(count: slotCount).deallocate()
+        nextReading.deinitialize(count: slotCount).deallocate()
     }
 
     private static func clamp(_ v: Float) -> Float { v.isNaN ? 0 : min(max(v, 0), 100) }

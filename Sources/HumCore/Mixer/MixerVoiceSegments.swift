@@ -56,6 +56,25 @@ extension Mixer.Voice {
         // The first segment starts at the loop's start, with no crossfade.
         joinStep = segmentSteps(table)
         untilJoin = table.pointee.phase + gridFrame(joinStep)
+        drawNextJump(table, afterSteps: 0)
+    }
+
+    /// Draws the jump of the next join now, one join ahead of it, and says where that join will read from
+    /// (`nextIncoming`), so the pages there can be made resident before the crossfade reaches them (`LoopReadAhead`).
+    /// The draws are the same, in the same order, as drawing each at its join: nothing else draws from the voice's
+    /// generator between a segment's length and the jump after it. `afterSteps`: the steps still to add to
+    /// `joinStep` before that join (the length of the segment being crossfaded into).
+    @inline(__always)
+    mutating func drawNextJump(_ table: UnsafePointer<BedSegments.Table>, afterSteps: Int) {
+        // With jitter, the join lands up to `jitterFrames` off its place, drawn from the high half of the same
+        // number (so the draws stay one a join).
+        let draw = random.next()
+        nextJump = jumpLeast + Int(draw % UInt64(jumpChoices))
+        let jitter = table.pointee.jitterFrames
+        nextOffset = jitter > 0 ? Int((draw >> 32) % UInt64(2 * jitter + 1)) - jitter : 0
+        nextIncoming =
+            (gridFrame((joinStep + afterSteps + nextJump) % gridSteps) + table.pointee.phase + nextOffset + frames)
+            % frames
     }
 
     /// A segment's length in grid steps (frames, without a grid).
@@ -137,15 +156,15 @@ extension Mixer.Voice {
                 if voice.untilJoin == 0 {
                     // A join: the next segment starts somewhere else along the loop, at least the margin away, on
                     // the grid (`joinStep` now says where it starts).
-                    // With jitter, it lands up to `jitterFrames` off its place, drawn from the high half of the same
-                    // number (so the draws stay one a join).
-                    let draw = voice.random.next()
-                    let jump = voice.jumpLeast + Int(draw % UInt64(voice.jumpChoices))
-                    let jitter = table.pointee.jitterFrames
-                    let off = jitter > 0 ? Int((draw >> 32) % UInt64(2 * jitter + 1)) - jitter : 0
-                    voice.joinStep = (voice.joinStep + jump) % voice.gridSteps
-                    voice.incoming = (voice.gridFrame(voice.joinStep) + phase + off + voice.frames) % voice.frames
+                    // The jump (and, with jitter, how far off its place it lands) was drawn one join ahead; the
+                    // next segment's length and the jump after it are drawn now, in the order a draw at each join
+                    // took them.
+                    voice.joinStep = (voice.joinStep + voice.nextJump) % voice.gridSteps
+                    voice.incoming =
+                        (voice.gridFrame(voice.joinStep) + phase + voice.nextOffset + voice.frames) % voice.frames
                     voice.crossfaded = 0
+                    voice.comingSteps = voice.segmentSteps(table)
+                    voice.drawNextJump(table, afterSteps: voice.comingSteps)
                 }
             } else {
                 let count = min(
@@ -182,7 +201,7 @@ extension Mixer.Voice {
                     voice.position = voice.incoming
                     voice.crossfaded = -1
                     let start = voice.joinStep
-                    voice.joinStep = start + voice.segmentSteps(table)
+                    voice.joinStep = start + voice.comingSteps
                     voice.untilJoin = voice.gridFrame(voice.joinStep) - voice.gridFrame(start) - crossfade
                 }
             }

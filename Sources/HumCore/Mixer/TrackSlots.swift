@@ -81,6 +81,15 @@ public final class TrackSlots: @unchecked Sendable {
         table = (0..<controls.slotCount).map { i in
             i < tracks.count ? Slot(state: .playing, track: tracks[i]) : Slot()
         }
+        // Described as an added sound is, though the mixer starts them itself: `MixerControls.readings()` tells
+        // where every playing sound's loop lies from the descriptions.
+        for (slot, track) in tracks.enumerated() {
+            controls.describe(
+                slot: slot, samples: UnsafePointer(track.loop.samples), frames: track.loop.frames,
+                channels: track.loop.channels, normalization: track.normalization,
+                events: track.events.map { UnsafePointer($0.table) },
+                segments: track.segments.map { UnsafePointer($0.table) })
+        }
     }
 
     public var slotCount: Int { table.count }

@@ -326,9 +326,11 @@ public enum MixSetup {
         (error as? any UserFacingError)?.message ?? "\(error)"
     }
 
-    /// Loads every sound at `rate`. Sounds that cannot play are reported as warnings while others can; when none
-    /// can, the failure names them.
-    public static func loadTracks(_ entries: [MixEntry], rate: Int, raw: Bool, environment: PlayerEnvironment)
+    /// Loads every sound at `rate` (through `cache` when given: see `LoopCache`). Sounds that cannot play are
+    /// reported as warnings while others can; when none can, the failure names them.
+    public static func loadTracks(
+        _ entries: [MixEntry], rate: Int, raw: Bool, environment: PlayerEnvironment, cache: LoopCache? = nil
+    )
         throws(PlayerError) -> (
             tracks: [Mixer.Track], playing: [MixEntry]
         )
@@ -336,7 +338,8 @@ public enum MixSetup {
         let matching = loudnessMatching(raw: raw, environment: environment)
         let speakers = speakers(environment)
         let results = LibraryNoise.silenced(if: environment.silencesLibraryNoise) {
-            TrackLoader.loadAll(entries.map(\.sound), outputRate: rate, matching: matching, speakers: speakers)
+            TrackLoader.loadAll(
+                entries.map(\.sound), outputRate: rate, matching: matching, speakers: speakers, cache: cache)
         }
         let playable = try keepPlayable(entries, results, environment: environment)
         return (playable.map(\.1), playable.map(\.0))
@@ -352,6 +355,11 @@ public enum MixSetup {
             settings = stored
         }
         return SpeakerSize(rawValue: settings.text(SettingCatalog.playSpeakers)) ?? .full
+    }
+
+    /// The cache of finished loops (`$XDG_CACHE_HOME/hum/loops`).
+    public static func loopCache(_ environment: PlayerEnvironment) -> LoopCache {
+        LoopCache(cacheDirectory: environment.paths.cacheDirectory)
     }
 
     /// How sounds that are not built in are brought to the library's loudness (nil with --raw).

@@ -23,6 +23,8 @@ public final class PlaybackSession {
     private let matching: LoudnessMatching?
     /// The speakers the sounds are made for (`play.speakers`).
     private let speakers: SpeakerSize
+    /// Where finished loops are kept and mapped from (`LoopCache`).
+    let loopCache: LoopCache
 
     /// A sound of the mix and the mixer slot it plays in.
     private struct Playing {
@@ -87,8 +89,9 @@ public final class PlaybackSession {
         }
         matching = MixSetup.loudnessMatching(raw: raw, environment: environment)
         speakers = MixSetup.speakers(environment)
+        loopCache = MixSetup.loopCache(environment)
         let (tracks, playing) = try MixSetup.loadTracks(
-            entries, rate: sink.sampleRate, raw: raw, environment: environment)
+            entries, rate: sink.sampleRate, raw: raw, environment: environment, cache: loopCache)
         self.playing = playing.enumerated().map { Playing(entry: $0.element, slot: $0.offset) }
         controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         for (slot, entry) in playing.enumerated() { setLevels[slot] = (entry.token.volume, false) }
@@ -151,7 +154,7 @@ public final class PlaybackSession {
             entries,
             load: TrackLoad(
                 entries.map(\.sound), outputRate: mixer.sampleRate, matching: matching, speakers: speakers,
-                whenDone: whenDone))
+                cache: loopCache, whenDone: whenDone))
     }
 
     /// Adds a loaded sound at the end of the mix, fading in from silence over `fadeSeconds`.

@@ -112,7 +112,21 @@ extension PlaybackSession: PlayerAudio {
         [
             sink.description,
             "the engine thread runs at \(engine.scheduling.description)",
+            loopCacheLine,
         ]
+    }
+
+    /// Where the loops live: mapped from the cache (the pager keeps a few seconds of each voice resident), or in
+    /// memory when the cache could not be written.
+    var loopCacheLine: String {
+        let report = loopCache.report
+        if let problem = report.problem {
+            return "loops in memory: the loop cache is off (\(problem))"
+        }
+        let locking = LoopPager.lockRefusal.map { "touched, not locked: \($0)" } ?? "locked"
+        return
+            "loops mapped from \(loopCache.directory) (\(report.found) found, \(report.stored) built); "
+            + "the next \(Int(LoopPager.aheadSeconds)) s of each voice kept resident (\(locking))"
     }
 
     func abort() { engine.abort() }
