@@ -99,6 +99,125 @@ import Testing
         #expect(zip(played, round).contains { abs($0 - $1) > 0.005 })
     }
 
+    /// The joins of `seconds` of a bed played in segments, from a ruler loop of the sound's length at `rate`
+    /// (`BedSegmentsTests`' ruler: each frame says which frame of the loop it is): (output frame where the crossfade
+    /// starts, loop frame it leaves from, loop frame it comes in at).
+    static func joins(_ segments: BedSegments, loopFrames: Int, rate: Int, seconds: Double) -> [(Int, Int, Int)] {
+        var samples = [Float](repeating: 0, count: 2 * loopFrames)
+        for i in 0..<loopFrames {
+            samples[2 * i] = Float(i / 128) / 32768
+            samples[2 * i + 1] = Float(i % 128) / 32768
+        }
+        let mixer = Mixer(
+            sampleRate: rate,
+            tracks: [Mixer.Track(loop: LoopBuffer(interleaved: samples, channels: 2), segments: segments)],
+            controls: MixerControls(volumes: [100]), eventSeed: 1)
+        let crossfade = Int((segments.crossfadeSeconds * Double(rate)).rounded())
+        var joins: [(Int, Int, Int)] = []
+        var out = [Float](repeating: 0, count: 2 * 4096)
+        var done = 0
+        var previous: Int? = nil  // the loop frame of the last output frame played alone
+        var alone = 0  // output frames since the last frame played alone
+        var pending: Int? = nil  // after a crossfade, a frame that reads as one alone, until the next agrees
+        while done < Int(seconds * Double(rate)) {
+            let n = out.withUnsafeMutableBufferPointer { mixer.render(into: $0.baseAddress!, frames: 4096) }
+            for i in 0..<n {
+                let l = out[2 * i] * 32768
+                let r = out[2 * i + 1] * 32768
+                let exact = abs(l - l.rounded()) < 1e-3 && abs(r - r.rounded()) < 1e-3 && r >= 0 && r < 128
+                let frame = exact ? Int(l.rounded()) * 128 + Int(r.rounded()) : -1
+                if let first = pending {
+                    pending = nil
+                    if frame == (first + 1) % loopFrames, let last = previous {
+                        // A crossfade of `alone` frames ended a frame ago: it left the loop after `last`, came in
+                        // before `first`.
+                        #expect(alone == crossfade)
+                        let at = done + i - 1 - alone
+                        joins.append((at, (last + 1) % loopFrames, (first - alone + loopFrames) % loopFrames))
+                        previous = frame
+                        alone = 0
+                        continue
+                    }
+                    alone += 1  // inside a crossfade, a mix that happened to read as a whole frame
+                }
+                guard exact else {
+                    alone += 1
+                    continue
+                }
+                if alone > 0 {
+                    pending = frame
+                    continue
+                }
+                if let last = previous, frame != (last + 1) % loopFrames {
+                    Issue.record("a jump without a crossfade at \(done + i)")
+                }
+                previous = frame
+            }
+            done += n
+        }
+        return joins
+    }
+
+    /// The longest stretch, in frames, that two places of the output hold the same (the same loop frames played the
+    /// same way, within `tolerance` frames): a stretch around a join, or a run of joins, that comes back at the
+    /// same distances with the same places, up to the joins before and after, where they part.
+    static func longestRepeat(_ joins: [(Int, Int, Int)], loopFrames: Int, crossfade: Int, tolerance: Int) -> Int {
+        func near(_ a: Int, _ b: Int) -> Bool {
+            let d = abs(a - b) % loopFrames
+            return min(d, loopFrames - d) <= tolerance
+        }
+        var longest = 0
+        for j in 1..<(joins.count - 1) {
+            for k in (j + 1)..<(joins.count - 1)
+            where near(joins[j].1, joins[k].1) && near(joins[j].2, joins[k].2) {
+                // The same join: extend over the joins after it that come at the same distances, the same.
+                var last = 0
+                while j + last + 1 < k, k + last + 2 < joins.count,
+                    joins[j + last + 1].0 - joins[j].0 == joins[k + last + 1].0 - joins[k].0,
+                    near(joins[j + last + 1].1, joins[k + last + 1].1),
+                    near(joins[j + last + 1].2, joins[k + last + 1].2)
+                {
+                    last += 1
+                }
+                // The same from the end of the crossfade before (the shorter way back) to the next join.
+                let back = min(joins[j].0 - joins[j - 1].0, joins[k].0 - joins[k - 1].0) - crossfade
+                let on = min(
+                    joins[j + last + 1].0 - joins[j + last].0, joins[k + last + 1].0 - joins[k + last].0)
+                longest = max(longest, back + joins[j + last].0 - joins[j].0 + on)
+            }
+        }
+        return longest
+    }
+
+    /// Every 10 s of 30 minutes of the clock, the train and the heartbeat, as the mixer joins their segments with
+    /// seed 1, is its own: no stretch of 10 s comes back played the same way (the same loop frames within 0.25 ms,
+    /// the same joins at the same distances). Without the jitter, the clock's 15 places and the train's 36 do not
+    /// keep them apart.
+    @Test(arguments: ["clock", "train", "heartbeat"])
+    func noTenSecondsComeBackInThirtyMinutes(name: String) throws {
+        let rate = 12_000
+        let entry = try #require(try BuiltinSoundsTests.manifest().sounds.first { $0.id == name })
+        let segments = try #require(entry.segments)
+        let frames = Int(entry.durationSeconds * Double(rate))
+        let crossfade = Int((segments.crossfadeSeconds * Double(rate)).rounded())
+        func longest(_ s: SoundManifest.Segments) -> Double {
+            let joins = Self.joins(s.bed(name: name, sampleRate: rate), loopFrames: frames, rate: rate, seconds: 1800)
+            #expect(joins.count > 200)
+            let frames = Self.longestRepeat(joins, loopFrames: frames, crossfade: crossfade, tolerance: 3)
+            return Double(frames) / Double(rate)
+        }
+        let jittered = longest(segments)
+        #expect(jittered < 10, "\(name): \(jittered) s come back the same")
+        print("\(name): the longest stretch that comes back the same in 30 minutes: \(jittered) s")
+        if name != "heartbeat" {
+            var plain = segments
+            plain.jitterSeconds = nil
+            let repeated = longest(plain)
+            #expect(repeated >= 10, "\(name) without jitter: at most \(repeated) s come back the same")
+            print("\(name) without jitter: \(repeated) s")
+        }
+    }
+
     @Test func theClockKeepsItsTickTockAtEveryJoin() throws {
         let (track, segments) = try Self.track("clock", jitter: 0)
         #expect(segments.problem == nil)
