@@ -17,7 +17,8 @@
 ///
 /// When the gain rests at 1 and a block's samples are too small for any interpolated point to reach the target
 /// (|x| · 2.35, the interpolator's largest gain, at most the target), or the measured points stay below it, the
-/// block only passes through the delay: the output is the input, delayed, bit for bit.
+/// block only passes through the delay: the output is the input, delayed, bit for bit. Points that a bound shows
+/// under the target (their eight central taps computed, the others bounded) are not computed at all (`measure`).
 ///
 /// All memory is allocated at init; `process` allocates nothing, takes no lock and touches no reference count.
 /// The owner calls `deallocate()` once.
@@ -273,22 +274,21 @@ public struct TruePeakLimiter {
             }
             let bounded = m <= t - TruePeakLimiter.boundMargin
             let ceiling = t - TruePeakLimiter.boundMargin
-            let limit1 = ceiling - outerGains[0] * m
-            let limit2 = ceiling - outerGains[1] * m
-            let limit3 = ceiling - outerGains[2] * m
+            // Each phase's limit as the bit pattern of a positive float (M ≤ ceiling and outerGain < 0.3 keep it
+            // over 0.59): positive floats order as their bit patterns do.
+            let limits = SIMD3<Int32>(
+                Int32(bitPattern: (ceiling - outerGains[0] * m).bitPattern),
+                Int32(bitPattern: (ceiling - outerGains[1] * m).bitPattern),
+                Int32(bitPattern: (ceiling - outerGains[2] * m).bitPattern))
             var i = start
             while i + 4 <= end {
                 let x = line + 2 * (first + i)
-                if bounded {
-                    TruePeakLimiter.interpolateFour(
-                        x, coefficients: c, taps: TruePeakLimiter.centralTaps, into: scratch)
-                    if TruePeakLimiter.allWithin(points, limit1, limit2, limit3) {
-                        (peaks + i).update(repeating: 0, count: 4)
-                        i += 4
-                        continue
-                    }
+                if bounded, TruePeakLimiter.centralSumsWithin(x, coefficients: c, limits: limits) {
+                    (peaks + i).update(repeating: 0, count: 4)
+                    i += 4
+                    continue
                 }
-                TruePeakLimiter.interpolateFour(x, coefficients: c, taps: 0..<width, into: scratch)
+                TruePeakLimiter.interpolateFour(x, coefficients: c, into: scratch)
                 TruePeakLimiter.peaksOfFour(x, points: points, into: peaks + i)
                 i += 4
             }
@@ -327,12 +327,12 @@ public struct TruePeakLimiter {
         return peak
     }
 
-    /// The sums of the three phases over `taps` for four frames at once (their windows starting at `x`), into
-    /// `points`: eight floats per phase, the four frames' left and right as they lie in the line. Each lane adds
-    /// the same products in the same order as `measureOne` does: over all taps, the same floats, bit for bit.
+    /// The three in-between points of four frames at once (their windows starting at `x`), into `points`: eight
+    /// floats per phase, the four frames' left and right as they lie in the line. Each lane adds the same products
+    /// in the same order as `measureOne` does: the same floats, bit for bit.
     @inline(__always)
     static func interpolateFour(
-        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>, taps: Range<Int>,
+        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>,
         into points: UnsafeMutableRawPointer
     ) {
         let width = TruePeakLimiter.tapsPerPhase
@@ -340,7 +340,7 @@ public struct TruePeakLimiter {
         var p1 = SIMD8<Float>()
         var p2 = SIMD8<Float>()
         var p3 = SIMD8<Float>()
-        for k in taps {
+        for k in 0..<width {
             let v = raw.loadUnaligned(fromByteOffset: 8 * k, as: SIMD8<Float>.self)
             p1 = p1 + c[k] * v
             p2 = p2 + c[width + k] * v
@@ -369,18 +369,34 @@ public struct TruePeakLimiter {
         }
     }
 
-    /// True when every |point| of each phase (eight floats each) is at most that phase's limit (false for a NaN).
+    /// Whether the sums over `centralTaps` of the three phases, for four frames at once (their windows starting at
+    /// `x`), are all at most their phase's limit in magnitude (false for a NaN). The test is done on bit patterns:
+    /// a magnitude's pattern (sign cleared) is at most the limit's exactly when the limit's minus it is not
+    /// negative (both are under 2³¹, so the difference cannot overflow), and a NaN's pattern is above every
+    /// number's, so the eight lanes of the three phases are tested with integer subtractions and one OR.
     @inline(__always)
-    static func allWithin(_ points: UnsafeMutablePointer<Float>, _ limit1: Float, _ limit2: Float, _ limit3: Float)
-        -> Bool
-    {
-        var over: UInt8 = 0
-        for l in 0..<8 {
-            over |= abs(points[l]) <= limit1 ? 0 : 1
-            over |= abs(points[8 + l]) <= limit2 ? 0 : 1
-            over |= abs(points[16 + l]) <= limit3 ? 0 : 1
+    static func centralSumsWithin(
+        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>, limits: SIMD3<Int32>
+    ) -> Bool {
+        let width = TruePeakLimiter.tapsPerPhase
+        let raw = UnsafeRawPointer(x)
+        var p1 = SIMD8<Float>()
+        var p2 = SIMD8<Float>()
+        var p3 = SIMD8<Float>()
+        for k in TruePeakLimiter.centralTaps {
+            let v = raw.loadUnaligned(fromByteOffset: 8 * k, as: SIMD8<Float>.self)
+            p1 = p1 + c[k] * v
+            p2 = p2 + c[width + k] * v
+            p3 = p3 + c[2 * width + k] * v
         }
-        return over == 0
+        let magnitude = SIMD8<Int32>(repeating: 0x7fff_ffff)
+        let over =
+            (SIMD8(repeating: limits[0]) &- (unsafeBitCast(p1, to: SIMD8<Int32>.self) & magnitude))
+            | (SIMD8(repeating: limits[1]) &- (unsafeBitCast(p2, to: SIMD8<Int32>.self) & magnitude))
+            | (SIMD8(repeating: limits[2]) &- (unsafeBitCast(p3, to: SIMD8<Int32>.self) & magnitude))
+        let half = over.lowHalf | over.highHalf
+        let quarter = half.lowHalf | half.highHalf
+        return (quarter[0] | quarter[1]) >= 0
     }
 
     /// The largest |sample| of `buffer` (NaN if one is NaN): the magnitudes' bit patterns, which order as the
