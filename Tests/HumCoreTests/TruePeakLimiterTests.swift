@@ -119,35 +119,38 @@ import Testing
 
     /// The windows that come nearest what the limiter skips without interpolating: for a point of phase p, its 32
     /// samples given the signs of p's taps (so the point is their sum of |tap| · |sample|, the most it can be),
-    /// the 24 outer ones at level M and the 8 central ones at level b, b swept so the point goes from 3 % under
+    /// the outer ones at level M and the 8 (or 4) central ones at level b, b swept so the point goes from 3 % under
     /// the threshold to 3 % over it in steps of 0.1 %; and the same with all 32 at one level, swept around the
     /// quiet level (threshold / 2.353). Each window stands alone in silence. Where a point is over, the limiter
     /// must limit exactly as if it had computed every point: a bound that let one through would show here.
     @Test func skippingNeverLetsAPointOverTheThresholdThrough() {
         let t = Double(TruePeakLimiter.threshold)
         var input = [Float]()
-        func window(_ phase: Int, central b: Double, outer m: Double, right: Bool) {
+        func window(_ phase: Int, _ centralTaps: Range<Int>, central b: Double, outer m: Double, right: Bool) {
             let taps = TruePeakLimiter.taps[phase]
             input += [Float](repeating: 0, count: 2 * 97)  // from the last window's reach
             for k in 0..<32 {
-                let level = TruePeakLimiter.centralTaps.contains(k) ? b : m
+                let level = centralTaps.contains(k) ? b : m
                 let v = Float(taps[k] < 0 ? -level : level)
                 input += right ? [0.1 * v, v] : [v, -0.5 * v]
             }
         }
         for phase in 0..<3 {
             let taps = TruePeakLimiter.taps[phase].map { Double(abs($0)) }
-            let central = TruePeakLimiter.centralTaps.reduce(0.0) { $0 + taps[$1] }
-            let outer = taps.reduce(0, +) - central
-            for m in [0.2, 0.35, 0.5, 0.7] {
-                for step in -30...30 {
-                    let point = t * (1 + Double(step) / 1000)
-                    window(phase, central: (point - outer * m) / central, outer: m, right: step % 2 == 0)
+            for centralTaps in [TruePeakLimiter.centralTaps, TruePeakLimiter.innerTaps] {
+                let central = centralTaps.reduce(0.0) { $0 + taps[$1] }
+                let outer = taps.reduce(0, +) - central
+                for m in [0.2, 0.35, 0.5, 0.7] {
+                    for step in -30...30 {
+                        let point = t * (1 + Double(step) / 1000)
+                        let b = (point - outer * m) / central
+                        window(phase, centralTaps, central: b, outer: m, right: step % 2 == 0)
+                    }
                 }
             }
             for step in -30...30 {
                 let level = t * (1 + Double(step) / 1000) / taps.reduce(0, +)
-                window(phase, central: level, outer: level, right: step % 2 != 0)
+                window(phase, 0..<32, central: level, outer: level, right: step % 2 != 0)
             }
         }
         input += [Float](repeating: 0, count: 2 * 200)

@@ -17,7 +17,8 @@
 ///
 /// When the gain rests at 1 and a block's samples are too small for any interpolated point to reach the target
 /// (|x| · 2.35, the interpolator's largest gain, at most the target), or the measured points stay below it, the
-/// block only passes through the delay: the output is the input, delayed, bit for bit.
+/// block only passes through the delay: the output is the input, delayed, bit for bit. Points that a bound shows
+/// under the target (their eight central taps computed, the others bounded) are not computed at all (`measure`).
 ///
 /// All memory is allocated at init; `process` allocates nothing, takes no lock and touches no reference count.
 /// The owner calls `deallocate()` once.
@@ -68,6 +69,8 @@ public struct TruePeakLimiter {
     /// The eight taps nearest the point (x[u−3] … x[u+4]), which carry 84–87 % of each phase's sum of |tap|: their
     /// sum, with a bound on the others, shows most points under the threshold without computing all 32.
     static let centralTaps = 12..<20
+    /// The four nearest (x[u−1] … x[u+2]), 71–76 % of it: tried first, it decides nearly as often at half the cost.
+    static let innerTaps = 14..<18
     /// What the bound on a point keeps under the threshold, for the rounding of the float sums (under 1e-5).
     static let boundMargin: Float = 1e-4
 
@@ -90,7 +93,8 @@ public struct TruePeakLimiter {
     private let peaks: UnsafeMutablePointer<Float>
     /// The three phases' sums for four frames (`interpolateFour`): 24 floats.
     private let points: UnsafeMutablePointer<Float>
-    /// For each phase, the sum of |tap| outside `centralTaps` (rounded up): what those taps can add to a point.
+    /// For each phase, the sum of |tap| outside `centralTaps` (rounded up): what those taps can add to a point;
+    /// then the same outside `innerTaps`.
     private let outerGains: UnsafeMutablePointer<Float>
     private let coefficients: UnsafeMutablePointer<Float>  // 3 × tapsPerPhase
     /// Monotonic queue of (frame, needed gain) for the sliding minimum: needed gains below 1 only, increasing.
@@ -119,13 +123,15 @@ public struct TruePeakLimiter {
         peaks.initialize(repeating: 0, count: maximumBlock)
         points = .allocate(capacity: 24)
         points.initialize(repeating: 0, count: 24)
-        outerGains = .allocate(capacity: 3)
-        for p in 0..<3 {
-            var outer = 0.0
-            for k in 0..<TruePeakLimiter.tapsPerPhase where !TruePeakLimiter.centralTaps.contains(k) {
-                outer += Double(abs(TruePeakLimiter.taps[p][k]))
+        outerGains = .allocate(capacity: 6)
+        for (set, central) in [TruePeakLimiter.centralTaps, TruePeakLimiter.innerTaps].enumerated() {
+            for p in 0..<3 {
+                var outer = 0.0
+                for k in 0..<TruePeakLimiter.tapsPerPhase where !central.contains(k) {
+                    outer += Double(abs(TruePeakLimiter.taps[p][k]))
+                }
+                (outerGains + 3 * set + p).initialize(to: Float(outer * (1 + 1e-6)))
             }
-            (outerGains + p).initialize(to: Float(outer * (1 + 1e-6)))
         }
         let width = TruePeakLimiter.tapsPerPhase
         coefficients = .allocate(capacity: 3 * width)
@@ -243,10 +249,11 @@ public struct TruePeakLimiter {
     /// does is the same. In runs of 64 frames, with M the largest |sample| under the run's taps:
     /// - M · 2.35 (the interpolator's largest gain) at most the threshold: no point can reach it, the run's peaks
     ///   are 0;
-    /// - else, M under the threshold: four frames at a time, the points' sums over their eight central taps only
-    ///   (`centralTaps`); the other 24 taps add at most `outerGain[p]` · M to a point of phase p, so where every
-    ///   central sum is at most threshold − outerGain · M − `boundMargin`, no point reaches the threshold (the
-    ///   margin covers the float sums' rounding: under 1e-5), and the four peaks are 0;
+    /// - else, M under the threshold: four frames at a time, the points' sums over their four nearest taps only
+    ///   (`innerTaps`), then if need be their eight (`centralTaps`); the other taps add at most `outerGain[p]` · M
+    ///   to a point of phase p, so where every such sum is at most threshold − outerGain · M − `boundMargin`, no
+    ///   point reaches the threshold (the margin covers the float sums' rounding: under 1e-5), and the four peaks
+    ///   are 0;
     /// - else, and for those four frames that fail the bound, every point is computed over all 32 taps, as
     ///   `measureOne` does (the same floats, bit for bit).
     private func measure(frames n: Int) -> Float {
@@ -273,22 +280,29 @@ public struct TruePeakLimiter {
             }
             let bounded = m <= t - TruePeakLimiter.boundMargin
             let ceiling = t - TruePeakLimiter.boundMargin
-            let limit1 = ceiling - outerGains[0] * m
-            let limit2 = ceiling - outerGains[1] * m
-            let limit3 = ceiling - outerGains[2] * m
+            // Each phase's limits as the bit patterns of positive floats (M ≤ ceiling and outerGain < 0.7 keep
+            // them over 0.25): positive floats order as their bit patterns do.
+            let limits = SIMD3<Int32>(
+                Int32(bitPattern: (ceiling - outerGains[0] * m).bitPattern),
+                Int32(bitPattern: (ceiling - outerGains[1] * m).bitPattern),
+                Int32(bitPattern: (ceiling - outerGains[2] * m).bitPattern))
+            let innerLimits = SIMD3<Int32>(
+                Int32(bitPattern: (ceiling - outerGains[3] * m).bitPattern),
+                Int32(bitPattern: (ceiling - outerGains[4] * m).bitPattern),
+                Int32(bitPattern: (ceiling - outerGains[5] * m).bitPattern))
             var i = start
             while i + 4 <= end {
                 let x = line + 2 * (first + i)
-                if bounded {
-                    TruePeakLimiter.interpolateFour(
-                        x, coefficients: c, taps: TruePeakLimiter.centralTaps, into: scratch)
-                    if TruePeakLimiter.allWithin(points, limit1, limit2, limit3) {
-                        (peaks + i).update(repeating: 0, count: 4)
-                        i += 4
-                        continue
-                    }
+                if bounded,
+                    TruePeakLimiter.sumsWithin(x, coefficients: c, taps: TruePeakLimiter.innerTaps, limits: innerLimits)
+                        || TruePeakLimiter.sumsWithin(
+                            x, coefficients: c, taps: TruePeakLimiter.centralTaps, limits: limits)
+                {
+                    (peaks + i).update(repeating: 0, count: 4)
+                    i += 4
+                    continue
                 }
-                TruePeakLimiter.interpolateFour(x, coefficients: c, taps: 0..<width, into: scratch)
+                TruePeakLimiter.interpolateFour(x, coefficients: c, into: scratch)
                 TruePeakLimiter.peaksOfFour(x, points: points, into: peaks + i)
                 i += 4
             }
@@ -327,12 +341,12 @@ public struct TruePeakLimiter {
         return peak
     }
 
-    /// The sums of the three phases over `taps` for four frames at once (their windows starting at `x`), into
-    /// `points`: eight floats per phase, the four frames' left and right as they lie in the line. Each lane adds
-    /// the same products in the same order as `measureOne` does: over all taps, the same floats, bit for bit.
+    /// The three in-between points of four frames at once (their windows starting at `x`), into `points`: eight
+    /// floats per phase, the four frames' left and right as they lie in the line. Each lane adds the same products
+    /// in the same order as `measureOne` does: the same floats, bit for bit.
     @inline(__always)
     static func interpolateFour(
-        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>, taps: Range<Int>,
+        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>,
         into points: UnsafeMutableRawPointer
     ) {
         let width = TruePeakLimiter.tapsPerPhase
@@ -340,7 +354,7 @@ public struct TruePeakLimiter {
         var p1 = SIMD8<Float>()
         var p2 = SIMD8<Float>()
         var p3 = SIMD8<Float>()
-        for k in taps {
+        for k in 0..<width {
             let v = raw.loadUnaligned(fromByteOffset: 8 * k, as: SIMD8<Float>.self)
             p1 = p1 + c[k] * v
             p2 = p2 + c[width + k] * v
@@ -369,18 +383,35 @@ public struct TruePeakLimiter {
         }
     }
 
-    /// True when every |point| of each phase (eight floats each) is at most that phase's limit (false for a NaN).
+    /// Whether the sums over `taps` of the three phases, for four frames at once (their windows starting at `x`),
+    /// are all at most their phase's limit in magnitude (false for a NaN). The test is done on bit patterns:
+    /// a magnitude's pattern (sign cleared) is at most the limit's exactly when the limit's minus it is not
+    /// negative (both are under 2³¹, so the difference cannot overflow), and a NaN's pattern is above every
+    /// number's, so the eight lanes of the three phases are tested with integer subtractions and one OR.
     @inline(__always)
-    static func allWithin(_ points: UnsafeMutablePointer<Float>, _ limit1: Float, _ limit2: Float, _ limit3: Float)
-        -> Bool
-    {
-        var over: UInt8 = 0
-        for l in 0..<8 {
-            over |= abs(points[l]) <= limit1 ? 0 : 1
-            over |= abs(points[8 + l]) <= limit2 ? 0 : 1
-            over |= abs(points[16 + l]) <= limit3 ? 0 : 1
+    static func sumsWithin(
+        _ x: UnsafeMutablePointer<Float>, coefficients c: UnsafeMutablePointer<Float>, taps: Range<Int>,
+        limits: SIMD3<Int32>
+    ) -> Bool {
+        let width = TruePeakLimiter.tapsPerPhase
+        let raw = UnsafeRawPointer(x)
+        var p1 = SIMD8<Float>()
+        var p2 = SIMD8<Float>()
+        var p3 = SIMD8<Float>()
+        for k in taps {
+            let v = raw.loadUnaligned(fromByteOffset: 8 * k, as: SIMD8<Float>.self)
+            p1 = p1 + c[k] * v
+            p2 = p2 + c[width + k] * v
+            p3 = p3 + c[2 * width + k] * v
         }
-        return over == 0
+        let magnitude = SIMD8<Int32>(repeating: 0x7fff_ffff)
+        let over =
+            (SIMD8(repeating: limits[0]) &- (unsafeBitCast(p1, to: SIMD8<Int32>.self) & magnitude))
+            | (SIMD8(repeating: limits[1]) &- (unsafeBitCast(p2, to: SIMD8<Int32>.self) & magnitude))
+            | (SIMD8(repeating: limits[2]) &- (unsafeBitCast(p3, to: SIMD8<Int32>.self) & magnitude))
+        let half = over.lowHalf | over.highHalf
+        let quarter = half.lowHalf | half.highHalf
+        return (quarter[0] | quarter[1]) >= 0
     }
 
     /// The largest |sample| of `buffer` (NaN if one is NaN): the magnitudes' bit patterns, which order as the
