@@ -10,6 +10,9 @@
 #     so sox's 8 processes show as one row per thread name);
 #   - peak RSS: VmHWM of each process read 1 s before its end (sox: the largest of its 8 processes).
 # Usage: bench/playback.sh [SECONDS]   (default 60, at least 10; needs a release build: make release)
+#        hum's caches (loudness, and the loops it maps: $XDG_CACHE_HOME/hum) are warmed first by a 1 s render, as
+#        after the first play of the same sounds. bench/playback.sh --cold [SECONDS]: hum plays with empty caches
+#        instead (a fresh XDG_CACHE_HOME, no warming render): the first play ever, decoding and storing every loop.
 #        bench/playback.sh --screens [SECONDS]: the same 8-track playback seen through each screen, in tmux at
 #        80x24: the one-line screen of `hum play`, and the full screen (`hum ui`) attached to a player (`hum daemon`),
 #        without and with focus rounds counting down. Prints the CPU of the screen's process and the player's, and
@@ -28,13 +31,18 @@ if [ "${1:-}" = --loaded ]; then
     shift
     exec bench/loaded.sh "$@"
 fi
+cold=
+if [ "${1:-}" = --cold ]; then
+    shift
+    cold=$(mktemp -d)
+fi
 seconds=${1:-60}
 [ "$seconds" -ge 10 ] || { echo "bench/playback.sh: SECONDS is at least 10" >&2; exit 2; }
 hum=${HUM_BIN:-.build/release/hum}
 dir=$(bench/make-inputs.sh)
 . scripts/pulse-null-sink.sh
 start_null_sink
-trap stop_null_sink_daemon EXIT
+trap 'stop_null_sink_daemon; [ -z "$cold" ] || rm -rf "$cold"' EXIT
 tracks=("$dir"/t{0..7}.wav)
 out=/dev/shm/hum-bench-out
 rm -rf "$out" && mkdir -p "$out"
@@ -91,8 +99,13 @@ watch() {
 }
 
 hum_args=(); for t in "${tracks[@]}"; do hum_args+=("$t=50"); done
-# hum (its loudness cache is warmed first, as it would be after the first play of a user's files)
-"$hum" render "${hum_args[@]}" --duration 1s -o "$out/warm.wav" >/dev/null
+# hum (its caches are warmed first, as they would be after the first play of the same files; --cold: empty)
+if [ -n "$cold" ]; then
+    export XDG_CACHE_HOME=$cold
+    echo "hum plays with empty caches (XDG_CACHE_HOME=$cold)"
+else
+    "$hum" render "${hum_args[@]}" --duration 1s -o "$out/warm.wav" >/dev/null
+fi
 /usr/bin/time -f "hum %e %U %S %M" -o "$out/play-hum.txt" "$hum" play "${hum_args[@]}" --for "${seconds}s" --fade 0 &
 watch hum "$(basename "$hum" | cut -c1-15)" $!
 wait

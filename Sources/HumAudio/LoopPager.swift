@@ -181,7 +181,8 @@ final class MappedLoop: @unchecked Sendable {
             return
         }
         MappedLoops.shared.noteLockRefused(errno)
-        if range.allSatisfy({ states[$0] == .touched }) { return }
+        // Touched again at every pass: a touched page may have been reclaimed since (one read each, no fault when
+        // it is still mapped).
         var sum: UInt = 0
         for i in range {
             sum &+= UInt(UnsafeRawPointer(pointer(i)).load(as: UInt8.self))

@@ -11,7 +11,11 @@ import HumCore
 /// the moment a loop is freed (malloc may keep it, and does after its mmap threshold has grown). A large one is
 /// aligned and advised to use 2 MB pages (where the system allows them on request): one page fault per 2 MB
 /// instead of one per 4 KB while the decoder first writes them, and fewer TLB misses while the mixer reads them.
-/// Anonymous memory, never a mapped file: the audio thread cannot wait on a disk.
+/// Anonymous memory while the loop is built. A finished loop may then move to a file mapping (`LoopCache`): there
+/// the audio thread could meet a page that is not mapped, and wait for it (from the disk if the kernel dropped it),
+/// so a mapped loop is only read behind `LoopPager`, which keeps the next seconds of every voice locked in (or at
+/// least touched) from another thread and gives the rest back. Without the cache the loop stays here, anonymous
+/// and whole: nothing can wait on a disk, at the price of all its pages counted as the player's memory.
 final class SampleMemory {
     private(set) var base: UnsafeMutablePointer<Int16>
     /// Capacity in samples.

@@ -165,6 +165,11 @@ struct ManpageCommand: HumCommand {
             ),
             ("$XDG_CACHE_HOME/hum/loudness.json", "the measured loudness of your own sounds"),
             (
+                "$XDG_CACHE_HOME/hum/loops/",
+                "the loops made of the sounds played, read from here while they play (kept under 512 MB; "
+                    + "deleting them costs the next play the time to make them again)"
+            ),
+            (
                 "$XDG_RUNTIME_DIR/hum/control.sock",
                 "the player's control socket (/tmp/hum\\-UID/ without XDG_RUNTIME_DIR)"
             ),

@@ -64,7 +64,13 @@ import Testing
             // The voice's next join, still to come (the mixer mixes the limiter's delay ahead of what it hands out).
             let mixed = rendered + mixer.latencyFrames
             guard let next = joins.first(where: { $0.at > mixed }) else { break }
-            #expect(reading.starts.last == next.to, "at \(rendered)")
+            // Where it reads, in how many frames: its crossfade starts exactly then.
+            #expect(reading.reads.last == LoopReading.Read(from: next.to, after: next.at - mixed), "at \(rendered)")
+            // Where it is, read on to the end of the next crossfade (or of the one under way).
+            let c = plan.table.pointee.crossfadeFrames
+            let crossfading = joins.last(where: { $0.at <= mixed }).map { mixed < $0.at + c } ?? false
+            if !crossfading { #expect(reading.reads[0].atMost == next.at - mixed + c, "at \(rendered)") }
+            #expect(reading.reads.count == (crossfading ? 3 : 2), "at \(rendered)")
             #expect(reading.shortestSegment != nil)
             checked += 1
         }
@@ -79,21 +85,27 @@ import Testing
         let reading = try #require(controls.readings().first)
         #expect(reading.address == UInt(bitPattern: loop.samples))
         #expect(reading.frames == B.frames && reading.channels == 2 && reading.shortestSegment == nil)
-        #expect(reading.starts == [1000 + mixer.latencyFrames])
+        #expect(reading.reads == [LoopReading.Read(from: 1000 + mixer.latencyFrames)])
         mixer.slots.remove(0, fadeFrames: 10)
         _ = renderFrames(mixer, 100)
         #expect(controls.readings().isEmpty)
     }
 
     @Test func windowsWrapMergeAndTakeTheWholeLoopForShortSegments() {
-        var r = LoopReading(address: 1, frames: 1000, channels: 1, starts: [900])
+        typealias Read = LoopReading.Read
+        var r = LoopReading(address: 1, frames: 1000, channels: 1, reads: [Read(from: 900)])
         #expect(r.windows(ahead: 200, horizon: 100) == [0..<100, 900..<1000])
-        r.starts = [100, 150, 600]
+        r.reads = [Read(from: 100), Read(from: 150), Read(from: 600)]
         #expect(r.windows(ahead: 100, horizon: 100) == [100..<250, 600..<700])
-        r.starts = [10]
+        r.reads = [Read(from: 10)]
         #expect(r.windows(ahead: 5000, horizon: 100) == [0..<1000])
         r.shortestSegment = 300
         #expect(r.windows(ahead: 200, horizon: 100) == [10..<210])
         #expect(r.windows(ahead: 200, horizon: 300) == [0..<1000])
+        // A bed in segments: where it is up to its crossfade's end, the next join only for what is left of the
+        // window once it comes, and not at all when it comes after the window.
+        r.reads = [Read(from: 10, atMost: 50), Read(from: 500, after: 120)]
+        #expect(r.windows(ahead: 200, horizon: 100) == [10..<60, 500..<580])
+        #expect(r.windows(ahead: 100, horizon: 100) == [10..<60])
     }
 }

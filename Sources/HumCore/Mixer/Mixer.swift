@@ -238,14 +238,25 @@ public final class Mixer: @unchecked Sendable {
             let v = voices[t]
             var next = -1
             var shortest = -1
+            var run = 0
+            var untilNext = 0
             if let table = v.segments {
+                let crossfade = table.pointee.crossfadeFrames
                 next = v.nextIncoming
                 shortest = max(1, v.gridFrame(table.pointee.shortestSteps) - 1)
+                if v.crossfaded >= 0 {
+                    // In a crossfade: the leaving side ends with it; the next join comes after the segment coming in.
+                    run = crossfade - v.crossfaded
+                    untilNext = v.gridFrame(v.joinStep + v.comingSteps) - v.gridFrame(v.joinStep) - v.crossfaded
+                } else {
+                    run = v.untilJoin + crossfade
+                    untilNext = v.untilJoin
+                }
             }
             live._withUnsafeGuaranteedRef {
                 $0.publishReading(
                     slot: t, position: v.position, incoming: v.crossfaded >= 0 ? v.incoming : -1,
-                    nextIncoming: next, shortestSegment: shortest)
+                    nextIncoming: next, shortestSegment: shortest, positionRun: run, untilNext: untilNext)
             }
         }
     }

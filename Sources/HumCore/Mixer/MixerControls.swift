@@ -45,6 +45,7 @@ public final class MixerControls: @unchecked Sendable {
     /// Written by the audio thread after each block, per slot: where its voice reads (see `LoopReading`).
     let reading: UnsafeMutablePointer<Atomic<UInt64>>
     let nextReading: UnsafeMutablePointer<Atomic<UInt64>>
+    let runReading: UnsafeMutablePointer<Atomic<UInt64>>
     private let publishedEpoch = Atomic<UInt32>(0)
     private let releaseCount = Atomic<UInt32>(0)
 
@@ -63,6 +64,7 @@ public final class MixerControls: @unchecked Sendable {
         released = .allocate(capacity: slotCount)
         reading = .allocate(capacity: slotCount)
         nextReading = .allocate(capacity: slotCount)
+        runReading = .allocate(capacity: slotCount)
         for i in 0..<slotCount {
             let volume = i < volumes.count ? MixerControls.clamp(volumes[i]) : 0
             (gains + i).initialize(to: Atomic(UInt64(volume.bitPattern)))
@@ -75,6 +77,7 @@ public final class MixerControls: @unchecked Sendable {
             (released + i).initialize(to: Atomic(0))
             (reading + i).initialize(to: Atomic(MixerControls.notReading))
             (nextReading + i).initialize(to: Atomic(MixerControls.notReading))
+            (runReading + i).initialize(to: Atomic(MixerControls.notReading))
         }
         self.master.store(UInt64(MixerControls.clamp(master).bitPattern), ordering: .relaxed)
     }
@@ -88,6 +91,7 @@ public final class MixerControls: @unchecked Sendable {
         released.deinitialize(count: slotCount).deallocate()
         reading.deinitialize(count: slotCount).deallocate()
         nextReading.deinitialize(count: slotCount).deallocate()
+        runReading.deinitialize(count: slotCount).deallocate()
     }
 
     private static func clamp(_ v: Float) -> Float { v.isNaN ? 0 : min(max(v, 0), 100) }
