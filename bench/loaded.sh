@@ -4,13 +4,18 @@
 # HUM_AUDIO=alsa plays it through ALSA's pulse plugin), with two `yes > /dev/null` running beside it the whole time,
 # so the player's audio thread must keep its deadlines on a machine whose cores are busy. Prints hum's own count of
 # the times the server ran dry and when (the `--verbose` end line, times from the start of the audio), whether the
-# device was lost, hum's CPU and peak RSS, `uptime` before and after, how the server's threads are scheduled, and
+# device was lost, hum's CPU and peak RSS, `uptime` before and after, how the server's threads are scheduled (and
+# the nice of the server's autogroup, /proc/PID/autogroup), and
 # the CPU time the hypervisor took from this machine while it wanted to run (steal, from /proc/stat: on a virtual
 # machine, every CPU of it can stop for tens of milliseconds at once, whatever runs at real-time priority inside;
 # docs/PERFORMANCE.md), in all, at its worst second, and around each underrun.
 #   HUM_LOADED_IO=1  adds a file-system load beside the two `yes` (copies of /usr/include with `sync`, `find /`, and
 #                    200 MB written with fsync, in a loop, in a scratch folder under TMPDIR): what made a virtual
 #                    machine's steal, and the underruns, several times larger in docs/PERFORMANCE.md.
+#   HUM_LOADED_SERVER_RT=1  puts the server's main thread at SCHED_RR 5, as its I/O thread is (chrt; needs the
+#                    privilege). Not how a desktop runs it: that thread, which carries every request and every write
+#                    of a client, waited 35-80 ms for a CPU in docs/PERFORMANCE.md's runs; this leaves only the
+#                    client and the machine to be late.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -59,9 +64,15 @@ echo "before: $(uptime)"
 [ "${HUM_LOADED_IO:-0}" = 1 ] && echo "load: two \`yes\` and the file-system load (HUM_LOADED_IO=1)" ||
     echo "load: two \`yes\`"
 server=$(cat "$XDG_RUNTIME_DIR/pulse/pid" 2>/dev/null || pgrep -o -x pulseaudio || true)
+if [ "${HUM_LOADED_SERVER_RT:-0}" = 1 ]; then
+    [ -n "$server" ] && chrt -r -p 5 "$server" ||
+        { echo "bench/playback.sh --loaded: cannot put the server's main thread at SCHED_RR" >&2; exit 1; }
+    echo "the server's main thread: SCHED_RR 5 (HUM_LOADED_SERVER_RT=1, not a desktop's setting)"
+fi
 if [ -n "$server" ]; then
     echo "the sound server's threads (class, real-time priority, nice):"
     ps -L -o comm=,cls=,rtprio=,ni= -p "$server" | awk '{ printf "  %-16s %s %s %s\n", $1, $2, $3, $4 }'
+    echo "  its autogroup: $(cat "/proc/$server/autogroup" 2>/dev/null || echo none)"
 fi
 tick=$(getconf CLK_TCK)
 # Steal each second: the 8th value of /proc/stat's `cpu` line, all CPUs summed, in clock ticks.
