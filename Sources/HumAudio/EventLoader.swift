@@ -62,8 +62,7 @@ public enum EventLoader {
         let frames = pad + decoded.frames + pad
         let outSamples = Resampler.loopFrames(frames, from: decoded.sampleRate, to: outputRate) * channels
         let lead = max(0, Resampler.loopFrames(pad, from: decoded.sampleRate, to: outputRate) - 128) * channels
-        var output: [Float] = []
-        output.reserveCapacity(outSamples)
+        var output = [Float](repeating: 0, count: outSamples)
         do throws(ResamplingError) {
             try decoded.samples.withUnsafeBufferPointer { (samples) throws(ResamplingError) in
                 try Resampler.resampleLoop(
@@ -74,7 +73,11 @@ public enum EventLoader {
                             destination[i] = k >= 0 && k < samples.count ? samples[k] : 0
                         }
                     },
-                    write: { block in output.append(contentsOf: block.prefix(max(0, outSamples - output.count))) })
+                    write: { frame, block in
+                        output.withUnsafeMutableBufferPointer {
+                            ($0.baseAddress! + frame * channels).update(from: block.baseAddress!, count: block.count)
+                        }
+                    })
             }
         } catch {
             throw AudioFileError(path: path, reason: error.message)

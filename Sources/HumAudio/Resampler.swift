@@ -3,20 +3,25 @@ import HumCore
 
 /// Sample-rate conversion with libsoxr, done once when a sound is loaded, never on the audio thread.
 public enum Resampler {
-    /// How many frames of the loop's start are read after it: about 50 ms, for the filter's reach past the wrap.
-    public static func paddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+    /// About 50 ms of input at `inputRate`, a whole number of the rates' common unit: how far the filter reaches
+    /// is well within it.
+    public static func paddingFrames(from inputRate: Int, to outputRate: Int) -> Int {
         let unitIn = inputRate / gcd(inputRate, outputRate)
-        let units = max(1, (inputRate / 20) / unitIn)
-        return min(unitIn * units, frames)
+        return unitIn * max(1, (inputRate / 20) / unitIn)
     }
 
-    /// How many frames of the loop's end are read before it: at least what `paddingFrames` says, and a whole
-    /// number of frames at the loop's own ratio (`loopFrames` / `frames`), so the loop's first frame falls on an
-    /// output frame. Where the two lengths share no factor, that is the whole loop.
-    public static func tailPaddingFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
-        let unit = frames / gcd(frames, loopFrames(frames, from: inputRate, to: outputRate))
-        let wanted = paddingFrames(frames, from: inputRate, to: outputRate)
-        return min(frames, unit * ((wanted + unit - 1) / unit))
+    /// How many of the loop's first frames are read again after it (`paddingFrames` twice; the loop again and
+    /// again where it is shorter than that).
+    public static func headPaddingFrames(from inputRate: Int, to outputRate: Int) -> Int {
+        2 * paddingFrames(from: inputRate, to: outputRate)
+    }
+
+    /// How many output frames are made before the ones kept (see `resampleLoop`): about 50 ms, so every frame kept
+    /// had the filter's whole reach of signal before it.
+    public static func rotationFrames(_ frames: Int, from inputRate: Int, to outputRate: Int) -> Int {
+        let loopOut = loopFrames(frames, from: inputRate, to: outputRate)
+        guard frames > 0, loopOut > 0 else { return 0 }
+        return paddingFrames(from: inputRate, to: outputRate) * loopOut / frames
     }
 
     /// The length of a loop of `frames` frames after resampling: round(L · out / in), a whole number of frames, and
@@ -27,25 +32,31 @@ public enum Resampler {
 
     /// Resamples a loop streamed in and out in blocks, so no copy of the whole sound is ever made.
     ///
-    /// A loop is periodic, so it is resampled as one: the input is padded with its own tail before and head after,
-    /// and the output is cut back to the loop, so the filter sees the wrap as it will be played and the seam stays
-    /// seamless. The loop's length becomes Lout = round(L · out / in), and the ratio is Lout / L exactly, not
-    /// out / in: a loop whose length at the output rate would not be whole (a 44.1 kHz loop not a multiple of 147
-    /// frames) would otherwise be cut short or long by up to half a frame, a jump at every wrap (0.456 frames,
-    /// 0.6 rad on a 10 kHz tone, for 44,173 frames). The pitch moves by at most 0.5 / Lout (10 ppm for a second).
-    /// The tail read before the loop (`tailPaddingFrames`) is a whole number of output frames at that ratio.
+    /// A loop is periodic, so it is resampled as one. The loop's length becomes Lout = round(L · out / in), and
+    /// the ratio is Lout / L exactly, not out / in: a loop whose length at the output rate would not be whole (a
+    /// 44.1 kHz loop not a multiple of 147 frames) would otherwise be cut short or long by up to half a frame, a
+    /// jump at every wrap (0.456 frames, 0.6 rad on a 10 kHz tone, for 44,173 frames). The pitch moves by at most
+    /// 0.5 / Lout (10 ppm for a second).
+    ///
+    /// The resampler reads the loop once and then its first `headPaddingFrames` again (the periodic signal from 0
+    /// to L + P), and at that exact ratio output frame n + Lout is output frame n one period later. Its first K
+    /// frames (`rotationFrames`, about 50 ms) are not kept, for the filter had nothing before them; frames [K,
+    /// K + Lout) are, each as the loop's frame n mod Lout. So every frame kept had the signal on both sides of
+    /// it, the wrap (Lout − 1 to 0) is two outputs in a row (where K < Lout), and the loop is read once:
+    /// a loop whose length shares no factor with its length at the output rate used to be read twice, its whole
+    /// self fed before it so that its first frame fell on an output frame.
     ///
     /// - Parameters:
     ///   - frames: the loop's length.
-    ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination: first the
-    ///     tail (`tailPaddingFrames`, up to the whole loop), then the loop, then its head (`paddingFrames`), each
-    ///     in order.
-    ///   - write: receives the resampled loop in order, in blocks (`loopFrames(frames, …)` frames in all, unless
-    ///     the resampler gives fewer).
+    ///   - read: writes the loop's frames [start, start + count) as interleaved float to the destination: the loop
+    ///     in order, then its head again in order (from start 0, as often as `headPaddingFrames` needs).
+    ///   - write: receives the resampled loop's frames [frame, frame + block.count / channels): [K, Lout) in
+    ///     order, then [0, K) (for a loop shorter than K, from K mod Lout round); each of the
+    ///     `loopFrames(frames, …)` frames once.
     public static func resampleLoop(
         frames: Int, channels: Int, from inputRate: Int, to outputRate: Int,
         read: (_ start: Int, _ count: Int, _ destination: UnsafeMutablePointer<Float>) -> Void,
-        write: (UnsafeBufferPointer<Float>) -> Void
+        write: (_ frame: Int, _ block: UnsafeBufferPointer<Float>) -> Void
     ) throws(ResamplingError) {
         let loopOut = loopFrames(frames, from: inputRate, to: outputRate)
         // The output rate that makes the ratio Lout / L exactly (as exactly as a Double holds it); the given rates
@@ -65,10 +76,9 @@ public enum Resampler {
             throw failure("soxr_create", error, inputRate, outputRate)
         }
         defer { soxr_delete(soxr) }
-        guard loopOut > 0 else { return }
-        let padTail = tailPaddingFrames(frames, from: inputRate, to: outputRate)
-        let padHead = paddingFrames(frames, from: inputRate, to: outputRate)
-        let padOut = padTail / (frames / gcd(frames, loopOut)) * (loopOut / gcd(frames, loopOut))
+        guard loopOut > 0, frames > 0 else { return }
+        let rotation = rotationFrames(frames, from: inputRate, to: outputRate)
+        let padHead = headPaddingFrames(from: inputRate, to: outputRate)
 
         let block = 8192
         let outBlock = block * (loopOut + frames - 1) / frames + 64
@@ -78,14 +88,18 @@ public enum Resampler {
             input.deallocate()
             output.deallocate()
         }
-        var produced = 0  // output frames so far, padding included
-        let wanted = padOut + loopOut
-        // Keeps the output frames that belong to the loop: [padOut, padOut + loopOut).
+        var produced = 0  // output frames so far
+        let wanted = loopOut + rotation
+        // Keeps output frames [rotation, loopOut + rotation) as the loop's frames (n mod Lout).
         func keep(_ n: Int) {
-            let from = max(produced, padOut)
+            var from = max(produced, rotation)
             let to = min(produced + n, wanted)
-            if from < to {
-                write(UnsafeBufferPointer(start: output + (from - produced) * channels, count: (to - from) * channels))
+            while from < to {
+                let part = min(to, (from / loopOut + 1) * loopOut)  // a block can hold a wrap
+                write(
+                    from % loopOut,
+                    UnsafeBufferPointer(start: output + (from - produced) * channels, count: (part - from) * channels))
+                from = part
             }
             produced += n
         }
@@ -109,9 +123,13 @@ public enum Resampler {
                 done += n
             }
         }
-        try feed(frames - padTail, padTail)  // the tail, before the loop
         try feed(0, frames)
-        try feed(0, padHead)  // the head, after it
+        var head = 0
+        while head < padHead, produced < wanted {  // the head after the loop, round again if the loop is short
+            let n = min(frames, padHead - head)
+            try feed(0, n)
+            head += n
+        }
         while produced < wanted {  // what the filter still holds
             var made = 0
             if let e = soxr_process(soxr, nil, 0, nil, output, outBlock, &made) {
@@ -119,6 +137,11 @@ public enum Resampler {
             }
             if made == 0 { break }
             keep(made)
+        }
+        guard produced >= wanted else {
+            throw ResamplingError(
+                inputRate: inputRate, outputRate: outputRate, call: "soxr_process",
+                detail: "gave \(produced) frames of \(wanted)")
         }
     }
 

@@ -147,13 +147,12 @@ public enum TrackLoader {
             decoded.start = newStart
         }
 
-        let padIn = Resampler.paddingFrames(frames, from: inputRate, to: outputRate)
-        let padTail = Resampler.tailPaddingFrames(frames, from: inputRate, to: outputRate)
+        let padHead = Resampler.headPaddingFrames(from: inputRate, to: outputRate)
         let head = Array(
-            UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padIn, body)) * channels)]))
+            UnsafeBufferPointer(rebasing: decoded.samples[(c * channels)..<((c + min(padHead, body)) * channels)]))
         let memory = decoded.memory
         let source = decoded.samples.baseAddress! + c * channels
-        var consumed = 0  // frames read so far: the tail, then the loop, then the head after it
+        var consumed = 0  // frames read so far: the loop, then its head again
         var written = 0
         do throws(ResamplingError) {
             try seam.withUnsafeBufferPointer { (seam) throws(ResamplingError) in
@@ -164,7 +163,7 @@ public enum TrackLoader {
                             // The body from the decoded samples (from the copy once the pass is over: the output has
                             // overwritten them by then), the seam from its own buffer.
                             let fromBody = max(0, min(count, body - start))
-                            let passed = consumed >= padTail + frames
+                            let passed = consumed >= frames
                             consumed += count
                             let s =
                                 passed ? head.baseAddress! + start * channels : UnsafePointer(source) + start * channels
@@ -176,31 +175,32 @@ public enum TrackLoader {
                                     count: (count - fromBody) * channels)
                             }
                         },
-                        write: { block in
-                            let n = min(block.count, outFrames * channels - written)
-                            LoopBuffer.convert(UnsafeBufferPointer(rebasing: block[..<n]), into: memory.base + written)
-                            written += n
+                        write: { frame, block in
+                            // Output frame k goes to frame k of the memory: behind every frame still to be read.
+                            LoopBuffer.convert(block, into: memory.base + frame * channels)
+                            written += block.count
                         })
                 }
             }
         } catch {
             throw AudioFileError(path: path, reason: error.message)
         }
-        guard written >= channels else { throw AudioFileError(path: path, reason: "is too short to loop") }
-        let outFramesWritten = written / channels
+        guard outFrames > 0, written == outFrames * channels else {
+            throw AudioFileError(path: path, reason: "is too short to loop")
+        }
         return LoopBuffer(
-            storage: memory.finish(count: outFramesWritten * channels), startFrame: 0, frames: outFramesWritten,
-            channels: channels)
+            storage: memory.finish(count: outFrames * channels), startFrame: 0, frames: outFrames, channels: channels)
     }
 
     /// Loads several sounds; each result is a track or the reason it cannot play. Without a cache, at once on all
-    /// cores. With one, one after the other: a loop found in the cache costs nothing, and one built is stored and
-    /// its memory freed before the next is built, so a first play's peak memory is one loop being built beside the
-    /// mapped ones, not one per core (about 6 MB less for the 8 tracks of bench/playback.sh on 2 cores), for a
-    /// first load that takes longer only once.
+    /// cores. With one, `pace` decides: `.leanest` (playing) goes one after the other: a loop found in the cache
+    /// costs nothing, and one built is stored and its memory freed before the next is built, so a first play's
+    /// peak memory is one loop being built beside the mapped ones, not one per core (about 6 MB less for the 8
+    /// tracks of bench/playback.sh on 2 cores), for a first load that takes longer only once. `.fastest`
+    /// (rendering, which reads every loop whole anyway) builds on all cores.
     public static func loadAll(
         _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
-        cache: LoopCache? = nil
+        cache: LoopCache? = nil, pace: LoadingPace = .leanest
     ) -> [Result<Mixer.Track, AudioFileError>] {
         let results = ResultSlots<Result<Mixer.Track, AudioFileError>>(count: sounds.count)
         let work: @Sendable (Int) -> Void = { i in
@@ -214,13 +214,22 @@ public enum TrackLoader {
                 results.set(i, .failure(error))
             }
         }
-        if cache != nil {
+        if cache != nil, pace == .leanest {
             for i in sounds.indices { work(i) }
         } else {
             DispatchQueue.concurrentPerform(iterations: sounds.count, execute: work)
         }
         return results.values
     }
+}
+
+/// How `TrackLoader.loadAll` spends memory against time when it builds loops for a cache.
+public enum LoadingPace: Sendable {
+    /// One loop built at a time: the least memory at its peak (playing, which keeps a few seconds of each loop
+    /// resident).
+    case leanest
+    /// On all cores (rendering, which reads every loop whole anyway).
+    case fastest
 }
 
 /// Fixed slots written by concurrent workers, each to its own index.

@@ -92,7 +92,7 @@ import Testing
         // A negative rate: libsoxr refuses to create the resampler.
         #expect {
             try Resampler.resampleLoop(
-                frames: 100, channels: 1, from: 44100, to: -48000, read: { _, _, _ in }, write: { _ in })
+                frames: 100, channels: 1, from: 44100, to: -48000, read: { _, _, _ in }, write: { _, _ in })
         } throws: { error in
             guard let error = error as? ResamplingError else { return false }
             return error.call == "soxr_create"

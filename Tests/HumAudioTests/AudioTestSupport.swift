@@ -36,14 +36,17 @@ func largestStep(_ signal: [Float]) -> Float {
 /// A whole loop held in an array, resampled through the streaming resampler the loader uses.
 func resampledLoop(_ samples: [Float], channels: Int, from inputRate: Int, to outputRate: Int) throws -> [Float] {
     guard inputRate != outputRate else { return samples }
-    var out: [Float] = []
+    var out = [Float](
+        repeating: 0, count: Resampler.loopFrames(samples.count / channels, from: inputRate, to: outputRate) * channels)
     try samples.withUnsafeBufferPointer { input in
         try Resampler.resampleLoop(
             frames: samples.count / channels, channels: channels, from: inputRate, to: outputRate,
             read: { start, count, destination in
                 destination.update(from: input.baseAddress! + start * channels, count: count * channels)
             },
-            write: { out.append(contentsOf: $0) })
+            write: { frame, block in
+                for (i, v) in block.enumerated() { out[frame * channels + i] = v }
+            })
     }
     return out
 }

@@ -65,6 +65,32 @@ import Testing
         #expect(cache.report.stored == 3 && Self.cacheFiles(cache).count == 3)
     }
 
+    /// Rendering builds on all cores (`.fastest`), playing one loop at a time (`.leanest`): the same loops, every
+    /// one stored, and found again by either.
+    @Test func bothPacesBuildTheSameLoopsAndStoreEveryOne() throws {
+        let dir = temporaryDirectory()
+        var sounds: [SoundReference] = []
+        for (i, channels) in [1, 2, 1, 2, 2].enumerated() {
+            let sub = dir + "/s\(i)"
+            try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+            sounds.append(try Self.userSound(sub, seconds: 1 + Double(i) / 3, channels: channels))
+        }
+        let plain = TrackLoader.loadAll(sounds, outputRate: 48000).map { try? $0.get() }
+        for pace in [LoadingPace.fastest, .leanest] {
+            let cache = LoopCache(cacheDirectory: dir + "/cache-\(pace)")
+            let built = TrackLoader.loadAll(sounds, outputRate: 48000, cache: cache, pace: pace).map { try? $0.get() }
+            #expect(cache.report == LoopCache.Counts(found: 0, stored: sounds.count, problem: nil), "\(pace)")
+            let found = TrackLoader.loadAll(sounds, outputRate: 48000, cache: cache, pace: pace).map { try? $0.get() }
+            #expect(cache.report.found == sounds.count, "\(pace)")
+            for i in sounds.indices {
+                let expected = try #require(plain[i]).loop
+                for track in [built[i], found[i]] {
+                    #expect(track.map { Self.samples($0.loop) } == Self.samples(expected), "\(pace) \(i)")
+                }
+            }
+        }
+    }
+
     @Test func aChangedSourceFileIsBuiltAgain() throws {
         let dir = temporaryDirectory()
         let sound = try Self.userSound(dir, seconds: 2)

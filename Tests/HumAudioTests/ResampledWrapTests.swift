@@ -87,4 +87,47 @@ import Testing
         let steps = (1..<loop.frames).map { abs(samples[$0] - samples[$0 - 1]) }
         #expect(step <= steps.max()! + 1e-4)
     }
+
+    /// A loop of whole tone cycles, resampled, is the same tone at the output rate at every frame: at the wrap,
+    /// where the frames made in the second time round take over from the first (about 50 ms in), and in a loop
+    /// shorter than that. And the resampler reads the loop once, plus its head: a loop whose length shares no
+    /// factor with its length at the output rate was read twice before.
+    @Test(arguments: [(44_173, 1, 10_000), (44_173, 2, 331), (44_100, 2, 997), (1_001, 1, 23), (300, 2, 7)])
+    func aLoopOfWholeCyclesIsTheSameToneAtEveryFrameAndIsReadOnce(frames: Int, channels: Int, cycles: Int) throws {
+        let input = (0..<frames).flatMap { i in
+            [Float](repeating: 0.5 * Float(sin(2 * Double.pi * Double(cycles * i) / Double(frames))), count: channels)
+        }
+        let loopOut = Resampler.loopFrames(frames, from: 44100, to: 48000)
+        var out = [Float](repeating: .nan, count: loopOut * channels)
+        var read = 0
+        var writes = 0
+        try input.withUnsafeBufferPointer { input in
+            try Resampler.resampleLoop(
+                frames: frames, channels: channels, from: 44100, to: 48000,
+                read: { start, count, destination in
+                    read += count
+                    destination.update(from: input.baseAddress! + start * channels, count: count * channels)
+                },
+                write: { frame, block in
+                    for (i, v) in block.enumerated() {
+                        #expect(out[frame * channels + i].isNaN, "frame \(frame + i / channels) written twice")
+                        out[frame * channels + i] = v
+                    }
+                    writes += block.count
+                })
+        }
+        #expect(writes == loopOut * channels)
+        #expect(read <= frames + Resampler.headPaddingFrames(from: 44100, to: 48000))
+        // The tone's phase at output frame j is 2π · cycles · j / Lout (the ratio is Lout / L exactly).
+        var worst = 0.0
+        var worstFrame = 0
+        for j in 0..<loopOut {
+            let expected = 0.5 * sin(2 * Double.pi * Double(cycles) * Double(j) / Double(loopOut))
+            for c in 0..<channels where abs(Double(out[j * channels + c]) - expected) > worst {
+                worst = abs(Double(out[j * channels + c]) - expected)
+                worstFrame = j
+            }
+        }
+        #expect(worst < 1e-4, "off by \(worst) at frame \(worstFrame) of \(loopOut)")
+    }
 }

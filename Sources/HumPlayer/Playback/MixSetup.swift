@@ -326,10 +326,11 @@ public enum MixSetup {
         (error as? any UserFacingError)?.message ?? "\(error)"
     }
 
-    /// Loads every sound at `rate` (through `cache` when given: see `LoopCache`). Sounds that cannot play are
-    /// reported as warnings while others can; when none can, the failure names them.
+    /// Loads every sound at `rate` (through `cache` when given: see `LoopCache`; at `pace`, see `LoadingPace`).
+    /// Sounds that cannot play are reported as warnings while others can; when none can, the failure names them.
     public static func loadTracks(
-        _ entries: [MixEntry], rate: Int, raw: Bool, environment: PlayerEnvironment, cache: LoopCache? = nil
+        _ entries: [MixEntry], rate: Int, raw: Bool, environment: PlayerEnvironment, cache: LoopCache? = nil,
+        pace: LoadingPace = .leanest
     )
         throws(PlayerError) -> (
             tracks: [Mixer.Track], playing: [MixEntry]
@@ -339,7 +340,8 @@ public enum MixSetup {
         let speakers = speakers(environment)
         let results = LibraryNoise.silenced(if: environment.silencesLibraryNoise) {
             TrackLoader.loadAll(
-                entries.map(\.sound), outputRate: rate, matching: matching, speakers: speakers, cache: cache)
+                entries.map(\.sound), outputRate: rate, matching: matching, speakers: speakers, cache: cache,
+                pace: pace)
         }
         let playable = try keepPlayable(entries, results, environment: environment)
         return (playable.map(\.1), playable.map(\.0))
