@@ -19,6 +19,8 @@ public final class AudioFileWriter {
     public let channels: Int
     private var closed = false
     private let pipeline: WritePipeline
+    /// What the stage gives, before it is encoded (the writer's thread's; `finish`'s once that thread stopped).
+    private let staging: Staging?
 
     /// The extensions `render` can write.
     public static let extensions = ["wav", "flac", "ogg", "opus"]
@@ -40,18 +42,20 @@ public final class AudioFileWriter {
 
     /// Writes to an open descriptor (a temporary file, a device, a pipe), which is left open; `name`'s extension
     /// picks the container and names the file in messages. A .wav file needs a descriptor that can seek.
+    /// - Parameter stage: work done on the frames on the writer's thread before they are encoded (a render's
+    ///   limiter, `LimitingStage`).
     public convenience init(
         descriptor: Int32, name: String, sampleRate: Int, channels: Int, sampleFormat: SampleFormat = .s16,
-        quality: Double? = nil, dither: Bool = true
+        quality: Double? = nil, dither: Bool = true, stage: (any WriteStage)? = nil
     ) throws(AudioFileError) {
         try self.init(
             path: name, descriptor: descriptor, formatName: name, sampleRate: sampleRate, channels: channels,
-            sampleFormat: sampleFormat, quality: quality, dither: dither)
+            sampleFormat: sampleFormat, quality: quality, dither: dither, stage: stage)
     }
 
     private init(
         path: String, descriptor: Int32?, formatName: String, sampleRate: Int, channels: Int,
-        sampleFormat: SampleFormat, quality: Double?, dither: Bool
+        sampleFormat: SampleFormat, quality: Double?, dither: Bool, stage: (any WriteStage)? = nil
     ) throws(AudioFileError) {
         let ext = AudioFileWriter.containerExtension(formatName)
         if let problem = AudioFileWriter.problem(
@@ -88,8 +92,56 @@ public final class AudioFileWriter {
         let sixteen =
             sampleFormat == .s16 && (ext == "wav" || ext == "flac")
             ? SixteenBitBuffer(capacity: AudioFileWriter.block * channels, dither: dither) : nil
-        pipeline = WritePipeline(capacity: 32768 * channels) { base, count in
-            AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels, sixteen: sixteen)
+        let capacity = 32768
+        let staging = stage.map {
+            Staging(stage: $0, file: file, channels: channels, sixteen: sixteen, capacity: capacity)
+        }
+        self.staging = staging
+        pipeline = WritePipeline(capacity: capacity * channels) { base, count in
+            if let staging { return staging.take(base, frames: count / channels) }
+            return AudioFileWriter.writeNow(file, base, frames: count / channels, channels: channels, sixteen: sixteen)
+        }
+    }
+
+    /// A stage's output on its way to the file, written in whole blocks of `block` frames as they fill (the rest
+    /// carried to the next), so the 16-bit conversion sees the same blocks as without a stage (its dither takes a
+    /// new place in its noise at each): the file is the same, byte for byte.
+    final class Staging {
+        let stage: any WriteStage
+        let file: SoundFile
+        let channels: Int
+        let sixteen: SixteenBitBuffer?
+        let buffer: UnsafeMutablePointer<Float>
+        /// Frames at the start of `buffer` not yet written (fewer than `block`).
+        var carried = 0
+
+        init(stage: any WriteStage, file: SoundFile, channels: Int, sixteen: SixteenBitBuffer?, capacity: Int) {
+            self.stage = stage
+            self.file = file
+            self.channels = channels
+            self.sixteen = sixteen
+            buffer = .allocate(capacity: (AudioFileWriter.block + max(capacity, stage.heldFrames)) * channels)
+        }
+
+        deinit { buffer.deallocate() }
+
+        func take(_ input: UnsafePointer<Float>, frames: Int) -> AudioFileError? {
+            let n = stage.process(input, frames: frames, into: buffer + carried * channels)
+            return write(carried + n, all: false)
+        }
+
+        /// What the stage still holds, and what was carried.
+        func finish() -> AudioFileError? {
+            let n = stage.finish(into: buffer + carried * channels)
+            return write(carried + n, all: true)
+        }
+
+        private func write(_ frames: Int, all: Bool) -> AudioFileError? {
+            let whole = all ? frames : frames / AudioFileWriter.block * AudioFileWriter.block
+            let failure = AudioFileWriter.writeNow(file, buffer, frames: whole, channels: channels, sixteen: sixteen)
+            carried = frames - whole
+            if carried > 0 { buffer.update(from: buffer + whole * channels, count: carried * channels) }
+            return failure
         }
     }
 
@@ -155,6 +207,17 @@ public final class AudioFileWriter {
         try pipeline.write(UnsafeBufferPointer(rebasing: samples[..<(samples.count - samples.count % channels)]))
     }
 
+    /// Frames made straight into the writer's own buffer, without a copy: `fill` gets room for at least
+    /// `minimumFrames` frames (interleaved; how many it has room for) and returns how many it wrote. Returns that.
+    public func writeInPlace(
+        minimumFrames: Int, _ fill: (_ frames: UnsafeMutablePointer<Float>, _ room: Int) -> Int
+    ) throws(AudioFileError) -> Int {
+        let channels = self.channels
+        return try pipeline.writeInPlace(minimum: minimumFrames * channels) { base, count in
+            fill(base, count / channels) * channels
+        } / channels
+    }
+
     public func write(_ samples: [Float]) throws(AudioFileError) {
         var failure: AudioFileError?
         samples.withUnsafeBufferPointer { buffer in
@@ -168,7 +231,8 @@ public final class AudioFileWriter {
     public func finish() throws(AudioFileError) {
         guard !closed else { return }
         closed = true
-        let pending = pipeline.finish()
+        var pending = pipeline.finish()
+        if pending == nil, let staging { pending = staging.finish() }  // the writer's thread has stopped
         sf_write_sync(file.handle)
         let error = sf_error(file.handle)
         let message = String(cString: sf_strerror(file.handle)).trimmingTrailingPeriod
@@ -212,4 +276,33 @@ public final class AudioFileWriter {
         }
         return nil
     }
+}
+
+/// Work done on the frames on a writer's thread before they are encoded (`AudioFileWriter`'s `stage`).
+public protocol WriteStage: AnyObject {
+    /// Takes `frames` frames at `input`, writes what comes out to `output` (room for `frames`); returns how many.
+    func process(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) -> Int
+    /// Writes what it still holds to `output` (room for `heldFrames`), at the end; returns how many.
+    func finish(into output: UnsafeMutablePointer<Float>) -> Int
+    /// The most frames it holds back.
+    var heldFrames: Int { get }
+}
+
+/// The mix's limiter on a writer's thread (`LimiterStage`): a render mixes on its own thread
+/// (`Mixer.mixUnlimited`) while this one limits, encodes and writes; the file is the same, to the bit, as one
+/// limited where it was mixed. Stereo.
+public final class LimitingStage: WriteStage {
+    private var stage: LimiterStage
+
+    public init(sampleRate: Int) { stage = LimiterStage(sampleRate: sampleRate) }
+
+    deinit { stage.deallocate() }
+
+    public var heldFrames: Int { stage.delay }
+
+    public func process(_ input: UnsafePointer<Float>, frames: Int, into output: UnsafeMutablePointer<Float>) -> Int {
+        stage.process(input, frames: frames, into: output)
+    }
+
+    public func finish(into output: UnsafeMutablePointer<Float>) -> Int { stage.finish(into: output) }
 }

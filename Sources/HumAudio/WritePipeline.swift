@@ -66,6 +66,18 @@ final class WritePipeline: @unchecked Sendable {
         }
     }
 
+    /// Lets the producer write in place, without a copy: `fill` gets the free part of the block being filled (at
+    /// least `minimum` samples: a block with less left is handed over first) and returns how many samples it
+    /// wrote there.
+    func writeInPlace(minimum: Int, _ fill: (UnsafeMutablePointer<Float>, Int) -> Int) throws(AudioFileError) -> Int {
+        precondition(minimum <= capacity)
+        if capacity - self.fill < minimum { try handOver() }
+        let n = fill(blocks[current] + self.fill, capacity - self.fill)
+        self.fill += n
+        if self.fill == capacity { try handOver() }
+        return n
+    }
+
     private func handOver() throws(AudioFileError) {
         counts[current] = fill
         filled.signal()

@@ -140,9 +140,11 @@ struct RenderCommand: HumCommand {
         controls.scheduleEnd(atFrame: total, fadeFrames: min(Int64(fadeFrames), total / 2))
 
         do throws(AudioFileError) {
+            // The limiter runs on the writer's thread: mixing and limiting go on at once, on two cores.
             let writer = try AudioFileWriter(
                 descriptor: file.descriptor, name: output, sampleRate: rate, channels: 2, sampleFormat: sampleFormat,
-                dither: dither && OutputDither.enabled(environment: context.environment))
+                dither: dither && OutputDither.enabled(environment: context.environment),
+                stage: LimitingStage(sampleRate: rate))
             try Self.renderAll(mixer, into: writer)
         } catch {
             file.discard()
@@ -152,16 +154,11 @@ struct RenderCommand: HumCommand {
         return ExitCode.success
     }
 
-    /// Renders until the mix finishes, writing in large chunks.
+    /// Mixes until the mix finishes, straight into the buffers of a writer that limits them (`LimitingStage`).
     static func renderAll(_ mixer: Mixer, into writer: AudioFileWriter) throws(AudioFileError) {
-        let chunk = 16384
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: chunk * 2)
-        defer { buffer.deallocate() }
-        while !mixer.finished {
-            let n = mixer.render(into: buffer, frames: chunk)
-            if n == 0 { break }
-            try writer.write(UnsafeBufferPointer(start: buffer, count: 2 * n))
-        }
+        while try writer.writeInPlace(minimumFrames: Mixer.maximumBlock, { mixer.mixUnlimited(into: $0, frames: $1) })
+            > 0
+        {}
         try writer.finish()
     }
 }

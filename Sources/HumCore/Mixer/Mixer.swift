@@ -231,6 +231,29 @@ public final class Mixer: @unchecked Sendable {
         return done
     }
 
+    /// The mix itself, before the limiter, for an offline render that limits on another thread (`LimiterStage`):
+    /// mixed in the blocks `render` mixes it in (the limiter's delay first, then `maximumBlock` frames at a time),
+    /// so that limited there it is what `render` gives, to the bit. Whole blocks only: returns how many frames were
+    /// written (at most `frames`, which must hold `maximumBlock`), fewer where the mix ended, 0 from then on.
+    /// Not for a mixer that has rendered through `render`.
+    public func mixUnlimited(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        precondition(frames >= Mixer.maximumBlock, "room for a whole block")
+        var done = 0
+        while !mixFinished {
+            let n = primed ? Mixer.maximumBlock : limiter.delay
+            guard done + n <= frames else { break }
+            primed = true
+            let got = mix(into: out + 2 * done, frames: n)
+            done += got
+            if got < n { break }  // the mix ended
+        }
+        output += Int64(done)
+        if mixFinished { finished = true }
+        let (rendered, gain, isFinished) = (output, fade.gain, finished)
+        live._withUnsafeGuaranteedRef { $0.report(frames: rendered, fade: gain, finished: isFinished) }
+        return done
+    }
+
     /// Says where each playing voice reads next (`LoopReading`), for whoever keeps those pages resident.
     @inline(__always)
     private func publishReadings() {
