@@ -1,3 +1,4 @@
+import Dispatch
 import HumCore
 import Synchronization
 
@@ -31,6 +32,9 @@ public final class LoopCache: Sendable {
     /// The directory, e.g. `~/.cache/hum/loops`.
     public let directory: String
     private let counts = Mutex(Counts())
+    /// Where stores that do not wait for the disk finish (`store(…, syncLater: true)`), one after another.
+    private let syncing = DispatchQueue(label: "hum-loop-sync")
+    private let syncs = DispatchGroup()
 
     /// What this cache did so far: loops found, loops built and stored, and the last reason one could not be.
     public struct Counts: Equatable, Sendable {
@@ -125,7 +129,13 @@ public final class LoopCache: Sendable {
 
     /// Stores a loop just built and returns it mapped from its file; nil (the caller keeps the loop it has) when it
     /// cannot be stored.
-    func store(_ loop: LoopBuffer, normalization: Float, key: String, outputRate: Int) -> LoopBuffer? {
+    ///
+    /// With `syncLater` (a render, which must not spend its time waiting for the disk), the file is written and
+    /// mapped at once, and synced and renamed over its name on a thread of the cache's own; `waitForStores`
+    /// waits for those. The loop is played from the temporary file meanwhile: the same file, renamed or not.
+    func store(_ loop: LoopBuffer, normalization: Float, key: String, outputRate: Int, syncLater: Bool = false)
+        -> LoopBuffer?
+    {
         let header = Header(
             key: key, channels: loop.channels, frames: loop.frames, sampleRate: outputRate,
             normalization: normalization)
@@ -147,17 +157,37 @@ public final class LoopCache: Sendable {
             LoopCache.writeAll(fd, bytes, count: bytes.count)
                 && LoopCache.writeAll(fd, UnsafeRawPointer(samples.baseAddress!), count: sampleBytes)
         }
-        guard written, fsync(fd) == 0, rename(temporary, final) == 0 else {
+        let later = syncLater && written ? dup(fd) : -1
+        guard written, later >= 0 || (!syncLater && finishStore(fd, temporary, final)) else {
             noteProblem("cannot write \(directory): \(String(cString: strerror(errno)))")
             unlink(temporary)
             return nil
         }
-        counts.withLock { $0.stored += 1 }
-        prune(keeping: final)
+        if later >= 0 {
+            syncing.async(group: syncs) { [self] in
+                if !finishStore(later, temporary, final) {
+                    noteProblem("cannot write \(directory): \(String(cString: strerror(errno)))")
+                    unlink(temporary)
+                }
+                close(later)
+            }
+        }
         return LoopCache.map(
             fd: fd, bytes: LoopCache.headerBytes + sampleBytes, frames: loop.frames, channels: loop.channels,
             rate: outputRate)
     }
+
+    /// Syncs a written file, renames it over its name and keeps the directory in its budget; false (errno set)
+    /// when it cannot be synced or renamed.
+    private func finishStore(_ fd: Int32, _ temporary: String, _ final: String) -> Bool {
+        guard fsync(fd) == 0, rename(temporary, final) == 0 else { return false }
+        counts.withLock { $0.stored += 1 }
+        prune(keeping: final)
+        return true
+    }
+
+    /// Waits until every store made with `syncLater` is synced and renamed (or has failed to be).
+    public func waitForStores() { syncs.wait() }
 
     private func noteProblem(_ text: String) { counts.withLock { $0.problem = text } }
 

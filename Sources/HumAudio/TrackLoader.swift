@@ -28,10 +28,11 @@ public enum TrackLoader {
     /// same memory, behind what it still has to read.
     ///
     /// With a `cache`, a loop built before for the same file and settings is mapped from it instead of built, and a
-    /// loop built now is stored there and played mapped from its file (`LoopCache`; events are not cached).
+    /// loop built now is stored there and played mapped from its file (`LoopCache`; events are not cached). At the
+    /// `.fastest` pace, the file is synced to the disk beside (`LoopCache.waitForStores`).
     public static func load(
         _ sound: SoundReference, outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
-        cache: LoopCache? = nil
+        cache: LoopCache? = nil, pace: LoadingPace = .leanest
     ) throws(AudioFileError) -> Mixer.Track {
         if let events = sound.events {
             return try EventLoader.load(
@@ -44,7 +45,8 @@ public enum TrackLoader {
         }
         var built = try build(sound, outputRate: outputRate, matching: matching, speakers: speakers)
         if let mapped = cache.store(
-            built.loop, normalization: built.normalization, key: key, outputRate: outputRate)
+            built.loop, normalization: built.normalization, key: key, outputRate: outputRate,
+            syncLater: pace == .fastest)
         {
             built.loop = mapped  // the loop in memory is freed as this returns
         }
@@ -197,7 +199,7 @@ public enum TrackLoader {
     /// costs nothing, and one built is stored and its memory freed before the next is built, so a first play's
     /// peak memory is one loop being built beside the mapped ones, not one per core (about 6 MB less for the 8
     /// tracks of bench/playback.sh on 2 cores), for a first load that takes longer only once. `.fastest`
-    /// (rendering, which reads every loop whole anyway) builds on all cores.
+    /// (rendering, which reads every loop whole anyway) builds on all cores and syncs the files beside.
     public static func loadAll(
         _ sounds: [SoundReference], outputRate: Int, matching: LoudnessMatching? = nil, speakers: SpeakerSize = .full,
         cache: LoopCache? = nil, pace: LoadingPace = .leanest
@@ -209,7 +211,8 @@ public enum TrackLoader {
                     i,
                     .success(
                         try load(
-                            sounds[i], outputRate: outputRate, matching: matching, speakers: speakers, cache: cache)))
+                            sounds[i], outputRate: outputRate, matching: matching, speakers: speakers, cache: cache,
+                            pace: pace)))
             } catch {
                 results.set(i, .failure(error))
             }
@@ -228,7 +231,8 @@ public enum LoadingPace: Sendable {
     /// One loop built at a time: the least memory at its peak (playing, which keeps a few seconds of each loop
     /// resident).
     case leanest
-    /// On all cores (rendering, which reads every loop whole anyway).
+    /// On all cores, each loop synced to the disk beside instead of waited for (rendering, which reads every loop
+    /// whole anyway); `LoopCache.waitForStores` before exiting.
     case fastest
 }
 

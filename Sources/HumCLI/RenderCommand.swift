@@ -129,9 +129,11 @@ struct RenderCommand: HumCommand {
         let master = self.master ?? requested.master ?? 100
         // Through the loop cache as play goes: the same loops, and a render of sounds played before decodes nothing.
         // Built on all cores: a render reads every loop whole, so building one at a time would save no memory.
+        // The loops' files go to the disk while it mixes; hum waits for them before it exits.
+        let cache = MixSetup.loopCache(context.runtime)
+        defer { cache.waitForStores() }
         let (tracks, playing) = try MixSetup.loadTracks(
-            entries, rate: rate, raw: raw, environment: context.runtime, cache: MixSetup.loopCache(context.runtime),
-            pace: .fastest)
+            entries, rate: rate, raw: raw, environment: context.runtime, cache: cache, pace: .fastest)
         let controls = MixerControls(volumes: playing.map { Float($0.token.volume) }, master: Float(master))
         let fadeFrames = Int(min(fade, seconds / 2) * Double(rate))  // same rule as play --for
         let mixer = Mixer(

@@ -65,8 +65,8 @@ import Testing
         #expect(cache.report.stored == 3 && Self.cacheFiles(cache).count == 3)
     }
 
-    /// Rendering builds on all cores (`.fastest`), playing one loop at a time (`.leanest`): the same loops, every
-    /// one stored, and found again by either.
+    /// Rendering builds on all cores and syncs the files beside (`.fastest`), playing one loop at a time
+    /// (`.leanest`): the same loops, every one stored under its name, and found again by either.
     @Test func bothPacesBuildTheSameLoopsAndStoreEveryOne() throws {
         let dir = temporaryDirectory()
         var sounds: [SoundReference] = []
@@ -79,7 +79,11 @@ import Testing
         for pace in [LoadingPace.fastest, .leanest] {
             let cache = LoopCache(cacheDirectory: dir + "/cache-\(pace)")
             let built = TrackLoader.loadAll(sounds, outputRate: 48000, cache: cache, pace: pace).map { try? $0.get() }
+            cache.waitForStores()  // .fastest syncs and renames the files beside
             #expect(cache.report == LoopCache.Counts(found: 0, stored: sounds.count, problem: nil), "\(pace)")
+            // Every file under its name, none left temporary.
+            #expect(Self.cacheFiles(cache).filter { $0.hasSuffix(".pcm") }.count == sounds.count, "\(pace)")
+            #expect(Self.cacheFiles(cache).count == sounds.count, "\(pace)")
             let found = TrackLoader.loadAll(sounds, outputRate: 48000, cache: cache, pace: pace).map { try? $0.get() }
             #expect(cache.report.found == sounds.count, "\(pace)")
             for i in sounds.indices {
@@ -181,13 +185,19 @@ import Testing
     // MARK: The pager
 
     /// The line of /proc/self/maps of the mapping holding a loop's samples.
+    /// Read up to five times: /proc/self/maps is read a page at a time, and while other tests' threads map and
+    /// unmap, a read can miss a line.
     static func mapping(of loop: LoopBuffer) -> String? {
         let address = UInt(bitPattern: loop.samples)
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-        return maps.split(separator: "\n").first { line in
-            let range = line.split(separator: " ")[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
-            return range.count == 2 && address >= range[0] && address < range[1]
-        }.map(String.init)
+        for _ in 0..<5 {
+            let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+            let line = maps.split(separator: "\n").first { line in
+                let range = line.split(separator: " ")[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+                return range.count == 2 && address >= range[0] && address < range[1]
+            }
+            if let line { return String(line) }
+        }
+        return nil
     }
 
     /// The resident size of a loop's samples, in kB: the Rss of every mapping (/proc/self/smaps) that overlaps them

@@ -1,4 +1,5 @@
 import Foundation
+import HumAudio
 import HumCore
 import Testing
 
@@ -82,5 +83,36 @@ import Testing
         #expect(toFile.code == 0, "\(toFile.err)")
         #expect((fileInfo(s.root + "/out.wav").map { $0.st_size } ?? 0) > 96000)
         #expect(fileInfo(wavLink, follow: false).map { $0.st_mode & S_IFMT } == S_IFLNK)
+    }
+
+    /// A render builds its loops on all cores and syncs their files while it mixes: when it has exited every loop
+    /// is in the cache under its name (nothing left temporary), and a second render maps them and writes the same
+    /// file, byte for byte.
+    @Test func aRenderLeavesEveryLoopInTheCacheAndASecondOneTheSameFile() throws {
+        let s = Sandbox()
+        var words: [String] = []
+        for (i, (rate, channels)) in [(44100, 1), (44100, 2), (48000, 2)].enumerated() {
+            let path = s.root + "/t\(i).wav"
+            let tone = (0..<(rate * 3)).flatMap { k in
+                [Float](repeating: 0.3 * Float(sin(Double(k) * (0.02 + Double(i) / 100))), count: channels)
+            }
+            let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, dither: false)
+            try writer.write(tone)
+            try writer.finish()
+            words.append(path + "=60")
+        }
+        let loops = s.root + "/cache/hum/loops"
+        let environment = s.environment.merging(["XDG_CACHE_HOME": s.root + "/cache"]) { $1 }
+        var outputs: [Data] = []
+        for run in 0..<2 {
+            let out = s.root + "/out\(run).wav"
+            let r = try runBinary(
+                ["render"] + words + ["--duration", "5s", "--seed", "3", "-o", out], environment: environment)
+            #expect(r.code == 0, "\(r.err)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: loops)
+            #expect(files.filter { $0.hasSuffix(".pcm") }.count == 3 && files.count == 3, "\(files)")
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        #expect(outputs[0] == outputs[1])
     }
 }
